@@ -1,0 +1,1 @@
+"""Evaluation of near-duplicate detection against ground truth."""

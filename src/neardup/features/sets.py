@@ -1,0 +1,111 @@
+"""Hashed feature sets of a batch of documents, stored as one CSR structure.
+
+Every set-based method turns a document into a set of 64-bit feature hashes (word
+shingles, spot signatures, phrases).  :class:`HashedSets` holds those sets for many
+documents in two flat arrays -- ``hashes`` (each document's values sorted and unique)
+and ``offsets`` -- so that sketches, document frequencies and exact Jaccard all run as
+compiled loops over contiguous memory instead of Python objects.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit, prange
+
+
+@dataclass(frozen=True)
+class HashedSets:
+    """Sorted unique ``uint64`` feature hashes of ``len(offsets) - 1`` documents."""
+
+    hashes: np.ndarray
+    offsets: np.ndarray
+
+    def __len__(self) -> int:
+        return self.offsets.shape[0] - 1
+
+    def sizes(self) -> np.ndarray:
+        """Number of distinct features of each document."""
+        return np.diff(self.offsets)
+
+    def row(self, i: int) -> np.ndarray:
+        """The feature hashes of document ``i``."""
+        return self.hashes[self.offsets[i] : self.offsets[i + 1]]
+
+    def subset(self, keep: np.ndarray) -> "HashedSets":
+        """The same documents with only the features where the boolean ``keep`` is true."""
+        counts = np.add.reduceat(keep, self.offsets[:-1]) if len(self) else np.zeros(0, np.int64)
+        counts = np.where(self.sizes() > 0, counts, 0)
+        offsets = np.zeros_like(self.offsets)
+        np.cumsum(counts, out=offsets[1:])
+        return HashedSets(self.hashes[keep], offsets)
+
+    @staticmethod
+    def concat(parts: list["HashedSets"]) -> "HashedSets":
+        """One structure holding the documents of ``parts`` in order."""
+        if not parts:
+            return HashedSets(np.zeros(0, np.uint64), np.zeros(1, np.int64))
+        sizes = np.concatenate([p.sizes() for p in parts])
+        offsets = np.zeros(sizes.shape[0] + 1, dtype=np.int64)
+        np.cumsum(sizes, out=offsets[1:])
+        return HashedSets(np.concatenate([p.hashes for p in parts]), offsets)
+
+
+@njit(parallel=True, cache=True)
+def sort_unique_segments(values, starts, counts):
+    """Sort and deduplicate each segment ``values[starts[d] : starts[d] + counts[d]]``.
+
+    Works in place on ``values`` (a scratch array) and returns a compact CSR
+    ``(hashes, offsets)``.
+    """
+    n = counts.shape[0]
+    kept = np.zeros(n, dtype=np.int64)
+    for d in prange(n):
+        lo = starts[d]
+        c = counts[d]
+        if c == 0:
+            continue
+        seg = values[lo : lo + c]
+        seg.sort()
+        u = 1
+        for i in range(1, c):
+            if seg[i] != seg[u - 1]:
+                seg[u] = seg[i]
+                u += 1
+        kept[d] = u
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    for d in range(n):
+        offsets[d + 1] = offsets[d] + kept[d]
+    out = np.empty(offsets[n], dtype=np.uint64)
+    for d in prange(n):
+        out[offsets[d] : offsets[d + 1]] = values[starts[d] : starts[d] + kept[d]]
+    return out, offsets
+
+
+@njit(parallel=True, cache=True)
+def exact_jaccard(hashes, offsets, a, b):
+    """Exact Jaccard of the sets of documents ``a[i]`` and ``b[i]`` (sorted merge)."""
+    out = np.empty(a.shape[0], dtype=np.float64)
+    for i in prange(a.shape[0]):
+        p, pe = offsets[a[i]], offsets[a[i] + 1]
+        q, qe = offsets[b[i]], offsets[b[i] + 1]
+        size = (pe - p) + (qe - q)
+        inter = 0
+        while p < pe and q < qe:
+            if hashes[p] == hashes[q]:
+                inter += 1
+                p += 1
+                q += 1
+            elif hashes[p] < hashes[q]:
+                p += 1
+            else:
+                q += 1
+        union = size - inter
+        out[i] = inter / union if union > 0 else 0.0
+    return out
+
+
+def document_frequencies(sets: HashedSets) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct feature hashes and the number of documents each occurs in."""
+    return np.unique(sets.hashes, return_counts=True)

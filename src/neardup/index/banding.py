@@ -1,0 +1,142 @@
+"""Candidate pairs without comparing all pairs: LSH banding and Broder's supershingles.
+
+Both cut a signature into groups of ``rows`` consecutive values and hash each group to
+one 64-bit key (for supershingles the key *is* the supershingle).  Two documents that
+share the key of a group land in one bucket; a pair is a candidate when it shares at
+least ``min_shared`` keys:
+
+* LSH banding (Indyk-Motwani; the datasketch ``MinHashLSH`` scheme): ``min_shared = 1``,
+  ``bands x rows`` chosen from the threshold to minimize the weighted probability mass of
+  false positives below and false negatives above it;
+* supershingles (Broder 1997; Fetterly et al. 2003 and Henzinger 2006 use 6
+  supershingles of 14 min-values and call a pair similar when 2 of them match): all
+  values in ``supershingles`` equal groups and ``min_shared = 2`` by default.
+
+The probability that a pair of resemblance ``s`` becomes a candidate is
+``P[Binomial(bands, s**rows) >= min_shared]``; :func:`choose_banding` minimizes the
+error of that curve around the threshold for either scheme.  Bucketing sorts the keys
+of each band and emits the pairs of every run of equal keys in compiled code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit, prange
+from scipy.stats import binom
+
+from ..hashing import xxh64_lanes
+
+
+@dataclass(frozen=True)
+class Banding:
+    """``bands`` groups of ``rows`` signature values; candidates share ``min_shared`` keys."""
+
+    bands: int
+    rows: int
+    min_shared: int = 1
+
+    def candidate_probability(self, s: np.ndarray | float) -> np.ndarray:
+        """Probability that a pair of resemblance ``s`` becomes a candidate."""
+        p = np.asarray(s, dtype=np.float64) ** self.rows
+        return binom.sf(self.min_shared - 1, self.bands, p)
+
+
+def banding_error(banding: Banding, threshold: float, fp_weight: float = 0.5) -> float:
+    """Weighted false-positive mass below ``threshold`` plus false-negative mass above it."""
+    lo = np.linspace(0.0, threshold, 257)
+    hi = np.linspace(threshold, 1.0, 257)
+    fp = np.trapezoid(banding.candidate_probability(lo), lo)
+    fn = np.trapezoid(1.0 - banding.candidate_probability(hi), hi)
+    return fp_weight * fp + (1.0 - fp_weight) * fn
+
+
+def choose_banding(
+    threshold: float,
+    num_perm: int,
+    min_shared: int = 1,
+    use_all: bool = False,
+    fp_weight: float = 0.5,
+) -> Banding:
+    """The banding with the least weighted error at ``threshold``.
+
+    With ``use_all`` (supershingles) every value is used: ``rows = num_perm // bands``.
+    Otherwise any ``bands * rows <= num_perm`` is allowed, as in datasketch.
+    """
+    if not 0.0 < threshold <= 1.0:
+        raise ValueError(f"threshold must be in (0, 1], got {threshold}")
+    best: tuple[float, Banding] | None = None
+    for bands in range(max(1, min_shared), num_perm + 1):
+        row_options = [num_perm // bands] if use_all else range(1, num_perm // bands + 1)
+        for rows in row_options:
+            candidate = Banding(bands, rows, min_shared)
+            err = banding_error(candidate, threshold, fp_weight)
+            if best is None or err < best[0] - 1e-12:
+                best = (err, candidate)
+    assert best is not None
+    return best[1]
+
+
+@njit(parallel=True, cache=True)
+def band_keys(signatures, bands, rows, seed):
+    """``(n, bands)`` keys: XXH64 of each group of ``rows`` values, seeded per band."""
+    n = signatures.shape[0]
+    keys = np.empty((n, bands), dtype=np.uint64)
+    for d in prange(n):
+        tmp = np.empty(rows, dtype=np.uint64)
+        for j in range(bands):
+            for r in range(rows):
+                tmp[r] = np.uint64(signatures[d, j * rows + r])
+            keys[d, j] = xxh64_lanes(tmp, 0, rows, seed + np.uint64(j))
+    return keys
+
+
+@njit(cache=True)
+def _bucket_pairs(order, sorted_keys, n_docs):
+    """Pair codes ``lo * n_docs + hi`` of every pair within each run of equal keys."""
+    total = 0
+    i = 0
+    m = sorted_keys.shape[0]
+    while i < m:
+        j = i + 1
+        while j < m and sorted_keys[j] == sorted_keys[i]:
+            j += 1
+        c = j - i
+        total += c * (c - 1) // 2
+        i = j
+    out = np.empty(total, dtype=np.int64)
+    pos = 0
+    i = 0
+    while i < m:
+        j = i + 1
+        while j < m and sorted_keys[j] == sorted_keys[i]:
+            j += 1
+        for x in range(i, j):
+            for y in range(x + 1, j):
+                a = order[x]
+                b = order[y]
+                if a > b:
+                    a, b = b, a
+                out[pos] = a * n_docs + b
+                pos += 1
+        i = j
+    return out
+
+
+def candidate_pairs(keys: np.ndarray, min_shared: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """Index arrays ``(a, b)``, ``a < b``, sorted, of documents sharing ``min_shared`` keys."""
+    n = keys.shape[0]
+    codes = []
+    for j in range(keys.shape[1]):
+        order = np.argsort(keys[:, j], kind="stable")
+        codes.append(_bucket_pairs(order, keys[order, j], n))
+    if not codes:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    allcodes = np.concatenate(codes)
+    if min_shared > 1:
+        uniq, counts = np.unique(allcodes, return_counts=True)
+        uniq = uniq[counts >= min_shared]
+    else:
+        uniq = np.unique(allcodes)
+    return uniq // n, uniq % n

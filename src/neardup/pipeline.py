@@ -1,0 +1,235 @@
+"""The detection pipeline: read -> extract -> method (features, sketch, index, verify) -> cluster.
+
+:class:`Deduplicator` is the Python API behind ``neardup dedup``.  It streams records
+in batches through the chosen extractor and method, so memory grows with the
+signatures, not with the text, and it accounts for every input: documents read, kept
+and rejected (with reasons), which the run summary reports.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Iterator
+
+import numpy as np
+from tqdm import tqdm
+
+from .cluster import clusters_from_pairs
+from .extract import get_extractor
+from .io.readers import InputError, Record, Rejection, record_from_mapping
+from .methods import get_method
+
+#: Rejections listed one by one in the summary; beyond this they are only counted.
+MAX_LISTED_REJECTIONS = 1000
+
+
+@dataclass
+class Pair:
+    """A near-duplicate pair: ids in input order and the method's similarity."""
+
+    a: str
+    b: str
+    score: float
+
+
+@dataclass
+class Cluster:
+    """A group of two or more near-duplicates and the one to keep."""
+
+    cluster: int
+    ids: list[str]
+    representative: str
+
+
+@dataclass
+class RunStats:
+    """What happened to the input: counts, rejections and time per stage."""
+
+    read: int = 0
+    kept: int = 0
+    reasons: Counter = field(default_factory=Counter)
+    rejections: list[str] = field(default_factory=list)
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def reject(self, rejection: Rejection) -> None:
+        self.reasons[rejection.reason] += 1
+        if len(self.rejections) < MAX_LISTED_REJECTIONS:
+            self.rejections.append(rejection.message())
+
+    def timed(self, stage: str, start: float) -> float:
+        now = time.perf_counter()
+        self.seconds[stage] = self.seconds.get(stage, 0.0) + now - start
+        return now
+
+
+@dataclass
+class DedupResult:
+    """Output of a run: documents kept (ids, in input order), pairs, clusters, stats."""
+
+    ids: list[str]
+    a: np.ndarray
+    b: np.ndarray
+    scores: np.ndarray
+    groups: list[np.ndarray]
+    usable: np.ndarray
+    candidate_pairs: int
+    stats: RunStats
+    params: dict[str, Any]
+
+    @property
+    def pairs(self) -> list[Pair]:
+        return [Pair(self.ids[i], self.ids[j], float(s)) for i, j, s in zip(self.a, self.b, self.scores)]
+
+    @property
+    def clusters(self) -> list[Cluster]:
+        return [
+            Cluster(n, [self.ids[i] for i in g], self.ids[g[0]]) for n, g in enumerate(self.groups)
+        ]
+
+    def dropped_ids(self) -> set[str]:
+        """Ids not in the unique output: non-representatives and documents without words."""
+        dropped = {self.ids[i] for g in self.groups for i in g[1:]}
+        dropped.update(self.ids[i] for i in np.flatnonzero(~self.usable))
+        return dropped
+
+    def summary(self) -> dict[str, Any]:
+        s = self.stats
+        return {
+            "documents": {
+                "read": s.read,
+                "kept": s.kept,
+                "rejected": sum(s.reasons.values()),
+                "rejected_by_reason": dict(sorted(s.reasons.items())),
+            },
+            "candidate_pairs": self.candidate_pairs,
+            "pairs": int(self.a.shape[0]),
+            "clusters": len(self.groups),
+            "documents_in_clusters": int(sum(g.shape[0] for g in self.groups)),
+            "duplicates_removable": int(sum(g.shape[0] - 1 for g in self.groups)),
+            "seconds": {k: round(v, 3) for k, v in s.seconds.items()},
+            "parameters": self.params,
+            "rejections": s.rejections,
+        }
+
+
+def as_records(docs: Iterable[Any]) -> Iterator[Record | Rejection]:
+    """Accept records, rejections, ``(id, text)`` tuples or ``{"id", "text"}`` dicts."""
+    for n, doc in enumerate(docs, start=1):
+        if isinstance(doc, (Record, Rejection)):
+            yield doc
+        elif isinstance(doc, tuple) and len(doc) == 2:
+            rid, text = doc
+            if not isinstance(text, str) or not text.strip():
+                yield Rejection("<api>", n, "empty text" if isinstance(text, str) else "text is not a string")
+            else:
+                yield Record(str(rid), text, None, "<api>", n, {"id": rid, "text": text})
+        elif isinstance(doc, dict):
+            yield record_from_mapping(doc, "<api>", n)
+        else:
+            raise TypeError(f"document {n}: expected (id, text), a dict or a Record, got {type(doc).__name__}")
+
+
+class Deduplicator:
+    """Finds near-duplicate pairs and clusters in a stream of documents.
+
+    >>> dd = Deduplicator(method="minhash", threshold=0.8, shingle_size=3)
+    >>> result = dd.run([("a", "the cat sat on the mat today"), ("b", "the cat sat on the mat today!")])
+    >>> [(p.a, p.b) for p in result.pairs]
+    [('a', 'b')]
+
+    ``method`` names a registered method; remaining keyword arguments are its
+    parameters.  ``extract`` names the HTML extractor used for records with ``html``.
+    With ``strict`` the first rejected input raises :class:`InputError`.
+    """
+
+    def __init__(
+        self,
+        method: str = "minhash",
+        extract: str = "visible",
+        strict: bool = False,
+        progress: bool = False,
+        batch_bytes: int = 4 << 20,
+        **params: Any,
+    ) -> None:
+        self.method_name = method
+        self.extract = extract
+        self.strict = strict
+        self.progress = progress
+        self.batch_bytes = batch_bytes
+        self.params = params
+        get_method(method, **params)  # validate parameters now, not after reading
+
+    def _texts(self, records: Iterable[Any], stats: RunStats) -> Iterator[tuple[str, str]]:
+        """Documents as ``(id, text)``, with every rejection counted (or raised)."""
+        extractor = get_extractor(self.extract)
+        seen: set[str] = set()
+        for item in as_records(records):
+            stats.read += 1
+            if isinstance(item, Record):
+                if item.id in seen:
+                    item = Rejection(item.source, item.line, "duplicate id", item.id)
+                else:
+                    seen.add(item.id)
+                    text = item.text if item.text is not None else extractor(item.html or "")
+                    if text.strip():
+                        yield item.id, text
+                        continue
+                    item = Rejection(item.source, item.line, "no text after extraction")
+            self._reject(item, stats)
+
+    def _reject(self, rejection: Rejection, stats: RunStats) -> None:
+        if self.strict:
+            raise InputError(rejection.message())
+        stats.reject(rejection)
+
+    def run(self, docs: Iterable[Any]) -> DedupResult:
+        """Detect near-duplicates among ``docs`` (see :func:`as_records` for accepted items)."""
+        method = get_method(self.method_name, **self.params)
+        stats = RunStats()
+        ids: list[str] = []
+        usable: list[np.ndarray] = []
+        bar = tqdm(
+            desc="documents", unit="doc", disable=not self.progress, file=sys.stderr, dynamic_ncols=True
+        )
+        batch_ids: list[str] = []
+        batch_texts: list[str] = []
+        size = 0
+        t = time.perf_counter()
+
+        def flush() -> None:
+            usable.append(method.add(batch_texts))
+            ids.extend(batch_ids)
+            bar.update(len(batch_ids))
+            batch_ids.clear()
+            batch_texts.clear()
+
+        for rid, text in self._texts(docs, stats):
+            batch_ids.append(rid)
+            batch_texts.append(text)
+            size += len(text)
+            if size >= self.batch_bytes:
+                flush()
+                size = 0
+        if batch_ids:
+            flush()
+        bar.close()
+        t = stats.timed("read_and_sketch", t)
+        method.finalize()
+        t = stats.timed("finalize", t)
+        a, b = method.candidate_pairs()
+        t = stats.timed("candidates", t)
+        scores = method.score(a, b)
+        hit = scores >= method.threshold
+        a, b, scores = a[hit], b[hit], scores[hit]
+        t = stats.timed("verify", t)
+        good = np.concatenate(usable) if usable else np.zeros(0, bool)
+        for i in np.flatnonzero(~good):
+            self._reject(Rejection("<text>", None, "no words", ids[i]), stats)
+        groups = clusters_from_pairs(len(ids), a, b)
+        stats.timed("cluster", t)
+        stats.kept = int(good.sum())
+        params = {"method": self.method_name, "extract": self.extract, **method.get_params()}
+        return DedupResult(ids, a, b, scores, groups, good, int(hit.shape[0]), stats, params)

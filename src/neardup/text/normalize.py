@@ -1,0 +1,58 @@
+"""Text normalization and the character classes the tokenizer splits on.
+
+One place decides what a word is, for every method:
+
+* :func:`normalize` applies Unicode NFKC (full-width and compatibility forms fold to
+  their plain letters) and case folding, so "Ｒｅｕｔｅｒｓ" and "REUTERS" are one word.
+* :func:`char_classes` is a lookup table from code point to class: ``SEP`` (spaces,
+  punctuation, symbols: they end a word), ``WORD`` (letters, digits, combining marks,
+  underscore: they make a word) and ``CHAR`` (scripts written without spaces, such as
+  Chinese, Japanese kana and Thai: each character is a word of its own, so word
+  k-shingles over them are character k-grams).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from functools import lru_cache
+
+import numpy as np
+
+SEP, WORD, CHAR = 0, 1, 2
+
+#: Code points at and above this bound are treated as WORD characters (rare planes).
+TABLE_SIZE = 0x30000
+
+#: Scripts written without spaces between words, tokenized one character at a time.
+CHAR_RANGES = (
+    (0x0E00, 0x0EFF),  # Thai, Lao
+    (0x1000, 0x109F),  # Myanmar
+    (0x1780, 0x17FF),  # Khmer
+    (0x3040, 0x30FF),  # Hiragana, Katakana
+    (0x31F0, 0x31FF),  # Katakana phonetic extensions
+    (0x3400, 0x4DBF),  # CJK extension A
+    (0x4E00, 0x9FFF),  # CJK unified ideographs
+    (0xF900, 0xFAFF),  # CJK compatibility ideographs
+    (0xFF66, 0xFF9F),  # half-width katakana
+    (0x20000, 0x2FFFF),  # CJK extensions B-F
+)
+
+
+def normalize(text: str) -> str:
+    """NFKC-normalize and case-fold ``text``."""
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+@lru_cache(maxsize=1)
+def char_classes() -> np.ndarray:
+    """The ``uint8`` class (SEP, WORD or CHAR) of every code point below TABLE_SIZE."""
+    table = np.zeros(TABLE_SIZE, dtype=np.uint8)
+    word = [
+        cp
+        for cp in range(TABLE_SIZE)
+        if (ch := chr(cp)).isalnum() or ch == "_" or unicodedata.category(ch)[0] == "M"
+    ]
+    table[word] = WORD
+    for lo, hi in CHAR_RANGES:
+        table[lo : hi + 1] = np.where(table[lo : hi + 1] == WORD, CHAR, table[lo : hi + 1])
+    return table
