@@ -14,7 +14,11 @@ least ``min_shared`` keys:
 
 The probability that a pair of resemblance ``s`` becomes a candidate is
 ``P[Binomial(bands, s**rows) >= min_shared]``; :func:`choose_banding` minimizes the
-error of that curve around the threshold for either scheme.  Bucketing sorts the keys
+weighted error of that curve around the threshold for either scheme.  Unlike
+datasketch (equal weights: 9 x 13 at 0.8, which finds only 93% of pairs at 0.9 and 40%
+at 0.8), neardup verifies every candidate, so a false positive costs one comparison
+while a false negative is lost for good: false negatives weigh 0.9 (14 x 9 at 0.8:
+99.9% at 0.9, 87% at 0.8).  Bucketing sorts the keys
 of each band and emits the pairs of every run of equal keys in compiled code.
 """
 
@@ -43,7 +47,11 @@ class Banding:
         return binom.sf(self.min_shared - 1, self.bands, p)
 
 
-def banding_error(banding: Banding, threshold: float, fp_weight: float = 0.5) -> float:
+#: Weight of false positives (below the threshold) against false negatives (above it).
+FP_WEIGHT = 0.1
+
+
+def banding_error(banding: Banding, threshold: float, fp_weight: float = FP_WEIGHT) -> float:
     """Weighted false-positive mass below ``threshold`` plus false-negative mass above it."""
     lo = np.linspace(0.0, threshold, 257)
     hi = np.linspace(threshold, 1.0, 257)
@@ -57,7 +65,7 @@ def choose_banding(
     num_perm: int,
     min_shared: int = 1,
     use_all: bool = False,
-    fp_weight: float = 0.5,
+    fp_weight: float = FP_WEIGHT,
 ) -> Banding:
     """The banding with the least weighted error at ``threshold``.
 

@@ -28,7 +28,9 @@ def write_rows(path: Path, rows: Iterable[dict[str, Any]], fmt: str = "jsonl") -
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        table = pa.Table.from_pylist(list(rows))
+        rows = list(rows)
+        columns = list(dict.fromkeys(key for row in rows for key in row))  # every key, in order
+        table = pa.table({c: [row.get(c) for row in rows] for c in columns})
         pq.write_table(table, path)
         return table.num_rows
     raise ValueError(f"unknown format {fmt!r}; choose from {', '.join(FORMATS)}")

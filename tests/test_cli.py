@@ -1,0 +1,132 @@
+"""The ``neardup`` command end to end: outputs, determinism across processes, options."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pyarrow.parquet as pq
+import pytest
+
+from neardup.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLE = REPO / "examples" / "sample.jsonl"
+
+
+def read_jsonl(path):
+    return [orjson.loads(line) for line in Path(path).read_bytes().splitlines()]
+
+
+@pytest.fixture()
+def corpus_file(tmp_path, corpus):
+    docs, _ = corpus
+    path = tmp_path / "docs.jsonl"
+    path.write_bytes(b"".join(orjson.dumps({"id": i, "text": t, "extra": len(t)}) + b"\n" for i, t in docs))
+    return path
+
+
+def found_pairs(outdir):
+    return {(p["a"], p["b"]) for p in read_jsonl(outdir / "pairs.jsonl")}
+
+
+def test_dedup_finds_the_planted_pairs_and_writes_every_output(tmp_path, corpus_file, corpus):
+    _, truth = corpus
+    out = tmp_path / "out"
+    assert main(["dedup", str(corpus_file), "-o", str(out), "--shingle-size", "3", "--threshold", "0.7",
+                 "--unique", str(tmp_path / "unique.jsonl"), "--quiet"]) == 0
+    assert found_pairs(out) == truth
+    clusters = read_jsonl(out / "clusters.jsonl")
+    assert len(clusters) == 8 and all(len(c["ids"]) == 3 for c in clusters)
+    assert all(c["representative"] == c["ids"][0] and "copy" not in c["representative"] for c in clusters)
+    summary = orjson.loads((out / "summary.json").read_bytes())
+    assert summary["documents"]["read"] == 24 and summary["documents"]["kept"] == 24
+    assert summary["pairs"] == 24 and summary["clusters"] == 8 and summary["duplicates_removable"] == 16
+    assert summary["parameters"]["shingle_size"] == 3 and summary["parameters"]["threshold"] == 0.7
+    unique = read_jsonl(tmp_path / "unique.jsonl")
+    assert [u["id"] for u in unique] == [c["representative"] for c in clusters]
+    assert all("extra" in u for u in unique)  # records are written back unchanged
+
+
+def test_scores_are_the_estimated_jaccard_or_exact(tmp_path, corpus_file):
+    out = tmp_path / "exact"
+    main(["dedup", str(corpus_file), "-o", str(out), "--shingle-size", "3", "--threshold", "0.7", "--exact", "--quiet"])
+    for p in read_jsonl(out / "pairs.jsonl"):
+        assert 0.7 <= p["score"] <= 1.0
+
+
+def test_output_is_byte_identical_across_processes(tmp_path, corpus_file):
+    outs = []
+    for run in range(2):
+        out = tmp_path / f"run{run}"
+        subprocess.run(
+            [sys.executable, "-m", "neardup.cli", "dedup", str(corpus_file), "-o", str(out), "--quiet",
+             "--threshold", "0.5", "--shingle-size", "2", "--seed", "42"],
+            check=True,
+        )
+        outs.append(out)
+    for name in ("pairs.jsonl", "clusters.jsonl"):
+        assert (outs[0] / name).read_bytes() == (outs[1] / name).read_bytes()
+    assert (outs[0] / "pairs.jsonl").stat().st_size > 0
+
+
+def test_supershingles_and_parquet_output(tmp_path, corpus_file, corpus):
+    _, truth = corpus
+    out = tmp_path / "ss"
+    main(["dedup", str(corpus_file), "-o", str(out), "--candidates", "supershingles", "--shingle-size", "3",
+          "--threshold", "0.7", "--format", "parquet", "--quiet"])
+    table = pq.read_table(out / "pairs.parquet").to_pylist()
+    assert {(r["a"], r["b"]) for r in table} == truth
+    assert len(pq.read_table(out / "clusters.parquet")) == 8
+
+
+def test_max_df_drops_boilerplate_shingles(tmp_path, corpus):
+    docs, _ = corpus
+    footer = " ".join(f"footer{i} menu home contact about news sport weather" for i in range(100))
+    path = tmp_path / "boiler.jsonl"
+    # unrelated articles that share a long site footer look alike until the footer goes
+    path.write_bytes(b"".join(orjson.dumps({"id": i, "text": t + " " + footer}) + b"\n" for i, t in docs[::3]))
+    loose, filtered = tmp_path / "loose", tmp_path / "filtered"
+    main(["dedup", str(path), "-o", str(loose), "--shingle-size", "3", "--threshold", "0.3", "--quiet"])
+    main(["dedup", str(path), "-o", str(filtered), "--shingle-size", "3", "--threshold", "0.3", "--max-df", "2", "--quiet"])
+    assert len(found_pairs(loose)) == 28  # all 8 x 7 / 2 pairs of unrelated articles
+    assert found_pairs(filtered) == set()
+
+
+def test_strict_exits_2_and_names_the_line(tmp_path, capsys):
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(b'{"id": "a", "text": "fine"}\n{"id": "b"}\n')
+    assert main(["dedup", str(path), "-o", str(tmp_path / "o"), "--strict", "--quiet"]) == 2
+    assert "bad.jsonl:2: missing text" in capsys.readouterr().err
+
+
+def test_bad_parameters_exit_2(tmp_path, corpus_file, capsys):
+    assert main(["dedup", str(corpus_file), "-o", str(tmp_path / "o"), "--bands", "20", "--rows", "20"]) == 2
+    assert "exceeds num_perm" in capsys.readouterr().err
+
+
+def test_html_directory_input(tmp_path, articles):
+    root = tmp_path / "site"
+    root.mkdir()
+    for n, art in enumerate(articles[:3]):
+        for copy in range(2):
+            nav = f"<nav><a>home</a><a>section {copy}</a></nav>"
+            page = f"<html><head><title>x</title><script>var a={n};</script></head><body>{nav}<h1>{art['title']}</h1>"
+            page += "".join(f"<p>{p}</p>" for p in art["text"].split("\n\n")) + "</body></html>"
+            (root / f"{art['id']}-{copy}.html").write_text(page)
+    out = tmp_path / "out"
+    main(["dedup", str(root), "-o", str(out), "--quiet"])
+    assert found_pairs(out) == {(f"{a['id']}-0.html", f"{a['id']}-1.html") for a in articles[:3]}
+
+
+@pytest.mark.skipif(not SAMPLE.exists(), reason="examples/sample.jsonl not generated yet")
+def test_shipped_sample_runs(tmp_path, capsys):
+    assert main(["dedup", str(SAMPLE), "-o", str(tmp_path / "s")]) == 0
+    err = capsys.readouterr().err
+    assert "documents  read" in err and "clusters" in err
+    assert orjson.loads((tmp_path / "s" / "summary.json").read_bytes())["clusters"] > 0
+
+
+def test_methods_lists_minhash(capsys):
+    assert main(["methods"]) == 0
+    assert "minhash" in capsys.readouterr().out

@@ -1,0 +1,133 @@
+"""Every kind of bad input is reported with file and line, counted, or fatal with --strict."""
+
+import gzip
+
+import orjson
+import pytest
+
+from neardup import Deduplicator, InputError
+from neardup.io.readers import Record, Rejection, decode_html, read_input, read_inputs
+
+
+def write_lines(path, lines):
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    return path
+
+
+def reasons(items):
+    return [(i.line, i.reason) for i in items if isinstance(i, Rejection)]
+
+
+def test_jsonl_bad_records_are_rejected_with_line_numbers(tmp_path):
+    path = write_lines(
+        tmp_path / "in.jsonl",
+        [
+            b'{"id": "a", "text": "fine text here", "lang": "en"}',
+            b"{not json",
+            b'{"text": "no id"}',
+            b'{"id": "c"}',
+            b'{"id": "d", "text": "   "}',
+            b'{"id": "e", "text": 42}',
+            b'["a", "list"]',
+            b'{"id": "f", "text": "caf\xe9 latin-1"}',
+            b"",
+            b'{"id": 7, "html": "<p>numeric id is fine</p>"}',
+        ],
+    )
+    items = list(read_input(path))
+    assert reasons(items) == [
+        (2, "invalid JSON"),
+        (3, "missing id"),
+        (4, "missing text"),
+        (5, "empty text"),
+        (6, "text is not a string"),
+        (7, "not a JSON object"),
+        (8, "undecodable bytes"),
+    ]
+    records = [i for i in items if isinstance(i, Record)]
+    assert [r.id for r in records] == ["a", "7"]
+    assert records[0].fields["lang"] == "en" and records[1].html.startswith("<p>")
+    assert str(path) in items[1].message() and ":2:" in items[1].message()
+
+
+def test_empty_inputs_are_reported(tmp_path):
+    (tmp_path / "empty.jsonl").write_bytes(b"")
+    (tmp_path / "emptydir").mkdir()
+    items = list(read_inputs([tmp_path / "empty.jsonl", tmp_path / "emptydir"]))
+    assert [i.reason for i in items] == ["empty input", "empty input"]
+
+
+def test_directory_reading_gzip_binary_and_unsupported(tmp_path):
+    root = tmp_path / "pages"
+    (root / "sub").mkdir(parents=True)
+    (root / "a.txt").write_text("plain text file")
+    (root / "sub" / "b.html.gz").write_bytes(gzip.compress(b"<html><body><p>zipped page</p></body></html>"))
+    (root / "c.htm").write_bytes(b"\x00\x01\x02binary")
+    (root / "d.pdf").write_bytes(b"%PDF")
+    (root / "e.txt").write_bytes(b"bad \xff\xfe bytes")
+    (root / "f.txt").write_text("   \n")
+    items = list(read_input(root))
+    got = [(i.id if isinstance(i, Record) else i.reason) for i in items]
+    assert got == ["a.txt", "binary file", "unsupported file type", "undecodable bytes", "empty text", "sub/b.html.gz"]
+    assert items[-1].html.startswith("<html>")
+    assert "byte 4" in items[3].message() and "e.txt" in items[3].message()
+
+
+def test_gzip_jsonl_and_parquet_inputs(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows = [{"id": "x", "text": "first doc"}, {"id": "y", "text": None, "html": "<b>second</b>"}]
+    (tmp_path / "in.jsonl.gz").write_bytes(gzip.compress(b"\n".join(orjson.dumps(r) for r in rows)))
+    table = pa.table({"id": ["x", "y"], "text": ["first doc", None], "html": [None, "<b>second</b>"]})
+    pq.write_table(table, tmp_path / "in.parquet")
+    for name in ("in.jsonl.gz", "in.parquet"):
+        recs = list(read_input(tmp_path / name))
+        assert [(r.id, r.text, r.html) for r in recs] == [("x", "first doc", None), ("y", None, "<b>second</b>")]
+
+
+def test_unknown_and_missing_inputs_raise(tmp_path):
+    (tmp_path / "x.csv").write_text("a,b")
+    with pytest.raises(InputError, match="unknown input type"):
+        list(read_input(tmp_path / "x.csv"))
+    with pytest.raises(InputError, match="no such file"):
+        list(read_input(tmp_path / "missing.jsonl"))
+
+
+def test_html_decoding_uses_declared_charset_then_utf8_then_cp1252():
+    assert decode_html('<meta charset="iso-8859-1"><p>caf\xe9</p>'.encode("latin-1")).endswith("café</p>")
+    assert "café" in decode_html("<p>café</p>".encode("utf-8"))
+    assert "“quoted”" in decode_html("<p>“quoted”</p>".encode("cp1252"))
+
+
+def test_pipeline_counts_duplicates_ids_and_textless_pages(tmp_path):
+    path = write_lines(
+        tmp_path / "in.jsonl",
+        [
+            orjson.dumps({"id": "a", "text": "the same words again and again"}),
+            orjson.dumps({"id": "a", "text": "a duplicate id"}),
+            orjson.dumps({"id": "b", "html": "<script>only script</script>"}),
+            orjson.dumps({"id": "c", "text": "?! -- !!"}),
+            b"{broken",
+        ],
+    )
+    result = Deduplicator().run(read_input(path))
+    summary = result.summary()
+    assert summary["documents"] == {
+        "read": 5,
+        "kept": 1,
+        "rejected": 4,
+        "rejected_by_reason": {
+            "duplicate id": 1,
+            "invalid JSON": 1,
+            "no text after extraction": 1,
+            "no words": 1,
+        },
+    }
+    assert any(":2: duplicate id" in m for m in summary["rejections"])
+
+
+def test_strict_mode_raises_on_first_rejection(tmp_path):
+    path = write_lines(tmp_path / "in.jsonl", [b'{"id": "a", "text": "ok"}', b"{broken"])
+    with pytest.raises(InputError, match=r"in.jsonl:2: invalid JSON"):
+        Deduplicator(strict=True).run(read_input(path))

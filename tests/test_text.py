@@ -1,0 +1,59 @@
+import numpy as np
+
+from neardup.features.sets import exact_jaccard
+from neardup.features.shingles import word_shingles
+from neardup.hashing import hash_str, xxh64_lanes
+from neardup.text.normalize import char_classes, normalize
+from neardup.text.tokenize import encode_batch, token_hashes, tokenize
+
+
+def test_normalize_folds_case_and_compatibility_forms():
+    assert normalize("Ｒｅｕｔｅｒｓ STRASSE ﬁle") == "reuters strasse file"
+    assert normalize("Straße") == "strasse"
+
+
+def test_tokenize_splits_on_punctuation_and_keeps_accents():
+    assert tokenize("Hello, WORLD! It's 3.5% — café naïve") == [
+        "hello", "world", "it", "s", "3", "5", "café", "naïve",
+    ]
+
+
+def test_tokenize_treats_cjk_and_thai_as_one_character_per_token():
+    assert tokenize("東京は晴れ Tokyo") == ["東", "京", "は", "晴", "れ", "tokyo"]
+    assert tokenize("ภาษาไทย") == list("ภาษาไทย")
+
+
+def test_tokenize_empty_and_punctuation_only():
+    assert tokenize("") == []
+    assert tokenize(" -- !! ") == []
+
+
+def test_token_hashes_are_xxh64_of_each_token():
+    texts = ["Alpha beta", "", "γάμμα δέλτα, epsilon"]
+    buf, offsets = encode_batch(texts)
+    hashes, counts = token_hashes(buf, offsets, char_classes(), np.uint64(0))
+    assert counts.tolist() == [2, 0, 3]
+    for d, text in enumerate(texts):
+        got = hashes[offsets[d] : offsets[d] + counts[d]].tolist()
+        assert got == [hash_str(t) for t in tokenize(text)]
+
+
+def test_shingles_hash_k_consecutive_token_hashes():
+    sets, counts = word_shingles(["a b c d"], 3)
+    toks = np.array([hash_str(t) for t in "abcd"], dtype=np.uint64)
+    expected = sorted(int(xxh64_lanes(toks, i, i + 3, np.uint64(0))) for i in range(2))
+    assert sets.row(0).tolist() == expected
+    assert counts.tolist() == [4]
+
+
+def test_short_documents_get_one_shingle_and_empty_ones_none():
+    sets, _ = word_shingles(["one two", "", "x y z w"], 3)
+    assert sets.sizes().tolist() == [1, 0, 2]
+
+
+def test_duplicate_shingles_are_counted_once_and_exact_jaccard():
+    sets, _ = word_shingles(["a b a b a b", "a b c d e f"], 2)
+    # {ab, ba} vs {ab, bc, cd, de, ef}: intersection 1, union 6
+    assert sets.sizes().tolist() == [2, 5]
+    j = exact_jaccard(sets.hashes, sets.offsets, np.array([0]), np.array([1]))
+    assert abs(j[0] - 1 / 6) < 1e-12
