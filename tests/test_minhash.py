@@ -96,3 +96,14 @@ def test_supershingle_banding_uses_every_value_and_two_matches():
     # probability of becoming a candidate rises steeply around the threshold
     assert banding.candidate_probability(0.95) > 0.95
     assert banding.candidate_probability(0.5) < 0.01
+
+
+def test_fused_text_sketch_equals_sketch_of_shingle_sets(articles):
+    from neardup.features.shingles import word_shingles
+
+    texts = [a["text"] for a in articles] + ["", "Ｒｅｕｔｅｒｓ 東京 SAID"]
+    hasher = MinHasher(64, seed=9)
+    sig, sizes = hasher.sketch_texts(texts, 3)
+    sets, counts = word_shingles(texts, 3)
+    assert np.array_equal(sig, hasher.sketch(sets))
+    assert sizes.tolist() == counts.tolist()

@@ -10,15 +10,50 @@ output independent of how pairs were found.
 from __future__ import annotations
 
 import numpy as np
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
+from numba import njit
+
+
+@njit(nogil=True, cache=True)
+def _union_find(n, a, b):
+    """Labels 0..k-1, in order of first member, of the components of the pairs."""
+    parent = np.arange(n)
+    for i in range(a.shape[0]):
+        x, y = a[i], b[i]
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        while parent[y] != y:
+            parent[y] = parent[parent[y]]
+            y = parent[y]
+        if x != y:
+            if x < y:
+                parent[y] = x
+            else:
+                parent[x] = y
+    labels = np.empty(n, dtype=np.int64)
+    count = 0
+    for i in range(n):
+        root = i
+        while parent[root] != root:
+            root = parent[root]
+        if root == i:
+            labels[i] = count
+            count += 1
+        else:
+            labels[i] = labels[root]
+    return labels
 
 
 def cluster_labels(n: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Component label of each of ``n`` documents given the pairs ``(a[i], b[i])``."""
-    graph = coo_matrix((np.ones(a.shape[0], dtype=np.int8), (a, b)), shape=(n, n))
-    _, labels = connected_components(graph, directed=False)
-    return labels
+    """Component label of each of ``n`` documents given the pairs ``(a[i], b[i])``.
+
+    Labels count from 0 in order of each component's first document.  Union-find with
+    path halving, compiled: scipy's ``connected_components`` gives the same partition
+    but its import alone costs a command-line run 0.2 s.
+    """
+    if a.shape[0] and (min(a.min(), b.min()) < 0 or max(a.max(), b.max()) >= n):
+        raise ValueError(f"pair index outside 0..{n - 1}")
+    return _union_find(n, np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64))
 
 
 def clusters_from_pairs(n: int, a: np.ndarray, b: np.ndarray) -> list[np.ndarray]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 import time
 from collections import Counter
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
@@ -180,6 +181,21 @@ class Deduplicator:
                     item = Rejection(item.source, item.line, "no text after extraction")
             self._reject(item, stats)
 
+    def _batches(self, docs: Iterable[Any], stats: RunStats) -> Iterator[tuple[list[str], list[str]]]:
+        """Documents grouped into batches of about ``batch_bytes`` characters of text."""
+        ids: list[str] = []
+        texts: list[str] = []
+        size = 0
+        for rid, text in self._texts(docs, stats):
+            ids.append(rid)
+            texts.append(text)
+            size += len(text)
+            if size >= self.batch_bytes:
+                yield ids, texts
+                ids, texts, size = [], [], 0
+        if ids:
+            yield ids, texts
+
     def _reject(self, rejection: Rejection, stats: RunStats) -> None:
         if self.strict:
             raise InputError(rejection.message())
@@ -194,27 +210,19 @@ class Deduplicator:
         bar = tqdm(
             desc="documents", unit="doc", disable=not self.progress, file=sys.stderr, dynamic_ncols=True
         )
-        batch_ids: list[str] = []
-        batch_texts: list[str] = []
-        size = 0
         t = time.perf_counter()
-
-        def flush() -> None:
-            usable.append(method.add(batch_texts))
-            ids.extend(batch_ids)
-            bar.update(len(batch_ids))
-            batch_ids.clear()
-            batch_texts.clear()
-
-        for rid, text in self._texts(docs, stats):
-            batch_ids.append(rid)
-            batch_texts.append(text)
-            size += len(text)
-            if size >= self.batch_bytes:
-                flush()
-                size = 0
-        if batch_ids:
-            flush()
+        # Sketching runs in one worker thread (the kernels release the GIL) while this
+        # thread reads and parses the next batch; one batch is in flight at a time.
+        with ThreadPoolExecutor(max_workers=1) as worker:
+            pending: Future | None = None
+            for batch_ids, batch_texts in self._batches(docs, stats):
+                if pending is not None:
+                    usable.append(pending.result())
+                pending = worker.submit(method.add, batch_texts)
+                ids.extend(batch_ids)
+                bar.update(len(batch_ids))
+            if pending is not None:
+                usable.append(pending.result())
         bar.close()
         t = stats.timed("read_and_sketch", t)
         method.finalize()

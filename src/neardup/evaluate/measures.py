@@ -39,9 +39,9 @@ from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
 from scipy.stats import rankdata
+
+from ..cluster import cluster_labels
 
 __all__ = [
     "Confusion",
@@ -392,11 +392,7 @@ def components_from_pairs(n: int, a: ArrayLike, b: ArrayLike) -> NDArray[np.int6
     b = np.asarray(b, dtype=np.int64).ravel()
     if a.shape != b.shape:
         raise ValueError(f"a and b differ in length: {a.size} != {b.size}")
-    if a.size and (min(a.min(), b.min()) < 0 or max(a.max(), b.max()) >= n):
-        raise ValueError(f"pair indices must lie in [0, {n})")
-    graph = coo_matrix((np.ones(a.size, dtype=np.int8), (a, b)), shape=(n, n)).tocsr()
-    _, comp = connected_components(graph, directed=False)
-    return comp.astype(np.int64)
+    return cluster_labels(n, a, b)
 
 
 def all_pair_labels(

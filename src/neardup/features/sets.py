@@ -52,7 +52,7 @@ class HashedSets:
         return HashedSets(np.concatenate([p.hashes for p in parts]), offsets)
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, nogil=True, cache=True)
 def sort_unique_segments(values, starts, counts):
     """Sort and deduplicate each segment ``values[starts[d] : starts[d] + counts[d]]``.
 
@@ -83,7 +83,7 @@ def sort_unique_segments(values, starts, counts):
     return out, offsets
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, nogil=True, cache=True)
 def exact_jaccard(hashes, offsets, a, b):
     """Exact Jaccard of the sets of documents ``a[i]`` and ``b[i]`` (sorted merge)."""
     out = np.empty(a.shape[0], dtype=np.float64)

@@ -5,6 +5,10 @@ only on its normalized text and the seed.  A document with fewer than k tokens (
 least one) yields a single shingle of all its tokens, so short texts still compare.
 For scripts without spaces the tokens are characters, which makes these character
 k-grams.
+
+:func:`doc_shingles` is the per-document kernel; :func:`word_shingles` collects sorted
+unique sets for a batch, and sketches that need no sets (MinHash) call the kernel
+directly so shingles never leave the CPU cache.
 """
 
 from __future__ import annotations
@@ -16,36 +20,44 @@ from numba import njit, prange
 
 from ..hashing import xxh64_lanes
 from ..text.normalize import char_classes
-from ..text.tokenize import encode_batch, token_hashes
+from ..text.tokenize import doc_tokens, encode_batch
 from .sets import HashedSets, sort_unique_segments
 
 
-@njit(parallel=True, cache=True)
-def _shingle_windows(tokens, positions, counts, k, seed):
-    """Hash the k-token windows of each document in place of its tokens."""
-    n = counts.shape[0]
-    out = np.empty(tokens.shape[0], dtype=np.uint64)
+@njit(cache=True)
+def doc_shingles(buf, lo, hi, table, k, seed, out):
+    """Hash the k-shingles of document ``buf[lo:hi]`` into ``out``; returns how many."""
+    toks = np.empty(hi - lo, dtype=np.uint64)
+    t = doc_tokens(buf, lo, hi, table, seed, toks)
+    if t == 0:
+        return 0
+    m = t - k + 1 if t >= k else 1
+    width = k if t >= k else t
+    for i in range(m):
+        out[i] = xxh64_lanes(toks, i, i + width, seed)
+    return m
+
+
+@njit(parallel=True, nogil=True, cache=True)
+def _batch_shingles(buf, offsets, table, k, seed):
+    n = offsets.shape[0] - 1
+    out = np.empty(offsets[n], dtype=np.uint64)
     sizes = np.zeros(n, dtype=np.int64)
     for d in prange(n):
-        t = counts[d]
-        if t == 0:
-            continue
-        lo = positions[d]
-        m = t - k + 1 if t >= k else 1
-        width = k if t >= k else t
-        for i in range(m):
-            out[lo + i] = xxh64_lanes(tokens, lo + i, lo + i + width, seed)
-        sizes[d] = m
+        sizes[d] = doc_shingles(buf, offsets[d], offsets[d + 1], table, k, seed, out[offsets[d] :])
     return out, sizes
 
 
-def word_shingles(texts: Sequence[str], k: int, seed: int = 0) -> tuple[HashedSets, np.ndarray]:
-    """The shingle sets of ``texts`` and each text's token count."""
+def check_shingle_size(k: int) -> None:
+    """Reject shingle sizes below one."""
     if k < 1:
         raise ValueError(f"shingle size must be at least 1, got {k}")
+
+
+def word_shingles(texts: Sequence[str], k: int, seed: int = 0) -> tuple[HashedSets, np.ndarray]:
+    """The sorted unique shingle sets of ``texts`` and each text's shingle count (with repeats)."""
+    check_shingle_size(k)
     buf, offsets = encode_batch(texts)
-    useed = np.uint64(seed)
-    tokens, counts = token_hashes(buf, offsets, char_classes(), useed)
-    windows, sizes = _shingle_windows(tokens, offsets[:-1], counts, k, useed)
+    windows, sizes = _batch_shingles(buf, offsets, char_classes(), k, np.uint64(seed))
     hashes, set_offsets = sort_unique_segments(windows, offsets[:-1], sizes)
-    return HashedSets(hashes, set_offsets), counts
+    return HashedSets(hashes, set_offsets), sizes

@@ -25,10 +25,10 @@ of each band and emits the pairs of every run of equal keys in compiled code.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from math import comb
 
 import numpy as np
 from numba import njit, prange
-from scipy.stats import binom
 
 from ..hashing import xxh64_lanes
 
@@ -43,20 +43,32 @@ class Banding:
 
     def candidate_probability(self, s: np.ndarray | float) -> np.ndarray:
         """Probability that a pair of resemblance ``s`` becomes a candidate."""
-        p = np.asarray(s, dtype=np.float64) ** self.rows
-        return binom.sf(self.min_shared - 1, self.bands, p)
+        p = np.asarray(s, dtype=np.float64)[..., None] ** self.rows
+        k = np.arange(self.min_shared, self.bands + 1)
+        coef = np.array([comb(self.bands, int(j)) for j in k], dtype=np.float64)
+        return (coef * p**k * (1.0 - p) ** (self.bands - k)).sum(axis=-1)
 
 
 #: Weight of false positives (below the threshold) against false negatives (above it).
 FP_WEIGHT = 0.1
 
 
-def banding_error(banding: Banding, threshold: float, fp_weight: float = FP_WEIGHT) -> float:
+def _error_curves(bands: np.ndarray, rows: np.ndarray, min_shared: int, s: np.ndarray) -> np.ndarray:
+    """Candidate probability of each (bands[i], rows[i]) at each resemblance ``s[j]``."""
+    p = s[None, :] ** rows[:, None]
+    if min_shared == 1:
+        return 1.0 - (1.0 - p) ** bands[:, None]
+    return np.stack([Banding(int(b), int(r), min_shared).candidate_probability(s) for b, r in zip(bands, rows)])
+
+
+def banding_errors(
+    bands: np.ndarray, rows: np.ndarray, min_shared: int, threshold: float, fp_weight: float = FP_WEIGHT
+) -> np.ndarray:
     """Weighted false-positive mass below ``threshold`` plus false-negative mass above it."""
     lo = np.linspace(0.0, threshold, 257)
     hi = np.linspace(threshold, 1.0, 257)
-    fp = np.trapezoid(banding.candidate_probability(lo), lo)
-    fn = np.trapezoid(1.0 - banding.candidate_probability(hi), hi)
+    fp = np.trapezoid(_error_curves(bands, rows, min_shared, lo), lo, axis=1)
+    fn = np.trapezoid(1.0 - _error_curves(bands, rows, min_shared, hi), hi, axis=1)
     return fp_weight * fp + (1.0 - fp_weight) * fn
 
 
@@ -74,19 +86,18 @@ def choose_banding(
     """
     if not 0.0 < threshold <= 1.0:
         raise ValueError(f"threshold must be in (0, 1], got {threshold}")
-    best: tuple[float, Banding] | None = None
-    for bands in range(max(1, min_shared), num_perm + 1):
-        row_options = [num_perm // bands] if use_all else range(1, num_perm // bands + 1)
-        for rows in row_options:
-            candidate = Banding(bands, rows, min_shared)
-            err = banding_error(candidate, threshold, fp_weight)
-            if best is None or err < best[0] - 1e-12:
-                best = (err, candidate)
-    assert best is not None
-    return best[1]
+    options = [
+        (b, r)
+        for b in range(max(1, min_shared), num_perm + 1)
+        for r in ([num_perm // b] if use_all else range(1, num_perm // b + 1))
+    ]
+    bands, rows = (np.array(x, dtype=np.int64) for x in zip(*options))
+    errors = banding_errors(bands, rows, min_shared, threshold, fp_weight)
+    best = int(np.argmin(errors))  # the first minimum: fewest bands among equals
+    return Banding(int(bands[best]), int(rows[best]), min_shared)
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, nogil=True, cache=True)
 def band_keys(signatures, bands, rows, seed):
     """``(n, bands)`` keys: XXH64 of each group of ``rows`` values, seeded per band."""
     n = signatures.shape[0]

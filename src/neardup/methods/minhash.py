@@ -81,12 +81,13 @@ class MinHashMethod(Method):
         self.n_docs_ = 0
 
     def add(self, texts: Sequence[str]) -> np.ndarray:
-        sets, _ = word_shingles(texts, self.shingle_size, seed=0)
         if self._keep_sets:
+            sets, _ = word_shingles(texts, self.shingle_size, seed=0)
             self._sets.append(sets)
+            sizes = sets.sizes()
         else:
-            self._sigs.append(self._hasher.sketch(sets))
-        sizes = sets.sizes()
+            sig, sizes = self._hasher.sketch_texts(texts, self.shingle_size)
+            self._sigs.append(sig)
         self._sizes.append(sizes)
         self.n_docs_ += len(texts)
         return sizes > 0

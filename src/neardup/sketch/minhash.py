@@ -6,36 +6,61 @@ it.  Permutation ``i`` is simulated by the multiply-shift hash
 ``h_i(x) = (a_i * x + b_i) mod 2^64 >> 32`` of the feature's 64-bit XXH64 value, with
 odd ``a_i`` and ``b_i`` drawn from the seed; values are 32-bit, as in datasketch, so a
 signature is ``4 * num_perm`` bytes.  Computing it is one compiled loop per document,
-run on all cores.
+run on all cores; :meth:`MinHasher.sketch_texts` fuses tokenizing, shingling and
+hashing into that loop so no shingle array is ever built for the batch.
 """
 
 from __future__ import annotations
+
+from typing import Sequence
 
 import numpy as np
 from numba import njit, prange
 
 from ..features.sets import HashedSets
+from ..features.shingles import check_shingle_size, doc_shingles
+from ..text.normalize import char_classes
+from ..text.tokenize import encode_batch
 
 EMPTY = np.uint32(0xFFFFFFFF)
 
 
-@njit(parallel=True, cache=True)
+@njit(inline="always", cache=True)
+def _min_values(values, lo, hi, a, b, out):
+    """Write the ``len(a)`` minimum permuted values of ``values[lo:hi]`` into ``out``."""
+    m = a.shape[0]
+    shift = np.uint64(32)
+    row = np.full(m, np.uint64(0xFFFFFFFF))
+    for j in range(lo, hi):
+        x = values[j]
+        for i in range(m):
+            v = (a[i] * x + b[i]) >> shift
+            if v < row[i]:
+                row[i] = v
+    for i in range(m):
+        out[i] = np.uint32(row[i])
+
+
+@njit(parallel=True, nogil=True, cache=True)
 def _minhash(hashes, offsets, a, b):
     n = offsets.shape[0] - 1
-    m = a.shape[0]
-    out = np.empty((n, m), dtype=np.uint32)
-    shift = np.uint64(32)
+    out = np.empty((n, a.shape[0]), dtype=np.uint32)
     for d in prange(n):
-        row = np.full(m, np.uint64(0xFFFFFFFF))
-        for j in range(offsets[d], offsets[d + 1]):
-            x = hashes[j]
-            for i in range(m):
-                v = (a[i] * x + b[i]) >> shift
-                if v < row[i]:
-                    row[i] = v
-        for i in range(m):
-            out[d, i] = np.uint32(row[i])
+        _min_values(hashes, offsets[d], offsets[d + 1], a, b, out[d])
     return out
+
+
+@njit(parallel=True, nogil=True, cache=True)
+def _minhash_texts(buf, offsets, table, k, seed, a, b):
+    n = offsets.shape[0] - 1
+    out = np.empty((n, a.shape[0]), dtype=np.uint32)
+    sizes = np.zeros(n, dtype=np.int64)
+    for d in prange(n):
+        scratch = np.empty(offsets[d + 1] - offsets[d], dtype=np.uint64)
+        m = doc_shingles(buf, offsets[d], offsets[d + 1], table, k, seed, scratch)
+        _min_values(scratch, 0, m, a, b, out[d])
+        sizes[d] = m
+    return out, sizes
 
 
 class MinHasher:
@@ -53,6 +78,15 @@ class MinHasher:
     def sketch(self, sets: HashedSets) -> np.ndarray:
         """The ``(len(sets), num_perm)`` ``uint32`` signatures; an empty set is all EMPTY."""
         return _minhash(sets.hashes, sets.offsets, self._a, self._b)
+
+    def sketch_texts(self, texts: Sequence[str], shingle_size: int) -> tuple[np.ndarray, np.ndarray]:
+        """Signatures of the word shingle sets of ``texts`` and each text's shingle count.
+
+        Equal to ``sketch(word_shingles(texts, shingle_size)[0])``, in one pass.
+        """
+        check_shingle_size(shingle_size)
+        buf, offsets = encode_batch(texts)
+        return _minhash_texts(buf, offsets, char_classes(), shingle_size, np.uint64(0), self._a, self._b)
 
 
 def estimate_jaccard(sig_a: np.ndarray, sig_b: np.ndarray) -> np.ndarray:

@@ -1,11 +1,13 @@
 """Word tokenization in compiled code, over a whole batch of documents at once.
 
 A batch of texts is normalized (:func:`~neardup.text.normalize.normalize`), encoded to
-UTF-8 and concatenated into one byte buffer with document offsets (:func:`encode_batch`).
-The numba kernel :func:`token_hashes` then walks each document's bytes in parallel,
-decodes code points, splits them by their character class and hashes every token with
-XXH64 -- no Python string is made per token, which is what makes the hot path faster
-than a Python ``re.findall`` pass over the same texts.
+UTF-8 and concatenated into one writable byte buffer with document offsets
+(:func:`encode_batch`); pure-ASCII texts, the common case, skip the Python-side
+normalization because NFKC leaves ASCII alone and the kernel lower-cases ASCII letters
+itself.  :func:`doc_tokens` then walks a document's bytes, decodes code points, splits
+them by their character class and hashes every token with XXH64 -- no Python string is
+made per token, which is what makes the hot path faster than a Python ``re.findall``
+pass over the same texts.  Batch kernels run it over documents in parallel.
 
 :func:`tokenize` gives the same tokens as Python strings, for tests, debugging and
 methods that need to look at words (it runs the same kernel).
@@ -23,11 +25,14 @@ from .normalize import CHAR, SEP, char_classes, normalize
 
 
 def encode_batch(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Normalize and UTF-8 encode ``texts`` into one buffer plus ``n + 1`` byte offsets."""
-    encoded = [normalize(t).encode("utf-8") for t in texts]
+    """Normalize and UTF-8 encode ``texts`` into one buffer plus ``n + 1`` byte offsets.
+
+    ASCII texts are left as they are (the kernels lower-case ASCII in the buffer).
+    """
+    encoded = [(t if t.isascii() else normalize(t)).encode("utf-8") for t in texts]
     offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
     np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)), out=offsets[1:])
-    return np.frombuffer(b"".join(encoded), dtype=np.uint8), offsets
+    return np.frombuffer(bytearray(b"".join(encoded)), dtype=np.uint8), offsets
 
 
 @njit(cache=True)
@@ -35,7 +40,8 @@ def _scan(buf, start, end, table, starts, ends, pos):
     """Write the byte spans of the tokens of ``buf[start:end]`` at ``starts/ends[pos:]``.
 
     Returns the number of tokens.  WORD characters join into tokens, CHAR characters are
-    tokens of their own, SEP characters end tokens.
+    tokens of their own, SEP characters end tokens.  ASCII capitals are lower-cased in
+    ``buf`` on the way.
     """
     n = 0
     tok = -1
@@ -44,6 +50,9 @@ def _scan(buf, start, end, table, starts, ends, pos):
     while p < end:
         b0 = buf[p]
         if b0 < 0x80:
+            if 0x41 <= b0 <= 0x5A:
+                b0 += 0x20
+                buf[p] = b0
             cp = np.int64(b0)
             width = 1
         elif b0 >= 0xF0:
@@ -78,7 +87,18 @@ def _scan(buf, start, end, table, starts, ends, pos):
     return n
 
 
-@njit(parallel=True, cache=True)
+@njit(cache=True)
+def doc_tokens(buf, lo, hi, table, seed, out):
+    """Hash the tokens of ``buf[lo:hi]`` into ``out`` in text order; returns how many."""
+    starts = np.empty(hi - lo, dtype=np.int64)
+    ends = np.empty(hi - lo, dtype=np.int64)
+    n = _scan(buf, lo, hi, table, starts, ends, 0)
+    for t in range(n):
+        out[t] = xxh64_bytes(buf, starts[t], ends[t], seed)
+    return n
+
+
+@njit(parallel=True, nogil=True, cache=True)
 def token_hashes(buf, offsets, table, seed):
     """Hash every token of every document of a batch.
 
@@ -87,18 +107,10 @@ def token_hashes(buf, offsets, table, seed):
     tokens as bytes, so its byte offset is a safe place for them).
     """
     n_docs = offsets.shape[0] - 1
-    total = offsets[n_docs]
-    hashes = np.empty(total, dtype=np.uint64)
+    hashes = np.empty(offsets[n_docs], dtype=np.uint64)
     counts = np.zeros(n_docs, dtype=np.int64)
     for d in prange(n_docs):
-        lo = offsets[d]
-        hi = offsets[d + 1]
-        starts = np.empty(hi - lo, dtype=np.int64)
-        ends = np.empty(hi - lo, dtype=np.int64)
-        n = _scan(buf, lo, hi, table, starts, ends, 0)
-        for t in range(n):
-            hashes[lo + t] = xxh64_bytes(buf, starts[t], ends[t], seed)
-        counts[d] = n
+        counts[d] = doc_tokens(buf, offsets[d], offsets[d + 1], table, seed, hashes[offsets[d] :])
     return hashes, counts
 
 
@@ -113,5 +125,5 @@ def _spans(buf, table):
 def tokenize(text: str) -> list[str]:
     """The normalized tokens of ``text`` as strings, exactly as the kernels see them."""
     data = normalize(text).encode("utf-8")
-    starts, ends = _spans(np.frombuffer(data, dtype=np.uint8), char_classes())
+    starts, ends = _spans(np.frombuffer(bytearray(data), dtype=np.uint8), char_classes())
     return [data[s:e].decode("utf-8") for s, e in zip(starts.tolist(), ends.tolist())]
