@@ -11,28 +11,32 @@ from typing import Sequence
 
 from .io.readers import InputError
 from .io.writers import FORMATS
-from .methods import REGISTRY, method_defaults
+from .methods import REGISTRY, all_params, method_defaults, method_params
 
 
-def _add_minhash_options(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("method options (minhash)")
-    g.add_argument("--threshold", type=float, default=0.8, help="similarity at or above which a pair is a near-duplicate (0.8)")
-    g.add_argument("--shingle-size", type=int, default=5, help="words per shingle, k (5)")
-    g.add_argument("--num-perm", type=int, default=128, help="MinHash permutations (128)")
-    g.add_argument("--seed", type=int, default=1, help="random seed of the hash functions (1)")
-    g.add_argument("--candidates", choices=["lsh", "supershingles"], default="lsh", help="candidate generation (lsh)")
-    g.add_argument("--bands", type=int, help="LSH bands (default: chosen from the threshold)")
-    g.add_argument("--rows", type=int, help="LSH rows per band (default: chosen from the threshold)")
-    g.add_argument("--supershingles", type=int, help="number of supershingles (default: chosen from the threshold)")
-    g.add_argument("--min-shared", type=int, help="keys a pair must share to be a candidate (lsh 1, supershingles 2)")
-    g.add_argument("--max-df", type=int, help="drop shingles found in more than this many documents (off)")
-    g.add_argument("--exact", action="store_true", default=None, help="verify candidates by exact Jaccard instead of the estimate")
+def add_method_options(p: argparse.ArgumentParser) -> None:
+    """``--method`` and one option per parameter of any registered method."""
+    p.add_argument("--method", choices=sorted(REGISTRY), default="minhash", help="detection method (minhash)")
+    g = p.add_argument_group("method options (`neardup methods` lists which method takes which)")
+    for name, (spec, users) in all_params().items():
+        flag = "--" + name.replace("_", "-")
+        default = "off" if spec.default in (None, False) else spec.default
+        text = f"{spec.help} ({default}; {', '.join(users)})"
+        if spec.type is bool:
+            g.add_argument(flag, dest=name, action=argparse.BooleanOptionalAction, default=None, help=text)
+        else:
+            g.add_argument(flag, dest=name, type=spec.type, choices=spec.choices, default=None, help=text)
 
 
-def _method_params(args: argparse.Namespace) -> dict:
-    """The method's parameters that were given on the command line."""
-    given = {name: getattr(args, name, None) for name in method_defaults(args.method)}
-    return {name: value for name, value in given.items() if value is not None}
+def method_options(args: argparse.Namespace) -> dict:
+    """The chosen method's parameters given on the command line; others are an error."""
+    accepted = method_defaults(args.method)
+    given = {name: getattr(args, name) for name in all_params() if getattr(args, name, None) is not None}
+    foreign = sorted(set(given) - set(accepted))
+    if foreign:
+        flags = ", ".join("--" + f.replace("_", "-") for f in foreign)
+        raise ValueError(f"method {args.method} does not take {flags}")
+    return {"method": args.method, **given}
 
 
 def _cmd_dedup(args: argparse.Namespace) -> int:
@@ -43,10 +47,9 @@ def _cmd_dedup(args: argparse.Namespace) -> int:
         args.output,
         unique=args.unique,
         fmt=args.format,
-        method=args.method,
         strict=args.strict,
         progress=not args.quiet and sys.stderr.isatty(),
-        **_method_params(args),
+        **method_options(args),
     )
     if not args.quiet:
         _print_summary(summary, args.output)
@@ -79,8 +82,9 @@ def _print_summary(s: dict, outdir: str) -> None:
 def _cmd_methods(args: argparse.Namespace) -> int:
     for name, cls in sorted(REGISTRY.items()):
         print(f"{name}: {cls.summary}")
-        for key, default in method_defaults(name).items():
-            print(f"    {key} = {default!r}")
+        for spec in method_params(cls):
+            flag = "--" + spec.name.replace("_", "-")
+            print(f"    {flag:<18} {spec.default!r:<8} {spec.help}")
     return 0
 
 
@@ -93,12 +97,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("dedup", help="find near-duplicate pairs and clusters")
     p.add_argument("inputs", nargs="+", metavar="INPUT", help="JSONL, Parquet, or a directory of .txt/.html files (gzip ok)")
     p.add_argument("-o", "--output", required=True, metavar="OUTDIR", help="folder for pairs, clusters and summary.json")
-    p.add_argument("--method", choices=sorted(REGISTRY), default="minhash")
     p.add_argument("--unique", metavar="FILE", help="also write the input records minus the duplicates (.jsonl or .parquet)")
     p.add_argument("--format", choices=FORMATS, default="jsonl", help="format of pairs and clusters (jsonl)")
     p.add_argument("--strict", action="store_true", help="stop with exit code 2 at the first bad record")
     p.add_argument("--quiet", action="store_true", help="no progress bar and no summary on stderr")
-    _add_minhash_options(p)
+    add_method_options(p)
     p.set_defaults(func=_cmd_dedup)
 
     p = sub.add_parser("methods", help="list the detection methods and their parameters")

@@ -7,10 +7,9 @@ here.
 
 from __future__ import annotations
 
-import inspect
 from typing import Any
 
-from .base import Method
+from .base import Method, ParamSpec, method_params
 from .minhash import MinHashMethod
 
 REGISTRY: dict[str, type[Method]] = {cls.name: cls for cls in (MinHashMethod,)}
@@ -27,5 +26,13 @@ def get_method(name: str, **params: Any) -> Method:
 
 def method_defaults(name: str) -> dict[str, Any]:
     """The parameters of method ``name`` with their defaults."""
-    sig = inspect.signature(REGISTRY[name].__init__)
-    return {p.name: p.default for p in list(sig.parameters.values())[1:]}
+    return {p.name: p.default for p in method_params(REGISTRY[name])}
+
+
+def all_params() -> dict[str, tuple[ParamSpec, list[str]]]:
+    """Every parameter name of every method, with its first spec and the methods using it."""
+    found: dict[str, tuple[ParamSpec, list[str]]] = {}
+    for name in sorted(REGISTRY):
+        for spec in method_params(REGISTRY[name]):
+            found.setdefault(spec.name, (spec, []))[1].append(name)
+    return found

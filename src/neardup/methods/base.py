@@ -17,8 +17,10 @@ set in ``__init__`` and never changed by the work (scikit-learn's habit), so
 
 from __future__ import annotations
 
+import inspect
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Sequence, get_args, get_type_hints
 
 import numpy as np
 
@@ -29,6 +31,10 @@ class Method(ABC):
     name: ClassVar[str]
     #: One line for ``neardup methods`` and the README.
     summary: ClassVar[str]
+    #: Help text of each ``__init__`` parameter (the CLI makes an option of each).
+    param_help: ClassVar[dict[str, str]] = {}
+    #: Allowed values of the parameters that take one of a few.
+    param_choices: ClassVar[dict[str, tuple[str, ...]]] = {}
 
     def __init__(self, threshold: float, seed: int) -> None:
         if not 0.0 <= threshold <= 1.0:
@@ -38,7 +44,7 @@ class Method(ABC):
 
     def get_params(self) -> dict[str, Any]:
         """The parameters this method was built with (JSON-serializable)."""
-        return {k: v for k, v in vars(self).items() if not k.startswith("_") and not k.endswith("_")}
+        return {p.name: getattr(self, p.name) for p in method_params(type(self))}
 
     @abstractmethod
     def add(self, texts: Sequence[str]) -> np.ndarray:
@@ -55,7 +61,26 @@ class Method(ABC):
     def score(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """The method's similarity in [0, 1] of each pair ``(a[i], b[i])``."""
 
-    def __len__(self) -> int:
-        return int(self.n_docs_)
 
-    n_docs_: int = 0
+
+@dataclass(frozen=True)
+class ParamSpec:
+    """One parameter of a method: what the CLI, ``neardup methods`` and reports show."""
+
+    name: str
+    type: type
+    default: Any
+    help: str
+    choices: tuple[str, ...] | None = None
+
+
+def method_params(cls: type[Method]) -> list[ParamSpec]:
+    """The parameters of ``cls.__init__`` with their types, defaults and help."""
+    hints = get_type_hints(cls.__init__)
+    specs = []
+    for p in list(inspect.signature(cls.__init__).parameters.values())[1:]:
+        kinds = [t for t in get_args(hints[p.name]) or (hints[p.name],) if t is not type(None)]
+        specs.append(
+            ParamSpec(p.name, kinds[0], p.default, cls.param_help.get(p.name, ""), cls.param_choices.get(p.name))
+        )
+    return specs

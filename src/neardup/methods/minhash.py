@@ -38,6 +38,20 @@ class MinHashMethod(Method):
 
     name = "minhash"
     summary = "Jaccard of word k-shingles via MinHash; LSH or supershingle candidates (Broder)."
+    param_help = {
+        "threshold": "similarity at or above which a pair is a near-duplicate",
+        "shingle_size": "words per shingle, k",
+        "num_perm": "MinHash permutations",
+        "seed": "random seed of the hash functions",
+        "candidates": "candidate generation: LSH banding or Broder's supershingles",
+        "bands": "LSH bands; off = chosen from the threshold",
+        "rows": "LSH rows per band; off = chosen from the threshold",
+        "supershingles": "number of supershingles; off = chosen from the threshold",
+        "min_shared": "keys a pair must share to be a candidate (lsh 1, supershingles 2)",
+        "max_df": "drop shingles found in more than this many documents",
+        "exact": "verify candidates by exact Jaccard instead of the MinHash estimate",
+    }
+    param_choices = {"candidates": ("lsh", "supershingles")}
 
     def __init__(
         self,
