@@ -28,15 +28,79 @@ def add_method_options(p: argparse.ArgumentParser) -> None:
             g.add_argument(flag, dest=name, type=spec.type, choices=spec.choices, default=None, help=text)
 
 
+def _given_params(args: argparse.Namespace) -> dict:
+    return {name: getattr(args, name) for name in all_params() if getattr(args, name, None) is not None}
+
+
 def method_options(args: argparse.Namespace) -> dict:
     """The chosen method's parameters given on the command line; others are an error."""
     accepted = method_defaults(args.method)
-    given = {name: getattr(args, name) for name in all_params() if getattr(args, name, None) is not None}
+    given = _given_params(args)
     foreign = sorted(set(given) - set(accepted))
     if foreign:
         flags = ", ".join("--" + f.replace("_", "-") for f in foreign)
         raise ValueError(f"method {args.method} does not take {flags}")
     return {"method": args.method, **given}
+
+
+def _cmd_eval(args: argparse.Namespace) -> int:
+    import json
+
+    from .evaluate.harness import evaluate, load_labeled
+
+    names = args.compare.split(",") if args.compare else [args.method]
+    for name in names:
+        if name not in REGISTRY:
+            raise ValueError(f"unknown method {name!r}; choose from {', '.join(sorted(REGISTRY))}")
+    given = _given_params(args)
+    data = load_labeled(args.dataset, args.extract, truth=args.truth, pairs=args.pairs)
+    tune = load_labeled(args.tune_on, args.extract) if args.tune_on else None
+    reports, curves = [], {}
+    for name in names:
+        params = {k: v for k, v in given.items() if k in method_defaults(name)}
+        report, scored = evaluate(data, name, params, tune=tune, folds=args.folds, split_seed=args.split_seed)
+        reports.append(report)
+        curves[name] = (scored.scores, scored.labels)
+    if args.plot:
+        from .evaluate.plots import write_plots
+
+        for path in write_plots(curves, args.plot, data.name):
+            print(f"wrote {path}", file=sys.stderr)
+    if args.json:
+        out = reports[0] if len(reports) == 1 else reports
+        print(json.dumps(out, indent=2, default=float))
+    else:
+        print(_eval_table(reports))
+    return 0
+
+
+_COLUMNS = (
+    ("method", "method", "{}"), ("max F1", "max_f1", "{:.3f}"), ("thr", "threshold", "{:.3f}"),
+    ("P", "precision", "{:.3f}"), ("R", "recall", "{:.3f}"), ("F1", "f1", "{:.3f}"),
+    ("AU-ROC", "auroc", "{:.4f}"), ("MCC", "mcc", "{:.3f}"), ("r", "pearson", "{:.3f}"),
+    ("B3 P", "b3_precision", "{:.3f}"), ("B3 R", "b3_recall", "{:.3f}"), ("B3 F1", "b3_f1", "{:.3f}"),
+    ("cand R", "candidate_recall", "{:.3f}"), ("sec", "seconds", "{:.2f}"),
+)
+
+
+def _eval_table(reports: list[dict]) -> str:
+    """A markdown table, one row per report, preceded by what was measured."""
+    first = reports[0]
+    how = (
+        f"tuned on {first['tuned_on']}" if "tuned_on" in first
+        else f"{first['folds']}-fold by cluster, seed {first['split_seed']} (mean over folds)" if "folds" in first
+        else "threshold of Max F1 on the dataset itself"
+    )
+    head = (
+        f"{first['dataset']}: {first['documents']:,} documents, {first['pairs']:,} pairs, "
+        f"{first['positives']:,} positive; {how}"
+    )
+    rows = [[c[0] for c in _COLUMNS]]
+    rows += [[fmt.format(r[key]) for _, key, fmt in _COLUMNS] for r in reports]
+    widths = [max(len(row[c]) for row in rows) for c in range(len(_COLUMNS))]
+    lines = ["| " + " | ".join(v.ljust(w) for v, w in zip(row, widths)) + " |" for row in rows]
+    lines.insert(1, "|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    return head + "\n\n" + "\n".join(lines)
 
 
 def _cmd_dedup(args: argparse.Namespace) -> int:
@@ -103,6 +167,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress bar and no summary on stderr")
     add_method_options(p)
     p.set_defaults(func=_cmd_dedup)
+
+    p = sub.add_parser("eval", help="measure a method on labeled data (pairwise P/R/F1, AU-ROC, B3, ...)")
+    p.add_argument("dataset", metavar="DATASET", help="folder of cluster sub-folders, or JSONL/Parquet with 'cluster'")
+    p.add_argument("--truth", metavar="FILE", help="ground-truth JSONL of clusters (as `neardup synth` writes)")
+    p.add_argument("--pairs", metavar="FILE", help="JSONL of labeled pairs {a, b, label}: score only these")
+    p.add_argument("--compare", metavar="M1,M2,...", help="evaluate several methods and print one table")
+    p.add_argument("--tune-on", metavar="DEVSET", help="choose the threshold by Max F1 on DEVSET, report DATASET at it")
+    p.add_argument("--folds", type=int, help="split DATASET by cluster into K folds: tune on K-1, test on 1")
+    p.add_argument("--split-seed", type=int, default=0, help="seed of the split into folds (0)")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument("--plot", metavar="DIR", help="write thresholds.png and roc.png into DIR")
+    p.add_argument("--extract", default="visible", help="extractor for HTML pages (visible)")
+    add_method_options(p)
+    p.set_defaults(func=_cmd_eval)
 
     p = sub.add_parser("methods", help="list the detection methods and their parameters")
     p.set_defaults(func=_cmd_methods)

@@ -55,7 +55,10 @@ class RunStats:
     rejections: list[str] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
 
-    def reject(self, rejection: Rejection) -> None:
+    def reject(self, rejection: Rejection, strict: bool = False) -> None:
+        """Count ``rejection`` (and list it), or raise it in strict mode."""
+        if strict:
+            raise InputError(rejection.message())
         self.reasons[rejection.reason] += 1
         if len(self.rejections) < MAX_LISTED_REJECTIONS:
             self.rejections.append(rejection.message())
@@ -133,6 +136,31 @@ def as_records(docs: Iterable[Any]) -> Iterator[Record | Rejection]:
             raise TypeError(f"document {n}: expected (id, text), a dict or a Record, got {type(doc).__name__}")
 
 
+def documents(
+    records: Iterable[Any], extract: str, stats: RunStats, strict: bool = False
+) -> Iterator[tuple[Record, str]]:
+    """The input stage: records with their text (extracted from HTML), ids unique.
+
+    Every record that cannot be used is counted in ``stats`` with its reason (or, with
+    ``strict``, raised as :class:`InputError`).
+    """
+    extractor = get_extractor(extract)
+    seen: set[str] = set()
+    for item in as_records(records):
+        stats.read += 1
+        if isinstance(item, Record):
+            if item.id in seen:
+                item = Rejection(item.source, item.line, "duplicate id", item.id)
+            else:
+                seen.add(item.id)
+                text = item.text if item.text is not None else extractor(item.html or "")
+                if text.strip():
+                    yield item, text
+                    continue
+                item = Rejection(item.source, item.line, "no text after extraction")
+        stats.reject(item, strict)
+
+
 class Deduplicator:
     """Finds near-duplicate pairs and clusters in a stream of documents.
 
@@ -163,31 +191,13 @@ class Deduplicator:
         self.params = params
         get_method(method, **params)  # validate parameters now, not after reading
 
-    def _texts(self, records: Iterable[Any], stats: RunStats) -> Iterator[tuple[str, str]]:
-        """Documents as ``(id, text)``, with every rejection counted (or raised)."""
-        extractor = get_extractor(self.extract)
-        seen: set[str] = set()
-        for item in as_records(records):
-            stats.read += 1
-            if isinstance(item, Record):
-                if item.id in seen:
-                    item = Rejection(item.source, item.line, "duplicate id", item.id)
-                else:
-                    seen.add(item.id)
-                    text = item.text if item.text is not None else extractor(item.html or "")
-                    if text.strip():
-                        yield item.id, text
-                        continue
-                    item = Rejection(item.source, item.line, "no text after extraction")
-            self._reject(item, stats)
-
     def _batches(self, docs: Iterable[Any], stats: RunStats) -> Iterator[tuple[list[str], list[str]]]:
         """Documents grouped into batches of about ``batch_bytes`` characters of text."""
         ids: list[str] = []
         texts: list[str] = []
         size = 0
-        for rid, text in self._texts(docs, stats):
-            ids.append(rid)
+        for record, text in documents(docs, self.extract, stats, self.strict):
+            ids.append(record.id)
             texts.append(text)
             size += len(text)
             if size >= self.batch_bytes:
@@ -195,11 +205,6 @@ class Deduplicator:
                 ids, texts, size = [], [], 0
         if ids:
             yield ids, texts
-
-    def _reject(self, rejection: Rejection, stats: RunStats) -> None:
-        if self.strict:
-            raise InputError(rejection.message())
-        stats.reject(rejection)
 
     def run(self, docs: Iterable[Any]) -> DedupResult:
         """Detect near-duplicates among ``docs`` (see :func:`as_records` for accepted items)."""
@@ -235,7 +240,7 @@ class Deduplicator:
         t = stats.timed("verify", t)
         good = np.concatenate(usable) if usable else np.zeros(0, bool)
         for i in np.flatnonzero(~good):
-            self._reject(Rejection("<text>", None, "no words", ids[i]), stats)
+            stats.reject(Rejection("<text>", None, "no words", ids[i]), self.strict)
         groups = clusters_from_pairs(len(ids), a, b)
         stats.timed("cluster", t)
         stats.kept = int(good.sum())

@@ -41,6 +41,11 @@ class Method(ABC):
             raise ValueError(f"threshold must be between 0 and 1, got {threshold}")
         self.threshold = threshold
         self.seed = seed
+        self.n_docs_ = 0
+
+    def __len__(self) -> int:
+        """Number of documents added."""
+        return self.n_docs_
 
     def get_params(self) -> dict[str, Any]:
         """The parameters this method was built with (JSON-serializable)."""
