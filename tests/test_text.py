@@ -43,7 +43,7 @@ def test_shingles_hash_k_consecutive_token_hashes():
     toks = np.array([hash_str(t) for t in "abcd"], dtype=np.uint64)
     expected = sorted(int(xxh64_lanes(toks, i, i + 3, np.uint64(0))) for i in range(2))
     assert sets.row(0).tolist() == expected
-    assert counts.tolist() == [4]
+    assert counts.tolist() == [2]  # shingles, with repeats
 
 
 def test_short_documents_get_one_shingle_and_empty_ones_none():
@@ -57,3 +57,8 @@ def test_duplicate_shingles_are_counted_once_and_exact_jaccard():
     assert sets.sizes().tolist() == [2, 5]
     j = exact_jaccard(sets.hashes, sets.offsets, np.array([0]), np.array([1]))
     assert abs(j[0] - 1 / 6) < 1e-12
+
+
+def test_unigram_features_are_the_token_hashes():
+    sets, _ = word_shingles(["Beta alpha beta"], 1)
+    assert sets.row(0).tolist() == sorted([hash_str("alpha"), hash_str("beta")])

@@ -1,7 +1,8 @@
 """Word k-shingles (Broder): every run of k consecutive tokens, hashed to 64 bits.
 
-A shingle's hash is XXH64 of its k token hashes, so the features of a document depend
-only on its normalized text and the seed.  A document with fewer than k tokens (but at
+A shingle's hash is XXH64 of its k token hashes (for k = 1, the token hash itself, so
+word features can be looked up by :func:`~neardup.hashing.hash_str`); the features of a
+document depend only on its normalized text and the seed.  A document with fewer than k tokens (but at
 least one) yields a single shingle of all its tokens, so short texts still compare.
 For scripts without spaces the tokens are characters, which makes these character
 k-grams.
@@ -31,6 +32,9 @@ def doc_shingles(buf, lo, hi, table, k, seed, out):
     t = doc_tokens(buf, lo, hi, table, seed, toks)
     if t == 0:
         return 0
+    if k == 1:
+        out[:t] = toks[:t]
+        return t
     m = t - k + 1 if t >= k else 1
     width = k if t >= k else t
     for i in range(m):

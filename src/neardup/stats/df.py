@@ -1,0 +1,91 @@
+"""Exact document frequencies of hashed features, built in one streaming pass.
+
+Methods that weigh features by how common they are (I-Match lexicons, SimHash and
+weighted-sampling IDF weights, CoDet's word order, Broder's common-shingle filter) all
+need ``df(feature)`` over some collection: the input itself or a large reference
+corpus.  :class:`DocumentFrequencies` counts the distinct 64-bit feature hashes of each
+document (a :class:`~neardup.features.sets.HashedSets` batch at a time), merges the
+counts, answers vectorized look-ups by binary search, and saves to / loads from an
+``.npz`` file so one reference collection serves many runs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from ..features.sets import HashedSets
+
+
+class DocumentFrequencies:
+    """Document frequency of each feature hash over ``n_docs`` documents."""
+
+    def __init__(self) -> None:
+        self.n_docs = 0
+        self.keys = np.zeros(0, dtype=np.uint64)
+        self.counts = np.zeros(0, dtype=np.int64)
+        self._pending: list[np.ndarray] = []
+        self._pending_size = 0
+
+    def update(self, sets: HashedSets) -> None:
+        """Count the features of a batch of documents (each set already unique)."""
+        self.n_docs += len(sets)
+        self._pending.append(sets.hashes)
+        self._pending_size += sets.hashes.shape[0]
+        if self._pending_size > 1 << 24:
+            self._merge()
+
+    def _merge(self) -> None:
+        if not self._pending:
+            return
+        keys, counts = np.unique(np.concatenate(self._pending), return_counts=True)
+        if self.keys.shape[0]:
+            keys = np.concatenate([self.keys, keys])
+            counts = np.concatenate([self.counts, counts])
+            order = np.argsort(keys, kind="stable")
+            keys, counts = keys[order], counts[order]
+            starts = np.r_[0, np.flatnonzero(np.diff(keys)) + 1]
+            keys, counts = keys[starts], np.add.reduceat(counts, starts)
+        self.keys, self.counts = keys, counts.astype(np.int64)
+        self._pending, self._pending_size = [], 0
+
+    def df(self, hashes: np.ndarray) -> np.ndarray:
+        """Document frequency of each hash (0 for hashes never seen)."""
+        self._merge()
+        if not self.keys.shape[0]:
+            return np.zeros(hashes.shape, dtype=np.int64)
+        pos = np.searchsorted(self.keys, hashes)
+        pos = np.minimum(pos, self.keys.shape[0] - 1)
+        return np.where(self.keys[pos] == hashes, self.counts[pos], 0)
+
+    def idf(self, hashes: np.ndarray) -> np.ndarray:
+        """``log(N / df)``, with unseen features counted as found once."""
+        return np.log(max(self.n_docs, 1) / np.maximum(self.df(hashes), 1))
+
+    def most_common(self, share: float) -> np.ndarray:
+        """The ``share`` of distinct features with the highest document frequency.
+
+        Ties at the cut are broken by hash value, so the result is deterministic.
+        """
+        self._merge()
+        k = int(np.ceil(share * self.keys.shape[0]))
+        order = np.lexsort((self.keys, -self.counts))
+        return np.sort(self.keys[order[:k]])
+
+    def save(self, path: str | Path) -> None:
+        """Write to an ``.npz`` file."""
+        self._merge()
+        np.savez_compressed(path, n_docs=np.int64(self.n_docs), keys=self.keys, counts=self.counts)
+
+    @classmethod
+    def load(cls, path: str | Path) -> "DocumentFrequencies":
+        """Read a file written by :meth:`save`."""
+        try:
+            with np.load(path) as data:
+                out = cls()
+                out.n_docs = int(data["n_docs"])
+                out.keys, out.counts = data["keys"], data["counts"]
+        except (OSError, KeyError, ValueError) as exc:
+            raise ValueError(f"{path}: not a neardup statistics file ({exc})") from None
+        return out
