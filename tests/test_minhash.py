@@ -55,8 +55,8 @@ def test_identical_sets_have_identical_signatures_and_empty_is_all_max():
 def test_chosen_banding_weights_false_negatives():
     # equal weights reproduce datasketch's MinHashLSH(threshold=0.8, num_perm=128): b=9, r=13
     assert choose_banding(0.8, 128, fp_weight=0.5) == Banding(9, 13, 1)
-    # neardup verifies candidates, so it trades candidates for recall: b=14, r=9
-    assert choose_banding(0.8, 128) == Banding(14, 9, 1)
+    # neardup verifies candidates, so it trades candidates for recall: b=16, r=8
+    assert choose_banding(0.8, 128) == Banding(16, 8, 1)
     low = choose_banding(0.5, 128)
     assert low.rows < 13 and low.bands * low.rows <= 128
 

@@ -126,7 +126,7 @@ def as_records(docs: Iterable[Any]) -> Iterator[Record | Rejection]:
             yield doc
         elif isinstance(doc, tuple) and len(doc) == 2:
             rid, text = doc
-            if not isinstance(text, str) or not text.strip():
+            if not isinstance(text, str) or not text or text.isspace():
                 yield Rejection("<api>", n, "empty text" if isinstance(text, str) else "text is not a string")
             else:
                 yield Record(str(rid), text, None, "<api>", n, {"id": rid, "text": text})
@@ -154,7 +154,7 @@ def documents(
             else:
                 seen.add(item.id)
                 text = item.text if item.text is not None else extractor(item.html or "")
-                if text.strip():
+                if text and not text.isspace():
                     yield item, text
                     continue
                 item = Rejection(item.source, item.line, "no text after extraction")

@@ -17,8 +17,8 @@ The probability that a pair of resemblance ``s`` becomes a candidate is
 weighted error of that curve around the threshold for either scheme.  Unlike
 datasketch (equal weights: 9 x 13 at 0.8, which finds only 93% of pairs at 0.9 and 40%
 at 0.8), neardup verifies every candidate, so a false positive costs one comparison
-while a false negative is lost for good: false negatives weigh 0.9 (14 x 9 at 0.8:
-99.9% at 0.9, 87% at 0.8).  Bucketing sorts the keys
+while a false negative is lost for good: false negatives weigh 0.95 (16 x 8 at 0.8:
+99.99% at 0.9, 95% at 0.8).  Bucketing sorts the keys
 of each band and emits the pairs of every run of equal keys in compiled code.
 """
 
@@ -50,7 +50,7 @@ class Banding:
 
 
 #: Weight of false positives (below the threshold) against false negatives (above it).
-FP_WEIGHT = 0.1
+FP_WEIGHT = 0.05
 
 
 def _error_curves(bands: np.ndarray, rows: np.ndarray, min_shared: int, s: np.ndarray) -> np.ndarray:

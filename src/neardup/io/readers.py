@@ -101,7 +101,7 @@ def record_from_mapping(obj: Any, source: str, line: int) -> Record | Rejection:
     body = text if text is not None else html
     if not isinstance(body, str):
         return Rejection(source, line, "text is not a string", type(body).__name__)
-    if not body.strip():
+    if not body or body.isspace():
         return Rejection(source, line, "empty text")
     return Record(str(rid), text if text is not None else None, None if text is not None else html, source, line, obj)
 
@@ -169,7 +169,7 @@ def read_document_file(path: Path, rid: str) -> Record | Rejection:
             body = data.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
             return Rejection(source, None, "undecodable bytes", f"not UTF-8 at byte {exc.start}")
-    if not body.strip():
+    if not body or body.isspace():
         return Rejection(source, None, "empty text")
     return Record(rid, None if is_html else body, body if is_html else None, source, None, {})
 

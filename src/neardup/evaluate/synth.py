@@ -1,0 +1,684 @@
+"""A deterministic, streaming simulator of news syndication, for labeled test corpora.
+
+Real collections of news pages have no complete ground truth; this module makes corpora
+that do.  It takes clean article texts (see :mod:`neardup.evaluate.corpora`), treats
+each as a wire story and models what happens to it on the web:
+
+- **sites**: a fixed set of synthetic sites, each with its own template (navigation,
+  header, cookie notice, ad blocks, "most popular" list, footer, comment section).  The
+  boilerplate is the same on every page of a site, as on real sites, so similarity on raw
+  pages is dominated by templates, which is what content extraction must undo.
+- **near-duplicates** (``kind="rewrite"``): a copy of an earlier version of the story with
+  a new headline, dateline, byline and caption, paragraphs re-broken (split or joined) and
+  sometimes reordered, a small share of words replaced/deleted/inserted and sometimes a
+  local paragraph added.  Rewrites of rewrites accumulate edits, like real chains.
+- **trims** (``kind="trim"``): the headline and a subset (mostly a prefix) of the
+  paragraphs of one version: contained in that version (recorded with its direction).
+- **split articles** (``kind="page"``): one version spread over two pages; each page is a
+  partial duplicate of the whole (exact spans recorded) and contained in it.
+- **partial duplicates**: a few sentences or a paragraph copied verbatim from a recent
+  document of another story and inserted as a paragraph into an unrelated article.
+- **hard negatives**: consecutive stories come from the same topic with probability
+  ``p_same_topic`` (when the source gives topics), so same-topic, different-story pages
+  appear close together in time; they simply are in different clusters.
+
+Each document's ``text`` is what a perfect extractor returns: the headline line, then
+the paragraphs (the dateline opens the first one), separated by ``"\\n\\n"``.  Bylines,
+captions, ads, related links and comments are in ``html`` only (not article content).
+
+Determinism: the story plan and edits are drawn from ``numpy.random.default_rng(seed)``
+and made-up words from ``random.Random(seed)``, in a fixed order; each page's template
+noise comes from ``random.Random`` seeded with (seed, document number).  No use of
+Python's ``hash()``: the same inputs and seed give byte-identical output.
+
+Streaming: documents are generated story by story and emitted in time order through a
+heap holding only the documents whose time is not yet reached (about
+``max_delay_hours / story_gap_minutes`` stories' worth), and HTML is rendered only on
+emission.  Memory is bounded by that window plus the source texts, whatever ``n_docs``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import heapq
+import html
+import math
+import random
+import re
+from collections import deque
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+import orjson
+
+__all__ = ["SynthConfig", "Syndicator", "simulate", "write_corpus", "prepare_stories", "sentence_spans"]
+
+
+@dataclass(frozen=True)
+class SynthConfig:
+    """Knobs of the simulation (defaults give a mixed, realistic corpus).
+
+    Story popularity: the number of documents per story is ``1 + multinomial`` share of
+    the documents beyond one per story, with log-normal weights (``cluster_size_sigma``):
+    many singletons, a few large clusters, mean ``mean_cluster_size``.  With ``n_docs``
+    larger than ``len(stories) * mean_cluster_size`` all stories are used and clusters
+    grow (mean ``n_docs / len(stories)``).
+    """
+
+    n_sites: int = 40  # synthetic sites, with Zipf-like popularity
+    mean_cluster_size: float = 3.0  # documents per story, on average
+    cluster_size_sigma: float = 1.0  # spread of story popularity (log-normal sigma)
+    p_trim: float = 0.15  # each further document: a trimmed copy of a version
+    p_split: float = 0.05  # ... a version split over two pages
+    p_partial: float = 0.10  # a full version receives a passage of another story
+    p_same_topic: float = 0.5  # next story drawn from the previous story's topic
+    edit_rate: float = 0.02  # share of words replaced / deleted / inserted per rewrite
+    p_rebreak: float = 0.5  # a rewrite re-breaks paragraphs (1-3 splits or joins)
+    p_reorder: float = 0.1  # a rewrite swaps two adjacent paragraphs
+    p_local_paragraph: float = 0.2  # a rewrite gets a made-up local paragraph
+    p_new_headline: float = 0.7  # a rewrite gets a changed headline
+    min_source_words: int = 80  # shorter sources are not used
+    max_digit_share: float = 0.15  # nor tables (Reuters earnings): share of words with digits
+    min_partial_chars: int = 80  # shortest copied passage
+    story_gap_minutes: float = 10.0  # mean time between stories
+    mean_delay_hours: float = 6.0  # mean delay of a republication after the story
+    max_delay_hours: float = 48.0  # republications are all within this window
+    start: str = "2024-01-01T00:00:00Z"  # time of the first story
+    recent_window: int = 256  # documents of past stories that can be quoted
+
+
+# --------------------------------------------------------------------------- text helpers
+
+_SENT_END = re.compile(r"[.!?][\"')\]]*(?=\s)")
+_WS = re.compile(r"\s+")
+
+
+def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
+    """``[(s, e), ...]`` of the sentences of the single-spaced ``text[start:end]``.
+
+    A sentence ends at ``.``, ``!`` or ``?`` (plus closing quotes/brackets) followed by
+    whitespace: crude (abbreviations split sentences) but every span is exact.
+    """
+    end = len(text) if end is None else end
+    spans, s = [], start
+    for m in _SENT_END.finditer(text, start, end):
+        spans.append((s, m.end()))
+        s = m.end() + 1
+    if s < end:
+        spans.append((s, end))
+    return spans
+
+
+def _compose(headline: str, paras: list[str]) -> tuple[str, list[int]]:
+    """Article text and the offset of each paragraph in it."""
+    starts, pos = [], len(headline) + 2
+    for p in paras:
+        starts.append(pos)
+        pos += len(p) + 2
+    return headline + "".join("\n\n" + p for p in paras), starts
+
+
+@dataclass
+class _Story:
+    id: str
+    title: str
+    paras: list[str]
+    topic: str | None
+    dateline: str
+
+
+_DIGIT_WORD = re.compile(r"(?<!\S)\S*?\d")  # one match per word holding a digit
+
+
+def _sampled_shingles(ids: np.ndarray, k: int = 8) -> list[int]:
+    """About 1 in 16 of the hashed word ``k``-grams, chosen by hash value (so two texts
+    sharing a passage share the samples drawn from it)."""
+    n = len(ids) - k + 1
+    if n <= 0:
+        return []
+    h = np.zeros(n, dtype=np.uint64)
+    for j in range(k):  # polynomial hash, wrapping at 2**64
+        h = h * np.uint64(1000003) + ids[j: j + n]
+    h *= np.uint64(0x9E3779B97F4A7C15)
+    return np.unique(h[(h >> np.uint64(60)) == 0]).tolist()
+
+
+def prepare_stories(articles: Iterable[dict], min_words: int = 80, max_digit_share: float = 0.15) -> list[_Story]:
+    """Clean source articles into stories: single-spaced paragraphs, unrelated texts.
+
+    Drops texts under ``min_words`` words, tables (more than ``max_digit_share`` of the
+    words hold a digit: templated Reuters earnings reports look alike whatever the
+    company, so they would be near-duplicates labeled as different stories) and any
+    source sharing a passage with an earlier one: exact repeats, resends and corrections
+    (Reuters holds ~350 groups of resends, BBC ~140 repeated files) and digests of other
+    stories.  A shared passage is two or more common sampled 8-word shingles.  Each
+    kept story can thus make its own cluster with no unrecorded overlap with others.
+    """
+    seen: set[bytes] = set()
+    seen_shingles: set[int] = set()
+    word_ids: dict[str, int] = {}
+    out = []
+    for a in articles:
+        paras = [_WS.sub(" ", p).strip() for p in re.split(r"\n\s*\n", a.get("text") or "")]
+        paras = [p for p in paras if p]
+        text = " ".join(paras)
+        words = text.split()
+        if len(words) < min_words or len(_DIGIT_WORD.findall(text)) > max_digit_share * len(words):
+            continue
+        low = text.lower().split()
+        key = hashlib.blake2b(" ".join(low).encode(), digest_size=16).digest()
+        ids = np.fromiter((word_ids.setdefault(w, len(word_ids)) for w in low), dtype=np.uint64, count=len(low))
+        shingles = _sampled_shingles(ids)
+        if key in seen or sum(x in seen_shingles for x in shingles) >= 2:
+            continue
+        seen.add(key)
+        seen_shingles.update(shingles)
+        title = _WS.sub(" ", a.get("title") or "").strip() or " ".join(words[:8])
+        topic = a.get("topic") or (a.get("topics") or [None])[0]
+        out.append(_Story(str(a["id"]), title, paras, topic, (a.get("dateline") or "").strip()))
+    return out
+
+
+# --------------------------------------------------------------------------- made-up words
+
+_ONSETS = "b c d f g h j k l m n p r s t v w z br ch cl dr fl gr kr pl pr sh st th tr".split()
+_VOWELS = "a e i o u a e i o ai ea ou".split()
+_CODAS = ["", "", "", "n", "r", "s", "l", "m", "t", "nd", "rk", "st"]
+_FUNCTION = "the of and to in a for on with at by from that as is was will has said its".split()
+_COMMON = ("also new more last first many officials year week told government company people "
+           "market would could about after early most several major local national").split()
+_SECTIONS = ("World Business Sport Politics Tech Science Health Culture Opinion Money Travel "
+             "Weather Video Local Entertainment Education Environment Markets").split()
+_PAPER = "Times Herald Post Daily Gazette News Tribune Chronicle Observer Journal Courier Ledger Wire Report".split()
+_MONTHS = "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split()
+
+
+def _pseudo_words(r: random.Random, n: int) -> list[str]:
+    """``n`` distinct pronounceable made-up words."""
+    words: dict[str, None] = {}
+    while len(words) < n:
+        w = "".join(r.choice(_ONSETS) + r.choice(_VOWELS) for _ in range(r.randint(1, 3)))
+        words[w + r.choice(_CODAS)] = None
+    return list(words)
+
+
+class _Words:
+    """Made-up vocabulary and phrase makers for templates, names and local paragraphs.
+
+    Scalar draws use ``random.Random`` (seeded, deterministic, much faster per call
+    than numpy for single values).
+    """
+
+    def __init__(self, r: random.Random, n: int = 3000):
+        self.vocab = _pseudo_words(r, n)
+        self.pool = self.vocab + _FUNCTION * (n * 35 // 65 // len(_FUNCTION))  # ~35% function words
+
+    def word(self, r: random.Random, cap: bool = False) -> str:
+        w = r.choice(self.vocab)
+        return w.capitalize() if cap else w
+
+    def name(self, r: random.Random) -> str:
+        return f"{r.choice(self.vocab).capitalize()} {r.choice(self.vocab).capitalize()}"
+
+    def phrase(self, r: random.Random, lo: int, hi: int) -> str:
+        return " ".join(r.choices(self.pool, k=r.randint(lo, hi)))
+
+    def sentence(self, r: random.Random, lo: int = 6, hi: int = 16) -> str:
+        s = self.phrase(r, lo, hi)
+        return s[0].upper() + s[1:] + "."
+
+    def sentences(self, r: random.Random, lo: int, hi: int) -> str:
+        return " ".join(self.sentence(r) for _ in range(r.randint(lo, hi)))
+
+
+# --------------------------------------------------------------------------- sites
+
+
+def _links(items: list[str], href: str = "#") -> str:
+    """``<li>`` links for a menu or a list of titles."""
+    e = html.escape
+    return "".join(f'<li><a href="{e(href.replace("*", x.lower()))}">{e(x)}</a></li>' for x in items)
+
+
+@dataclass
+class _Site:
+    """One site's template: the boilerplate shared by all its pages.
+
+    ``top`` (cookie notice, header, navigation) and ``bottom`` ("most popular" list,
+    footer) are rendered once; pages add their own ads, related links and comments.
+    """
+
+    key: str
+    name: str
+    domain: str
+    menu: list[str]
+    tagline: str
+    cookie: str
+    ads: list[str]  # escaped ad blocks
+    popular: list[str]
+    footer_text: str
+    staff: list[str]
+    p_comments: float
+    prefix: str  # CSS class prefix, so markup differs between sites
+    top: str = ""
+    bottom: str = ""
+
+
+def _make_site(i: int, rng: random.Random, words: _Words, titles: list[str]) -> _Site:
+    e = html.escape
+    paper = f"{words.word(rng, True)} {rng.choice(_PAPER)}"
+    secs = rng.sample(_SECTIONS, rng.randint(4, 7))
+    px = words.word(rng)[:4]
+    s = _Site(
+        key=f"site{i:03d}",
+        name=f"The {paper}",
+        domain=f"www.{paper.replace(' ', '').lower()}.com",
+        menu=secs + [words.word(rng, True) for _ in range(rng.randint(2, 5))],
+        tagline=words.sentence(rng, 4, 9),
+        cookie=f"We use cookies to {words.phrase(rng, 4, 8)}. {words.sentence(rng, 5, 10)} Accept all cookies?",
+        ads=[f'<div class="{px}-ad"><span>Advertisement</span><p>{e(words.name(rng))}: {e(words.sentence(rng, 5, 12))}</p></div>'
+             for _ in range(rng.randint(3, 6))],
+        popular=rng.choices(titles, k=rng.randint(4, 7)),
+        footer_text=f"Copyright The {paper}. {words.sentences(rng, 1, 3)}",
+        staff=[words.name(rng) for _ in range(rng.randint(3, 8))],
+        p_comments=rng.choice([0.0, 0.3, 0.8]),
+        prefix=px,
+    )
+    footer_links = ["About us", "Contact", "Privacy", "Terms"]
+    footer_links += [words.word(rng, True) for _ in range(rng.randint(2, 5))]
+    s.top = (
+        f'<link rel="stylesheet" href="/static/{px}.css"></head><body class="{px}-page">\n'
+        f'<div class="{px}-cookie" role="dialog"><p>{e(s.cookie)}</p><button>OK</button></div>\n'
+        f'<header class="{px}-header"><a class="{px}-logo" href="/">{e(s.name)}</a><p class="{px}-tagline">{e(s.tagline)}</p>\n'
+        f'<nav><ul>{_links(s.menu, "/*/")}</ul></nav></header>\n'
+    )
+    s.bottom = (
+        f"<h2>Most popular</h2><ol>{_links(s.popular)}</ol></aside>\n"
+        f'</main><footer class="{px}-footer"><ul>{_links(footer_links)}</ul>\n'
+        f"<p>{e(s.footer_text)}</p></footer></body></html>\n"
+    )
+    return s
+
+
+def _render(site: _Site, text: str, byline: str, caption: str, when: str, topic: str | None,
+            rng: random.Random, words: _Words, titles: list[str]) -> str:
+    """The full page: site boilerplate around the article, plus per-page noise."""
+    e = html.escape
+    px = site.prefix
+    headline, *paras = text.split("\n\n")
+    related = rng.choices(titles, k=rng.randint(3, 6))
+    out = [
+        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{e(headline)} | {e(site.name)}</title>\n',
+        site.top,
+        rng.choice(site.ads),
+        f'\n<main><div class="{px}-crumbs"><a href="/">Home</a> &gt; <a href="/news/">{e((topic or "news").title())}</a></div>\n',
+        f"<article><h1>{e(headline)}</h1>\n",
+        f'<div class="{px}-byline">{e(byline)} <time>{when}</time></div>\n',
+        f'<figure><img src="/img/{rng.getrandbits(32)}.jpg" alt=""><figcaption>{e(caption)}</figcaption></figure>\n',
+        f'<div class="{px}-body">\n',
+    ]
+    for p in paras:
+        out.append(f"<p>{e(p)}</p>\n")
+        if rng.random() < 0.15:
+            out.append(rng.choice(site.ads) + "\n")
+    out.append('</div><div class="share">Share this article: Facebook Twitter Email</div></article>\n')
+    out.append(f"<aside><h2>Related stories</h2><ul>{_links(related)}</ul>\n")
+    if rng.random() < site.p_comments:
+        n = rng.randint(1, 6)
+        out.append(f'<section class="{px}-comments"><h2>Comments ({n})</h2>\n')
+        for _ in range(n):
+            out.append(f'<div class="comment"><b>{e(words.name(rng))}</b><p>{e(words.sentences(rng, 1, 3))}</p></div>\n')
+        out.append("</section>\n")
+    out.append(site.bottom)
+    return "".join(out)
+
+
+# --------------------------------------------------------------------------- simulator
+
+
+@dataclass
+class _Version:
+    """A full article version: headline, dateline and body paragraphs."""
+
+    headline: str
+    dateline: str
+    paras: list[str]
+
+    def full_paras(self) -> list[str]:
+        if not self.dateline:
+            return list(self.paras)
+        return [f"{self.dateline} - {self.paras[0]}", *self.paras[1:]]
+
+
+class Syndicator:
+    """Streams a labeled syndication corpus made from ``articles``.
+
+    ``Syndicator(articles, seed, config).run(n_docs)`` yields ``("doc", record)`` and
+    ``("truth", record)`` pairs (see :func:`simulate`).  ``counts`` is updated as it goes.
+    The sources are held in memory (cleaned, deduplicated); the output is not.
+    """
+
+    def __init__(self, articles: Iterable[dict], seed: int, config: SynthConfig | None = None):
+        self.config = cfg = config or SynthConfig()
+        self.seed = int(seed) % 2**64
+        self.rng = np.random.default_rng(self.seed)
+        self.py = random.Random(self.seed)  # for made-up words
+        self.stories = prepare_stories(articles, cfg.min_source_words, cfg.max_digit_share)
+        if not self.stories:
+            raise ValueError("no usable source articles (check min_source_words)")
+        self.titles = [s.title for s in self.stories]
+        self.words = _Words(self.py)
+        self.sites = [_make_site(i, self.py, self.words, self.titles) for i in range(cfg.n_sites)]
+        pop = 1.0 / np.arange(1, cfg.n_sites + 1) ** 0.8
+        self._site_cdf = np.cumsum(pop / pop.sum())
+        self.counts: dict[str, int] = {"docs": 0, "clusters": 0, "containment": 0, "partial": 0}
+        self._seq = 0
+
+    # ---- planning
+
+    def _plan(self, n_docs: int | None) -> np.ndarray:
+        """Documents per cluster: one entry per story used, summing to ``n_docs``."""
+        cfg, n_stories = self.config, len(self.stories)
+        total = round(n_stories * cfg.mean_cluster_size) if n_docs is None else int(n_docs)
+        if total < 1:
+            return np.zeros(0, dtype=np.int64)
+        k = max(1, min(n_stories, total, round(total / cfg.mean_cluster_size)))
+        w = self.rng.lognormal(0.0, cfg.cluster_size_sigma, k)
+        return 1 + self.rng.multinomial(total - k, w / w.sum())
+
+    def _story_order(self, k: int) -> Iterator[int]:
+        """``k`` distinct story indices; the next one shares the topic w.p. p_same_topic."""
+        order = self.rng.permutation(len(self.stories))
+        by_topic: dict[str | None, list[int]] = {}
+        for i in order[::-1].tolist():  # reversed so .pop() follows the permutation
+            by_topic.setdefault(self.stories[i].topic, []).append(i)
+        used = np.zeros(len(self.stories), dtype=bool)
+        pos, prev = 0, None
+        for _ in range(k):
+            same = by_topic.get(prev) if prev is not None else None
+            while same and used[same[-1]]:
+                same.pop()
+            if same and self.rng.random() < self.config.p_same_topic:
+                i = same.pop()
+            else:
+                while used[order[pos]]:
+                    pos += 1
+                i = int(order[pos])
+            used[i] = True
+            prev = self.stories[i].topic
+            yield i
+
+    # ---- transformations
+
+    def _delay(self, base: int, after: int) -> int:
+        """A republication time: ``base`` plus a capped exponential delay, not before
+        ``after`` (the time of the version it copies)."""
+        cfg = self.config
+        d = min(self.rng.exponential(cfg.mean_delay_hours * 3600), cfg.max_delay_hours * 3600)
+        return max(after, base + int(d))
+
+    def _site(self) -> int:
+        return min(int(np.searchsorted(self._site_cdf, self.rng.random())), len(self.sites) - 1)
+
+    def _headline(self, story: _Story) -> str:
+        rng, t = self.rng, story.title
+        if rng.random() >= self.config.p_new_headline:
+            return t
+        if t.isupper() and rng.random() < 0.7:
+            t = t.title()
+        ws = t.split()
+        op = rng.integers(4)
+        if op == 0:
+            t = f"UPDATE {int(rng.integers(1, 4))}-{t}"
+        elif op == 1 and len(ws) > 3:
+            del ws[int(rng.integers(len(ws)))]
+            t = " ".join(ws)
+        elif op == 2:
+            t = f"{t}, {['officials say', 'report says', 'sources say', 'analysts say'][rng.integers(4)]}"
+        elif len(ws) > 1:
+            ws[int(rng.integers(len(ws)))] = _COMMON[rng.integers(len(_COMMON))]
+            t = " ".join(ws)
+        return t
+
+    def _dateline(self, keep: str) -> str:
+        u = self.rng.random()
+        if u < 0.5:
+            return keep
+        if u < 0.75:
+            return ""
+        day = int(self.rng.integers(1, 29))
+        agency = ["Reuters", "AP", "AFP", "Staff"][self.rng.integers(4)]
+        return f"{self.words.word(self.py).upper()}, {_MONTHS[self.rng.integers(12)]} {day} ({agency})"
+
+    def _edit_words(self, para: str) -> str:
+        """Replace, delete or insert about ``edit_rate`` of the words (replacements are
+        common words or words of the same paragraph)."""
+        rng, rate = self.rng, self.config.edit_rate
+        toks = para.split(" ")
+        hits = np.flatnonzero(rng.random(len(toks)) < rate)
+        if not len(hits):
+            return para
+        for i in hits[::-1].tolist():  # right to left keeps earlier indices valid
+            op = rng.integers(3)
+            if op == 0:
+                toks[i] = toks[rng.integers(len(toks))] if rng.random() < 0.5 else _COMMON[rng.integers(len(_COMMON))]
+            elif op == 1 and len(toks) > 1:
+                del toks[i]
+            else:
+                toks.insert(i + 1, _COMMON[rng.integers(len(_COMMON))])
+        return " ".join(toks)
+
+    def _rewrite(self, story: _Story, base: _Version) -> _Version:
+        rng, cfg = self.rng, self.config
+        paras = list(base.paras)
+        if rng.random() < cfg.p_rebreak:
+            for _ in range(int(rng.integers(1, 4))):
+                i = int(rng.integers(len(paras)))
+                cut = [e for _, e in sentence_spans(paras[i])[:-1]]
+                if cut and rng.random() < 0.5:  # split at a sentence end
+                    c = cut[rng.integers(len(cut))]
+                    paras[i: i + 1] = [paras[i][:c], paras[i][c + 1:]]
+                elif i + 1 < len(paras):  # join with the next paragraph
+                    paras[i: i + 2] = [paras[i] + " " + paras[i + 1]]
+        if len(paras) > 2 and rng.random() < cfg.p_reorder:
+            i = int(rng.integers(1, len(paras) - 1))
+            paras[i], paras[i + 1] = paras[i + 1], paras[i]
+        if cfg.edit_rate > 0:
+            paras = [self._edit_words(p) for p in paras]
+        if rng.random() < cfg.p_local_paragraph:
+            paras.insert(int(rng.integers(1, len(paras) + 1)), self.words.sentences(self.py, 2, 4))
+        return _Version(self._headline(story), self._dateline(base.dateline), paras)
+
+    def _quote(self, recent: deque, when: int) -> tuple[str, str, tuple[int, int]] | None:
+        """A verbatim passage of a recent document: (doc id, passage, span in its text)."""
+        rng, lo = self.rng, self.config.min_partial_chars
+        for _ in range(5):
+            if not recent:
+                return None
+            doc_id, text, t, starts = recent[int(rng.integers(len(recent)))]
+            if t > when:
+                continue
+            j = int(rng.integers(len(starts)))
+            s, e = starts[j], (starts[j + 1] - 2 if j + 1 < len(starts) else len(text))
+            sents = sentence_spans(text, s, e)
+            if rng.random() >= 0.4 and len(sents) > 1:  # a few sentences, not the paragraph
+                i = int(rng.integers(len(sents)))
+                want, k = int(rng.integers(1, 4)), i + 1
+                while k < len(sents) and (k - i < want or sents[k - 1][1] - sents[i][0] < lo):
+                    k += 1
+                if sents[k - 1][1] - sents[i][0] >= lo:
+                    s, e = sents[i][0], sents[k - 1][1]
+            if e - s >= lo:
+                return doc_id, text[s:e], (s, e)
+        return None
+
+    # ---- a cluster
+
+    def _new_id(self) -> tuple[int, str]:
+        self._seq += 1
+        return self._seq, f"d{self._seq:08d}"
+
+    def _cluster(self, c: int, story: _Story, size: int, base_time: int, recent: deque):
+        """Documents (as pending heap entries) and truth records of one story."""
+        rng, cfg = self.rng, self.config
+        docs: list[dict] = []  # {"seq", "id", "text", "time", "kind", "v": _Version|None}
+        truth: list[dict] = []
+        bases: set[int] = set()  # indices in docs of versions something was derived from
+
+        def add(kind: str, text: str, when: int, v: _Version | None, site: int | None = None) -> dict:
+            seq, doc_id = self._new_id()
+            d = {"seq": seq, "id": doc_id, "text": text, "time": when, "kind": kind, "v": v,
+                 "site": self._site() if site is None else site}
+            docs.append(d)
+            return d
+
+        v0 = _Version(story.title, story.dateline, list(story.paras))
+        add("original", _compose(v0.headline, v0.full_paras())[0], base_time, v0)
+        full = [0]  # indices in docs of full versions (original and rewrites)
+        left = size - 1
+        while left > 0:
+            u = rng.random()
+            b = full[int(rng.integers(len(full)))]
+            bv, bd = docs[b]["v"], docs[b]
+            bparas = bv.full_paras()
+            if u < cfg.p_trim + cfg.p_split and len(bparas) >= 2 and (u < cfg.p_trim or left >= 2):
+                bases.add(b)
+                _, bstarts = _compose(bv.headline, bparas)
+                if u < cfg.p_trim:  # trimmed copy, mostly from the bottom
+                    k = int(rng.integers(max(1, math.ceil(0.3 * len(bparas))), len(bparas)))
+                    if rng.random() < 0.75:
+                        keep = list(range(k))
+                    else:  # or paragraphs cut here and there
+                        keep = [0, *sorted(rng.choice(np.arange(1, len(bparas)), k - 1, replace=False).tolist())]
+                    text = _compose(bv.headline, [bparas[i] for i in keep])[0]
+                    t = add("trim", text, self._delay(base_time, bd["time"]), None)
+                    truth.append({"type": "containment", "container": bd["id"], "contained": t["id"], "why": "trim"})
+                    left -= 1
+                else:  # the same version over two pages
+                    m = int(rng.integers(1, len(bparas)))
+                    when, site = self._delay(base_time, bd["time"]), self._site()
+                    for part, (i0, i1) in enumerate([(0, m), (m, len(bparas))]):
+                        text = _compose(bv.headline, bparas[i0:i1])[0]
+                        p = add("page", text, when + part, None, site)
+                        a_end = bstarts[i1 - 1] + len(bparas[i1 - 1])
+                        truth.append({"type": "partial", "a": bd["id"], "b": p["id"], "a_chars": [bstarts[i0], a_end],
+                                      "b_chars": [len(bv.headline) + 2, len(text)], "why": "split"})
+                        truth.append({"type": "containment", "container": bd["id"], "contained": p["id"],
+                                      "why": "split"})
+                    left -= 2
+            else:
+                bases.add(b)
+                v = self._rewrite(story, bv)
+                full.append(len(docs))
+                add("rewrite", _compose(v.headline, v.full_paras())[0], self._delay(base_time, bd["time"]), v)
+                left -= 1
+
+        # Passages of other stories go into versions nothing was derived from, so each
+        # copied passage appears in exactly one document and the records stay complete.
+        quotable = []
+        for i, d in enumerate(docs):
+            v = d["v"]
+            if v is None or i in bases or rng.random() >= cfg.p_partial:
+                if v is not None:
+                    quotable.append(d)
+                continue
+            q = self._quote(recent, d["time"])
+            if q is None:
+                quotable.append(d)
+                continue
+            src_id, passage, (s, e) = q
+            paras = v.full_paras()
+            at = int(rng.integers(1, len(paras) + 1))
+            paras.insert(at, passage)
+            d["text"], starts = _compose(v.headline, paras)
+            truth.append({"type": "partial", "a": src_id, "b": d["id"], "a_chars": [s, e],
+                          "b_chars": [starts[at], starts[at] + len(passage)], "why": "quote"})
+        for d in quotable[:4]:
+            v = d["v"]
+            recent.append((d["id"], d["text"], d["time"], _compose(v.headline, v.full_paras())[1]))
+        truth.insert(0, {"type": "cluster", "cluster": c, "ids": [d["id"] for d in docs],
+                         "source": story.id, "topic": story.topic})
+        return docs, truth
+
+    # ---- the stream
+
+    def run(self, n_docs: int | None = None) -> Iterator[tuple[str, dict]]:
+        """Yield ``("doc", record)`` in time order and ``("truth", record)`` per story."""
+        cfg = self.config
+        sizes = self._plan(n_docs)
+        start = int(datetime.fromisoformat(cfg.start.replace("Z", "+00:00")).timestamp())
+        now = float(start)
+        recent: deque = deque(maxlen=cfg.recent_window)
+        heap: list[tuple[int, int, dict]] = []
+        for c, (si, size) in enumerate(zip(self._story_order(len(sizes)), sizes.tolist())):
+            now += self.rng.exponential(cfg.story_gap_minutes * 60)
+            base = int(now)
+            while heap and heap[0][0] <= base:
+                yield "doc", self._emit(heapq.heappop(heap)[2])
+            story = self.stories[si]
+            docs, truth = self._cluster(c, story, size, base, recent)
+            for d in docs:
+                del d["v"]  # only needed while making the cluster
+                d["cluster"], d["topic"], d["source"] = c, story.topic, story.id
+                heapq.heappush(heap, (d["time"], d["seq"], d))
+            self.counts["clusters"] += 1
+            for r in truth:
+                if r["type"] != "cluster":
+                    self.counts[r["type"]] += 1
+                yield "truth", r
+        while heap:
+            yield "doc", self._emit(heapq.heappop(heap)[2])
+
+    def _emit(self, d: dict) -> dict:
+        """Render the page of a pending document with its own seeded generator."""
+        rng = random.Random(self.seed << 40 | d["seq"])
+        site = self.sites[d["site"]]
+        when = datetime.fromtimestamp(d["time"], UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        byline = f"By {rng.choice(site.staff)}" if rng.random() < 0.6 else f"By {site.name} staff and agencies"
+        caption = f"{self.words.name(rng)} {self.words.phrase(rng, 4, 10)}. (Photo: {self.words.word(rng, True)})"
+        page = _render(site, d["text"], byline, caption, when, d["topic"], rng, self.words, self.titles)
+        slug = "-".join(re.findall(r"[a-z0-9]+", d["text"].split("\n", 1)[0].lower())[:8])
+        self.counts["docs"] += 1
+        self.counts[d["kind"]] = self.counts.get(d["kind"], 0) + 1
+        return {"id": d["id"], "url": f"https://{site.domain}/{d['seq']}/{slug}", "site": site.key,
+                "cluster": d["cluster"], "time": when, "kind": d["kind"], "source": d["source"],
+                "text": d["text"], "html": page}
+
+
+def simulate(articles: Iterable[dict], seed: int, n_docs: int | None = None,
+             config: SynthConfig | None = None) -> Iterator[tuple[str, dict]]:
+    """Stream a labeled corpus: ``("doc", doc)`` and ``("truth", record)`` pairs.
+
+    ``doc``: ``{"id", "url", "site", "cluster", "time", "kind", "source", "text", "html"}``
+    with ``kind`` in ``original | rewrite | trim | page`` and ``time`` ISO-8601 UTC;
+    documents come in time order.  Truth records:
+
+    - ``{"type": "cluster", "cluster": c, "ids": [...], "source", "topic"}``: every
+      document made from one story (all kinds; singletons too), a partition of the docs.
+    - ``{"type": "containment", "container": id, "contained": id, "why": "trim"|"split"}``
+    - ``{"type": "partial", "a": id, "b": id, "a_chars": [s, e], "b_chars": [s, e],
+      "why": "quote"|"split"}``: ``a["text"][s:e] == b["text"][s2:e2]`` exactly.
+
+    Only the pair that was actually copied is recorded; other versions of the same story
+    hold the same passage with small edits.  ``n_docs=None`` uses every usable story
+    once with ``mean_cluster_size`` documents on average.
+    """
+    return Syndicator(articles, seed, config).run(n_docs)
+
+
+def write_corpus(articles: Iterable[dict], out_dir: str | Path, seed: int, n_docs: int | None = None,
+                 config: SynthConfig | None = None) -> dict:
+    """Write ``docs.jsonl`` and ``truth.jsonl`` into ``out_dir``; return the counts.
+
+    Counts: ``docs``, ``clusters``, ``containment``, ``partial`` and documents per kind.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    sim = Syndicator(articles, seed, config)
+    with open(out / "docs.jsonl", "wb") as fd, open(out / "truth.jsonl", "wb") as ft:
+        for what, rec in sim.run(n_docs):
+            (fd if what == "doc" else ft).write(orjson.dumps(rec) + b"\n")
+    return {**sim.counts, "seed": seed, "config": asdict(sim.config)}
