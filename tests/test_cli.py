@@ -130,3 +130,34 @@ def test_shipped_sample_runs(tmp_path, capsys):
 def test_methods_lists_minhash(capsys):
     assert main(["methods"]) == 0
     assert "minhash" in capsys.readouterr().out
+
+
+def test_shipped_sample_is_what_synth_makes(tmp_path):
+    assert main(["synth", "-o", str(tmp_path), "--docs", "48", "--seed", "1", "--cluster-size-sigma", "0.4", "--quiet"]) == 0
+    assert (tmp_path / "docs.jsonl").read_bytes() == SAMPLE.read_bytes()
+    assert (tmp_path / "truth.jsonl").read_bytes() == (REPO / "examples" / "sample-truth.jsonl").read_bytes()
+
+
+def test_eval_on_the_sample_reads_clusters_and_html(tmp_path, capsys):
+    import json
+
+    assert main(["eval", str(SAMPLE), "--shingle-size", "3", "--json"]) == 0
+    text_report = json.loads(capsys.readouterr().out)
+    assert text_report["documents"] == 48 and text_report["positives"] == 136
+    assert text_report["max_f1"] > 0.95
+    assert main(["eval", str(SAMPLE), "--shingle-size", "3", "--html", "--json", "--plot", str(tmp_path)]) == 0
+    html_report = json.loads(capsys.readouterr().out)
+    # whole pages carry site templates, which blur the pages of different stories
+    assert html_report["auroc"] < text_report["auroc"]
+    assert (tmp_path / "roc.png").stat().st_size > 0 and (tmp_path / "thresholds.png").stat().st_size > 0
+
+
+def test_eval_with_folds_and_tuning_set(capsys):
+    import json
+
+    assert main(["eval", str(SAMPLE), "--folds", "2", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["folds"] == 2 and len(report["per_fold"]) == 2
+    assert main(["eval", str(SAMPLE), "--tune-on", str(SAMPLE), "--json"]) == 0
+    tuned = json.loads(capsys.readouterr().out)
+    assert tuned["tuned_on"] == "sample.jsonl" and tuned["f1"] == tuned["max_f1"]

@@ -53,8 +53,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         if name not in REGISTRY:
             raise ValueError(f"unknown method {name!r}; choose from {', '.join(sorted(REGISTRY))}")
     given = _given_params(args)
-    data = load_labeled(args.dataset, args.extract, truth=args.truth, pairs=args.pairs)
-    tune = load_labeled(args.tune_on, args.extract) if args.tune_on else None
+    data = load_labeled(args.dataset, args.extract, truth=args.truth, pairs=args.pairs, prefer_html=args.html)
+    tune = load_labeled(args.tune_on, args.extract, prefer_html=args.html) if args.tune_on else None
     reports, curves = [], {}
     for name in names:
         params = {k: v for k, v in given.items() if k in method_defaults(name)}
@@ -111,12 +111,34 @@ def _cmd_dedup(args: argparse.Namespace) -> int:
         args.output,
         unique=args.unique,
         fmt=args.format,
+        prefer_html=args.html,
         strict=args.strict,
         progress=not args.quiet and sys.stderr.isatty(),
         **method_options(args),
     )
     if not args.quiet:
         _print_summary(summary, args.output)
+    return 0
+
+
+def _cmd_synth(args: argparse.Namespace) -> int:
+    import itertools
+    from dataclasses import fields
+
+    from .evaluate.corpora import load_texts, shipped_articles
+    from .evaluate.synth import SynthConfig, write_corpus
+
+    articles = itertools.chain.from_iterable(load_texts(s) for s in args.sources) if args.sources else shipped_articles()
+    knobs = {f.name: getattr(args, f.name) for f in fields(SynthConfig) if getattr(args, f.name, None) is not None}
+    counts = write_corpus(articles, args.output, args.seed, args.docs, SynthConfig(**knobs))
+    if not args.quiet:
+        kinds = ", ".join(f"{k} {counts.get(k, 0):,}" for k in ("original", "rewrite", "trim", "page"))
+        print(
+            f"wrote {counts['docs']:,} documents ({kinds}) in {counts['clusters']:,} clusters, "
+            f"{counts['containment']:,} containments, {counts['partial']:,} partial copies -> "
+            f"{args.output}/docs.jsonl, truth.jsonl",
+            file=sys.stderr,
+        )
     return 0
 
 
@@ -165,6 +187,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=FORMATS, default="jsonl", help="format of pairs and clusters (jsonl)")
     p.add_argument("--strict", action="store_true", help="stop with exit code 2 at the first bad record")
     p.add_argument("--quiet", action="store_true", help="no progress bar and no summary on stderr")
+    p.add_argument("--html", action="store_true", help="read the 'html' field of records that have both html and text")
     add_method_options(p)
     p.set_defaults(func=_cmd_dedup)
 
@@ -179,8 +202,27 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--plot", metavar="DIR", help="write thresholds.png and roc.png into DIR")
     p.add_argument("--extract", default="visible", help="extractor for HTML pages (visible)")
+    p.add_argument("--html", action="store_true", help="read the 'html' field of records that have both html and text")
     add_method_options(p)
     p.set_defaults(func=_cmd_eval)
+
+    p = sub.add_parser("synth", help="make a labeled corpus by simulating syndication of real articles")
+    p.add_argument("sources", nargs="*", metavar="SOURCE",
+                   help="Reuters-21578 folder, BBC folder or JSONL of texts (default: the shipped sample articles)")
+    p.add_argument("-o", "--output", required=True, metavar="OUTDIR", help="folder for docs.jsonl and truth.jsonl")
+    p.add_argument("--docs", type=int, help="number of documents (default: every story once)")
+    p.add_argument("--seed", type=int, default=1, help="random seed (1)")
+    p.add_argument("--quiet", action="store_true", help="no summary on stderr")
+    g = p.add_argument_group("simulation knobs")
+    from dataclasses import fields
+
+    from .evaluate.synth import SynthConfig
+
+    for f in fields(SynthConfig):
+        if f.name != "start":
+            g.add_argument("--" + f.name.replace("_", "-"), dest=f.name, type=type(f.default),
+                           help=f"(default {f.default})")
+    p.set_defaults(func=_cmd_synth)
 
     p = sub.add_parser("methods", help="list the detection methods and their parameters")
     p.set_defaults(func=_cmd_methods)

@@ -17,14 +17,14 @@ from .io.writers import format_for, write_json, write_rows
 from .pipeline import DedupResult, Deduplicator
 
 
-def write_unique(result: DedupResult, inputs: Sequence[str], path: Path) -> int:
+def write_unique(result: DedupResult, inputs: Sequence[str], path: Path, prefer_html: bool = False) -> int:
     """Write the input records minus the dropped duplicates; returns how many were written."""
     dropped = result.dropped_ids()
     kept_ids = set(result.ids)
     written: set[str] = set()
 
     def rows():
-        for item in read_inputs(inputs):
+        for item in read_inputs(inputs, prefer_html):
             if not isinstance(item, Record) or item.id not in kept_ids:
                 continue
             if item.id in dropped or item.id in written:
@@ -44,6 +44,7 @@ def dedup_files(
     outdir: str | Path,
     unique: str | Path | None = None,
     fmt: str = "jsonl",
+    prefer_html: bool = False,
     **options: Any,
 ) -> tuple[DedupResult, dict[str, Any]]:
     """Run near-duplicate detection over files, write the result files into ``outdir``.
@@ -53,7 +54,7 @@ def dedup_files(
     start = time.perf_counter()
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
-    result = Deduplicator(**options).run(read_inputs(inputs))
+    result = Deduplicator(**options).run(read_inputs(inputs, prefer_html))
     ext = "jsonl" if fmt == "jsonl" else "parquet"
     write_rows(
         out / f"pairs.{ext}",
@@ -68,7 +69,7 @@ def dedup_files(
     summary = result.summary()
     summary["inputs"] = [str(p) for p in inputs]
     if unique is not None:
-        summary["unique_written"] = write_unique(result, inputs, Path(unique))
+        summary["unique_written"] = write_unique(result, inputs, Path(unique), prefer_html)
         summary["unique_file"] = str(unique)
     summary["seconds"]["total"] = round(time.perf_counter() - start, 3)
     write_json(out / "summary.json", summary)

@@ -222,6 +222,16 @@ def iter_jsonl_texts(path: str | Path) -> Iterator[dict]:
 # --------------------------------------------------------------------------- dispatch
 
 
+def shipped_articles() -> Iterator[dict]:
+    """The made-up articles that ship with neardup (``neardup/data/articles.jsonl``)."""
+    from importlib import resources
+
+    raw = resources.files("neardup").joinpath("data/articles.jsonl").read_bytes()
+    for line in raw.splitlines():
+        if line.strip():
+            yield orjson.loads(line)
+
+
 def load_texts(spec: str | Path) -> Iterator[dict]:
     """Pick a loader from what ``spec`` is and return its iterator.
 

@@ -77,6 +77,7 @@ def load_labeled(
     extract: str = "visible",
     truth: str | Path | None = None,
     pairs: str | Path | None = None,
+    prefer_html: bool = False,
 ) -> LabeledSet:
     """Read a labeled dataset in any of the layouts ``neardup eval`` accepts.
 
@@ -91,7 +92,7 @@ def load_labeled(
     by_truth = read_truth_clusters(truth) if truth else None
     is_dir = Path(path).is_dir()
     ids, texts, names = [], [], []
-    for record, text in documents(read_input(path), extract, stats):
+    for record, text in documents(read_input(path, prefer_html), extract, stats):
         ids.append(record.id)
         texts.append(text)
         if by_truth is not None:

@@ -89,13 +89,19 @@ def decode_html(data: bytes) -> str:
         return data.decode("cp1252", errors="replace")
 
 
-def record_from_mapping(obj: Any, source: str, line: int) -> Record | Rejection:
+def record_from_mapping(obj: Any, source: str, line: int, prefer_html: bool = False) -> Record | Rejection:
+    """A record from a JSON object or Parquet row, or why it cannot be one.
+
+    A record with both ``text`` and ``html`` uses ``text`` unless ``prefer_html``.
+    """
     if not isinstance(obj, dict):
         return Rejection(source, line, "not a JSON object")
     rid = obj.get("id")
     if rid is None or isinstance(rid, (dict, list, bool)) or rid == "":
         return Rejection(source, line, "missing id")
     text, html = obj.get("text"), obj.get("html")
+    if prefer_html and html is not None:
+        text = None
     if text is None and html is None:
         return Rejection(source, line, "missing text", "a record needs a 'text' or 'html' field")
     body = text if text is not None else html
@@ -106,7 +112,7 @@ def record_from_mapping(obj: Any, source: str, line: int) -> Record | Rejection:
     return Record(str(rid), text if text is not None else None, None if text is not None else html, source, line, obj)
 
 
-def read_jsonl(path: Path) -> Iterator[Record | Rejection]:
+def read_jsonl(path: Path, prefer_html: bool = False) -> Iterator[Record | Rejection]:
     """Records of a JSONL file (one JSON object per line, blank lines ignored)."""
     source = str(path)
     seen_any = False
@@ -120,7 +126,7 @@ def read_jsonl(path: Path) -> Iterator[Record | Rejection]:
             reason = "undecodable bytes" if _bad_utf8(raw) else "invalid JSON"
             yield Rejection(source, number, reason, str(exc).split(":")[0])
             continue
-        yield record_from_mapping(obj, source, number)
+        yield record_from_mapping(obj, source, number, prefer_html)
     if not seen_any:
         yield Rejection(source, None, "empty input", "no records")
 
@@ -133,7 +139,7 @@ def _bad_utf8(raw: bytes) -> bool:
     return False
 
 
-def read_parquet(path: Path) -> Iterator[Record | Rejection]:
+def read_parquet(path: Path, prefer_html: bool = False) -> Iterator[Record | Rejection]:
     """Records of a Parquet file with the same columns as JSONL (row numbers from 1)."""
     import pyarrow.parquet as pq
 
@@ -147,7 +153,7 @@ def read_parquet(path: Path) -> Iterator[Record | Rejection]:
     for batch in pf.iter_batches(batch_size=4096):
         for obj in batch.to_pylist():
             row += 1
-            yield record_from_mapping(obj, source, row)
+            yield record_from_mapping(obj, source, row, prefer_html)
     if row == 0:
         yield Rejection(source, None, "empty input", "no records")
 
@@ -190,8 +196,12 @@ def read_directory(root: Path) -> Iterator[Record | Rejection]:
         yield Rejection(str(root), None, "empty input", "no files")
 
 
-def read_input(path: str | os.PathLike[str]) -> Iterator[Record | Rejection]:
-    """Records of one input, by what it is: a directory, JSONL, Parquet, or one document file."""
+def read_input(path: str | os.PathLike[str], prefer_html: bool = False) -> Iterator[Record | Rejection]:
+    """Records of one input, by what it is: a directory, JSONL, Parquet, or one document file.
+
+    ``prefer_html``: records with both fields are read from ``html`` (e.g. to run the
+    extractor on simulated pages whose clean ``text`` is also stored).
+    """
     p = Path(path)
     if p.is_dir():
         yield from read_directory(p)
@@ -200,16 +210,18 @@ def read_input(path: str | os.PathLike[str]) -> Iterator[Record | Rejection]:
         raise InputError(f"{p}: no such file or directory")
     name = _strip_gz(p)
     if name.endswith(JSONL_SUFFIXES):
-        yield from read_jsonl(p)
+        yield from read_jsonl(p, prefer_html)
     elif name.endswith(PARQUET_SUFFIXES):
-        yield from read_parquet(p)
+        yield from read_parquet(p, prefer_html)
     elif name.endswith(TEXT_SUFFIXES + HTML_SUFFIXES):
         yield read_document_file(p, p.name)
     else:
         raise InputError(f"{p}: unknown input type (expected a directory, .jsonl, .parquet, .txt or .html)")
 
 
-def read_inputs(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Record | Rejection]:
+def read_inputs(
+    paths: Iterable[str | os.PathLike[str]], prefer_html: bool = False
+) -> Iterator[Record | Rejection]:
     """Records of several inputs, in the order given."""
     for path in paths:
-        yield from read_input(path)
+        yield from read_input(path, prefer_html)
