@@ -161,3 +161,26 @@ def test_eval_with_folds_and_tuning_set(capsys):
     assert main(["eval", str(SAMPLE), "--tune-on", str(SAMPLE), "--json"]) == 0
     tuned = json.loads(capsys.readouterr().out)
     assert tuned["tuned_on"] == "sample.jsonl" and tuned["f1"] == tuned["max_f1"]
+
+
+def test_eval_with_truth_file_and_labeled_pairs(tmp_path, capsys):
+    import json
+
+    docs = tmp_path / "docs.jsonl"
+    # the same documents without their cluster field: labels come from the truth file
+    docs.write_bytes(b"".join(
+        orjson.dumps({k: v for k, v in r.items() if k != "cluster"}) + b"\n" for r in read_jsonl(SAMPLE)
+    ))
+    truth = REPO / "examples" / "sample-truth.jsonl"
+    assert main(["eval", str(docs), "--truth", str(truth), "--shingle-size", "3", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["positives"] == 136
+    rows = read_jsonl(SAMPLE)
+    pairs = tmp_path / "pairs.jsonl"
+    labeled = [(rows[0], rows[1]), (rows[0], rows[-1]), (rows[2], rows[3]), (rows[5], rows[40])]
+    pairs.write_bytes(b"".join(
+        orjson.dumps({"a": x["id"], "b": y["id"], "label": x["cluster"] == y["cluster"]}) + b"\n" for x, y in labeled
+    ))
+    assert main(["eval", str(docs), "--pairs", str(pairs), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["pairs"] == 4
+    assert report["positives"] == sum(x["cluster"] == y["cluster"] for x, y in labeled)
