@@ -9,9 +9,16 @@ import argparse
 import sys
 from typing import Sequence
 
+from .extract import EXTRACTORS
 from .io.readers import InputError
 from .io.writers import FORMATS
 from .methods import REGISTRY, all_params, method_defaults, method_params
+
+
+def add_input_options(p: argparse.ArgumentParser) -> None:
+    """How records become text: the HTML extractor and which field to read."""
+    p.add_argument("--extract", choices=sorted(EXTRACTORS), default="visible", help="extractor for HTML pages (visible)")
+    p.add_argument("--html", action="store_true", help="read the 'html' field of records that have both html and text")
 
 
 def add_method_options(p: argparse.ArgumentParser) -> None:
@@ -112,6 +119,7 @@ def _cmd_dedup(args: argparse.Namespace) -> int:
         unique=args.unique,
         fmt=args.format,
         prefer_html=args.html,
+        extract=args.extract,
         strict=args.strict,
         progress=not args.quiet and sys.stderr.isatty(),
         **method_options(args),
@@ -185,9 +193,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", required=True, metavar="OUTDIR", help="folder for pairs, clusters and summary.json")
     p.add_argument("--unique", metavar="FILE", help="also write the input records minus the duplicates (.jsonl or .parquet)")
     p.add_argument("--format", choices=FORMATS, default="jsonl", help="format of pairs and clusters (jsonl)")
+    add_input_options(p)
     p.add_argument("--strict", action="store_true", help="stop with exit code 2 at the first bad record")
     p.add_argument("--quiet", action="store_true", help="no progress bar and no summary on stderr")
-    p.add_argument("--html", action="store_true", help="read the 'html' field of records that have both html and text")
     add_method_options(p)
     p.set_defaults(func=_cmd_dedup)
 
@@ -201,8 +209,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--split-seed", type=int, default=0, help="seed of the split into folds (0)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--plot", metavar="DIR", help="write thresholds.png and roc.png into DIR")
-    p.add_argument("--extract", default="visible", help="extractor for HTML pages (visible)")
-    p.add_argument("--html", action="store_true", help="read the 'html' field of records that have both html and text")
+    add_input_options(p)
     add_method_options(p)
     p.set_defaults(func=_cmd_eval)
 

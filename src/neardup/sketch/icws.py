@@ -48,8 +48,8 @@ def _mix(z):
 @njit(inline="always", cache=True)
 def _uniform_pair(h):
     """Two uniforms strictly inside (0, 1) from the halves of a 64-bit value."""
-    u1 = (np.float64(h >> np.uint64(32)) + 0.5) * _TWO32
-    u2 = (np.float64(h & _LOW32) + 0.5) * _TWO32
+    u1 = (np.float64(np.int64(h >> np.uint64(32))) + 0.5) * _TWO32
+    u2 = (np.float64(np.int64(h & _LOW32)) + 0.5) * _TWO32
     return u1, u2
 
 
@@ -74,14 +74,23 @@ def _icws_row(hashes, weights, lo, hi, keys, best, best_x, best_t):
         used += 1
         lnw = np.log(w)
         x = hashes[p]
+        inv_w = 1.0 / w
         for j in range(m):
             s = x ^ keys[j]
             u1, u2 = _uniform_pair(_mix(s + _G))
             v1, v2 = _uniform_pair(_mix(s + _G + _G))
-            beta = np.float64(_mix(s + _G + _G + _G) >> np.uint64(11)) * _TWO53
+            # a >= c exp(-r) / w  (as t - beta <= ln w / r), with exp(-r) = u1 u2 and
+            # c = -ln(v1 v2) >= 1 - v1 v2: most features are ruled out before any log
+            e = u1 * u2 * inv_w
+            if (1.0 - v1 * v2) * e >= best[j]:
+                continue
+            c = -np.log(v1 * v2)
+            if c * e >= best[j]:
+                continue
+            beta = np.float64(np.int64(_mix(s + _G + _G + _G) >> np.uint64(11))) * _TWO53
             r = -np.log(u1 * u2)
             t = np.floor(lnw / r + beta)
-            a = -np.log(v1 * v2) * np.exp(-r * (t - beta + 1.0))
+            a = c * np.exp(-r * (t - beta + 1.0))
             if a < best[j]:
                 best[j] = a
                 best_x[j] = x
