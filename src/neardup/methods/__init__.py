@@ -10,14 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from .base import Method, ParamSpec, method_params
-from .ffp import FullFingerprintMethod
-from .imatch import IMatchMethod
 from .minhash import MinHashMethod
-from .simhash import SimHashMethod
-from .spotsigs import SpotSigsMethod
-from .wsample import WeightedSamplingMethod
 
-REGISTRY: dict[str, type[Method]] = {cls.name: cls for cls in (MinHashMethod, SpotSigsMethod, SimHashMethod, FullFingerprintMethod, IMatchMethod, WeightedSamplingMethod)}
+REGISTRY: dict[str, type[Method]] = {cls.name: cls for cls in (MinHashMethod,)}
 
 
 def get_method(name: str, **params: Any) -> Method:
