@@ -85,8 +85,15 @@ def word_hashes(words: Iterable[str]) -> np.ndarray:
     return np.unique(np.array(out, dtype=np.uint64))
 
 
+def _normalized(words: Iterable[str]) -> set[str]:
+    return {t for w in words for t in tokenize(w)}
+
+
 def signature_hash(words: Sequence[str], seed: int = 0) -> int:
-    """The hash of the signature made of ``words`` (antecedent first, if it is included)."""
+    """The hash of the signature made of ``words``, antecedent first when it is included.
+
+    The words must be tokens as :func:`~neardup.text.tokenize.tokenize` gives them.
+    """
     lanes = np.array([hash_str(w) for w in words], dtype="<u8")
     return xxhash.xxh64_intdigest(lanes.tobytes(), seed=seed)
 
@@ -105,7 +112,7 @@ def spot_strings(
     document's signatures are; methods use the compiled kernel.
     """
     check_spot_params(distance, chain)
-    ante, stop = set(antecedents), set(stopwords)
+    ante, stop = _normalized(antecedents), _normalized(stopwords)
     toks = tokenize(text)
     content = [i for i, w in enumerate(toks) if w not in stop]
     out = []
@@ -193,6 +200,7 @@ class TokenBatch:
 
     @classmethod
     def from_texts(cls, texts: Sequence[str]) -> "TokenBatch":
+        """Tokenize and hash ``texts`` in compiled code (seed 0: the :func:`hash_str` values)."""
         buf, offsets = encode_batch(texts)
         hashes, counts = token_hashes(buf, offsets, char_classes(), np.uint64(0))
         return cls(hashes, offsets[:-1].copy(), counts)
@@ -206,6 +214,7 @@ class TokenBatch:
 
     @staticmethod
     def concat(parts: list["TokenBatch"]) -> "TokenBatch":
+        """One compact batch holding the texts of ``parts`` in order."""
         parts = [p.compact() for p in parts]
         if not parts:
             return TokenBatch(np.zeros(0, np.uint64), np.zeros(0, np.int64), np.zeros(0, np.int64))
@@ -237,7 +246,8 @@ def spot_sets(
     ante = np.unique(np.asarray(antecedents, dtype=np.uint64))
     stop = np.unique(np.asarray(stopwords, dtype=np.uint64))
     out, sizes = _batch_spots(
-        tokens.hashes, tokens.starts, tokens.counts, stop, ante, distance, chain, with_antecedent, np.uint64(seed)
+        tokens.hashes, tokens.starts, tokens.counts, stop, ante, distance, chain, with_antecedent,
+        np.uint64(seed),
     )
     hashes, offsets = sort_unique_segments(out, tokens.starts, sizes)
     return HashedSets(hashes, offsets), sizes

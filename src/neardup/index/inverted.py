@@ -142,7 +142,9 @@ def _probe(a, ranks, offsets, sizes, post_docs, post_keys, post_off, n, tau, mea
 
 
 @njit(parallel=True, nogil=True, cache=True)
-def _join(ranks, offsets, sizes, post_docs, post_keys, post_off, tau, measure, chunks, counts, out_b, out_s, starts):
+def _join(
+    ranks, offsets, sizes, post_docs, post_keys, post_off, tau, measure, chunks, counts, out_b, out_s, starts
+):
     """One pass over all documents, ``chunks`` of them in parallel (count, or fill at ``starts``)."""
     n = sizes.shape[0]
     step = (n + chunks - 1) // chunks
@@ -151,8 +153,22 @@ def _join(ranks, offsets, sizes, post_docs, post_keys, post_off, tau, measure, c
         for a in range(c * step, min(n, (c + 1) * step)):
             pos = starts[a] if out_b.shape[0] > 0 else 0
             counts[a] = _probe(
-                a, ranks, offsets, sizes, post_docs, post_keys, post_off, n, tau, measure, stamp, out_b, out_s, pos
+                a, ranks, offsets, sizes, post_docs, post_keys, post_off, n, tau, measure, stamp,
+                out_b, out_s, pos,
             )
+
+
+@njit(nogil=True, cache=True)
+def _fill_postings(by_length, ranks, offsets, post_off):
+    """Posting lists: the documents of each rank, in the order of ``by_length``."""
+    post_docs = np.empty(post_off[-1], dtype=np.int64)
+    cursor = post_off[:-1].copy()
+    for d in by_length:
+        for j in range(offsets[d], offsets[d + 1]):
+            r = ranks[j]
+            post_docs[cursor[r]] = d
+            cursor[r] += 1
+    return post_docs
 
 
 @njit(parallel=True, nogil=True, cache=True)
@@ -170,17 +186,16 @@ class InvertedIndex:
         self.sizes = sets.sizes().astype(np.int64)
         self.offsets = sets.offsets.astype(np.int64)
         values, inverse, df = np.unique(sets.hashes, return_inverse=True, return_counts=True)
-        order = np.lexsort((values, df))  # rarest first, ties by hash: deterministic
+        by_rank = np.argsort(df, kind="stable")  # rarest first, ties by hash (values are sorted)
         rank = np.empty(values.shape[0], dtype=np.int64)
-        rank[order] = np.arange(values.shape[0])
-        self.ranks = rank[inverse.ravel()] if values.shape[0] else np.zeros(0, np.int64)
+        rank[by_rank] = np.arange(values.shape[0])
+        self.ranks = rank[inverse.ravel()]
         _sort_segments(self.ranks, self.offsets)
-        doc = np.repeat(np.arange(n, dtype=np.int64), self.sizes)
-        post_order = np.lexsort((doc, self.sizes[doc], self.ranks))
-        self.post_docs = doc[post_order]
-        self.post_keys = self.sizes[self.post_docs] * max(n, 1) + self.post_docs
         self.post_off = np.zeros(values.shape[0] + 1, dtype=np.int64)
-        np.cumsum(np.bincount(self.ranks, minlength=values.shape[0]), out=self.post_off[1:])
+        np.cumsum(df[by_rank], out=self.post_off[1:])
+        by_length = np.lexsort((np.arange(n), self.sizes))
+        self.post_docs = _fill_postings(by_length, self.ranks, self.offsets, self.post_off)
+        self.post_keys = self.sizes[self.post_docs] * max(n, 1) + self.post_docs
 
     def pairs(self, threshold: float, measure: str = "jaccard") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(a, b, similarity)``, ``a < b`` sorted, of every pair at or above ``threshold``.
@@ -195,7 +210,9 @@ class InvertedIndex:
             return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float64)
         chunks = min(n, 8 * numba.get_num_threads())
         no_b, no_s = np.zeros(0, np.int64), np.zeros(0, np.float64)
-        args = (self.ranks, self.offsets, self.sizes, self.post_docs, self.post_keys, self.post_off, tau, code, chunks)
+        args = (
+            self.ranks, self.offsets, self.sizes, self.post_docs, self.post_keys, self.post_off, tau, code, chunks
+        )
         _join(*args, counts, no_b, no_s, counts)
         starts = np.zeros(n, dtype=np.int64)
         np.cumsum(counts[:-1], out=starts[1:])

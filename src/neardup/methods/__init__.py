@@ -10,9 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 from .base import Method, ParamSpec, method_params
+from .ffp import FullFingerprintMethod
 from .minhash import MinHashMethod
+from .simhash import SimHashMethod
+from .spotsigs import SpotSigsMethod
 
-REGISTRY: dict[str, type[Method]] = {cls.name: cls for cls in (MinHashMethod,)}
+REGISTRY: dict[str, type[Method]] = {cls.name: cls for cls in (MinHashMethod, SpotSigsMethod, SimHashMethod, FullFingerprintMethod)}
 
 
 def get_method(name: str, **params: Any) -> Method:

@@ -1,0 +1,141 @@
+"""SimHash (Charikar 2002) over IDF-weighted words, Hamming search by permuted tables (Manku et al. 2007).
+
+A document's features -- its distinct words, or word k-shingles -- vote on every bit of
+an f-bit fingerprint with their IDF weight (:mod:`neardup.sketch.simhash`).  Similarity
+is the share of equal bits, ``1 - hamming / f``; the threshold is in those units, and the
+Hamming radius searched is the largest k with ``1 - k / f >= threshold`` (the default
+61/64 = 0.953 is Manku's k = 3 of 64 bits; Henzinger's 384 bits with at least 355 equal
+is ``--bits 384 --threshold 0.9244``).  Candidates come from Manku's permuted tables
+(:mod:`neardup.index.hamming`), which find every pair within k bits exactly, so the
+candidates already pass the threshold.
+
+Paper knobs and defaults:
+
+* ``bits`` f -- fingerprint length, a multiple of 64 (64: Manku; 384: Henzinger, ANDD);
+* ``shingle_size`` -- 1 = words (Charikar, Manku, Henzinger), k > 1 = word k-shingles;
+* ``weighting`` -- ``idf`` (``log(N / df)`` over the input collection, counted with
+  :class:`~neardup.stats.DocumentFrequencies`; a word found in every document weighs 0),
+  ``tfidf`` (times the count in the document) or ``uniform``;
+* ``blocks`` -- blocks the f bits are cut into for the tables (must exceed the Hamming
+  radius, else ignored); off = chosen by Manku's cost trade-off;
+* ``seed`` -- seed of the feature-to-bits hash.
+
+IDF needs the whole collection, so the feature sets are kept until :meth:`finalize`.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from ..features.sets import HashedSets
+from ..features.shingles import _batch_shingles, check_shingle_size, word_shingles
+from ..index.hamming import check_bits, hamming_pairs
+from ..sketch.simhash import SimHasher, max_distance, similarity
+from ..stats.df import DocumentFrequencies
+from ..text.normalize import char_classes
+from ..text.tokenize import encode_batch
+from .base import Method
+
+WEIGHTINGS = ("idf", "tfidf", "uniform")
+
+
+def _feature_counts(texts: Sequence[str], k: int) -> tuple[HashedSets, np.ndarray]:
+    """Sorted unique k-shingle sets of ``texts`` and each feature's count in its text."""
+    buf, offsets = encode_batch(texts)
+    windows, sizes = _batch_shingles(buf, offsets, char_classes(), k, np.uint64(0))
+    idx = np.repeat(offsets[:-1] - np.r_[0, np.cumsum(sizes)[:-1]], sizes) + np.arange(int(sizes.sum()))
+    values = windows[idx]
+    doc = np.repeat(np.arange(len(texts), dtype=np.int64), sizes)
+    order = np.lexsort((values, doc))
+    values, doc = values[order], doc[order]
+    first = np.ones(values.shape[0], dtype=bool)
+    first[1:] = (values[1:] != values[:-1]) | (doc[1:] != doc[:-1])
+    starts = np.flatnonzero(first)
+    counts = np.diff(np.r_[starts, values.shape[0]])
+    set_offsets = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(doc[starts], minlength=len(texts)), out=set_offsets[1:])
+    return HashedSets(values[starts], set_offsets), counts.astype(np.float64)
+
+
+class SimHashMethod(Method):
+    """IDF-weighted SimHash fingerprints, permuted-table Hamming search, share of equal bits."""
+
+    name = "simhash"
+    summary = "Share of equal bits of IDF-weighted SimHash fingerprints; Manku's permuted tables (Charikar)."
+    param_help = {
+        "threshold": "similarity at or above which a pair is a near-duplicate",
+        "bits": "fingerprint bits f, a multiple of 64",
+        "shingle_size": "words per shingle, k",
+        "weighting": "feature weight: idf, tf x idf, or uniform",
+        "blocks": "blocks per fingerprint in the permuted tables (> Hamming radius); off = by cost",
+        "seed": "random seed of the hash functions",
+    }
+    param_choices = {"weighting": WEIGHTINGS}
+
+    def __init__(
+        self,
+        threshold: float = 61 / 64,
+        bits: int = 64,
+        shingle_size: int = 1,
+        weighting: str = "idf",
+        blocks: int | None = None,
+        seed: int = 1,
+    ) -> None:
+        super().__init__(threshold, seed)
+        check_bits(bits)
+        check_shingle_size(shingle_size)
+        if weighting not in WEIGHTINGS:
+            raise ValueError(f"weighting must be one of {', '.join(WEIGHTINGS)}, got {weighting!r}")
+        if blocks is not None and not 1 <= blocks <= bits:
+            raise ValueError(f"blocks must be between 1 and bits = {bits}, got {blocks}")
+        self.bits = bits
+        self.shingle_size = shingle_size
+        self.weighting = weighting
+        self.blocks = blocks
+        self._hasher = SimHasher(bits, seed)
+        self._df = DocumentFrequencies()
+        self._sets: list[HashedSets] = []
+        self._counts: list[np.ndarray] = []
+
+    def add(self, texts: Sequence[str]) -> np.ndarray:
+        if self.weighting == "tfidf":
+            sets, counts = _feature_counts(texts, self.shingle_size)
+            self._counts.append(counts)
+        else:
+            sets, _ = word_shingles(texts, self.shingle_size)
+        self._df.update(sets)
+        self._sets.append(sets)
+        self.n_docs_ += len(texts)
+        return sets.sizes() > 0
+
+    def finalize(self) -> None:
+        """Weigh the features by the collection's IDF and fingerprint every document."""
+        sets = HashedSets.concat(self._sets)
+        if self.weighting == "uniform":
+            weights = np.ones(sets.hashes.shape[0], dtype=np.float64)
+        else:
+            weights = self._df.idf(sets.hashes)
+            if self.weighting == "tfidf":
+                weights = weights * np.concatenate(self._counts) if self._counts else weights
+        self.fingerprints_ = self._hasher.sketch(sets, weights)
+        self.sizes_ = sets.sizes()
+        self._sets, self._counts = [], []
+
+    def max_distance(self) -> int:
+        """Hamming radius searched at the current threshold."""
+        return max_distance(self.threshold, self.bits)
+
+    def candidate_pairs(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every pair of usable documents within the Hamming radius (already verified)."""
+        usable = np.flatnonzero(self.sizes_ > 0)
+        k = self.max_distance()
+        blocks = self.blocks if self.blocks is not None and self.blocks > k else None
+        a, b = hamming_pairs(self.fingerprints_[usable], k, blocks, self.seed)
+        return usable[a], usable[b]
+
+    def score(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        out = similarity(self.fingerprints_, a, b)
+        out[(self.sizes_[a] == 0) | (self.sizes_[b] == 0)] = 0.0
+        return out
