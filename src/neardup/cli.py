@@ -25,10 +25,11 @@ def add_method_options(p: argparse.ArgumentParser) -> None:
     """``--method`` and one option per parameter of any registered method."""
     p.add_argument("--method", choices=sorted(REGISTRY), default="minhash", help="detection method (minhash)")
     g = p.add_argument_group("method options (`neardup methods` lists which method takes which)")
-    for name, (spec, users) in all_params().items():
+    for name, uses in all_params().items():
+        spec = uses[0][1]
         flag = "--" + name.replace("_", "-")
-        default = "off" if spec.default in (None, False) else spec.default
-        text = f"{spec.help} ({default}; {', '.join(users)})"
+        defaults = ", ".join(f"{m} {'off' if s.default in (None, False) else s.default}" for m, s in uses)
+        text = f"{spec.help} ({defaults})"
         if spec.type is bool:
             g.add_argument(flag, dest=name, action=argparse.BooleanOptionalAction, default=None, help=text)
         else:

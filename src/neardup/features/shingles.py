@@ -65,3 +65,21 @@ def word_shingles(texts: Sequence[str], k: int, seed: int = 0) -> tuple[HashedSe
     windows, sizes = _batch_shingles(buf, offsets, char_classes(), k, np.uint64(seed))
     hashes, set_offsets = sort_unique_segments(windows, offsets[:-1], sizes)
     return HashedSets(hashes, set_offsets), sizes
+
+
+def word_shingle_counts(texts: Sequence[str], k: int, seed: int = 0) -> tuple[HashedSets, np.ndarray]:
+    """Sorted unique k-shingle sets of ``texts`` and each feature's count in its text (TF)."""
+    buf, offsets = encode_batch(texts)
+    windows, sizes = _batch_shingles(buf, offsets, char_classes(), k, np.uint64(seed))
+    idx = np.repeat(offsets[:-1] - np.r_[0, np.cumsum(sizes)[:-1]], sizes) + np.arange(int(sizes.sum()))
+    values = windows[idx]
+    doc = np.repeat(np.arange(len(texts), dtype=np.int64), sizes)
+    order = np.lexsort((values, doc))
+    values, doc = values[order], doc[order]
+    first = np.ones(values.shape[0], dtype=bool)
+    first[1:] = (values[1:] != values[:-1]) | (doc[1:] != doc[:-1])
+    starts = np.flatnonzero(first)
+    counts = np.diff(np.r_[starts, values.shape[0]])
+    set_offsets = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(doc[starts], minlength=len(texts)), out=set_offsets[1:])
+    return HashedSets(values[starts], set_offsets), counts.astype(np.float64)

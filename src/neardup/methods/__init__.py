@@ -32,10 +32,10 @@ def method_defaults(name: str) -> dict[str, Any]:
     return {p.name: p.default for p in method_params(REGISTRY[name])}
 
 
-def all_params() -> dict[str, tuple[ParamSpec, list[str]]]:
-    """Every parameter name of every method, with its first spec and the methods using it."""
-    found: dict[str, tuple[ParamSpec, list[str]]] = {}
+def all_params() -> dict[str, list[tuple[str, ParamSpec]]]:
+    """Every parameter name of every method, with each method's spec of it."""
+    found: dict[str, list[tuple[str, ParamSpec]]] = {}
     for name in sorted(REGISTRY):
         for spec in method_params(REGISTRY[name]):
-            found.setdefault(spec.name, (spec, []))[1].append(name)
+            found.setdefault(spec.name, []).append((name, spec))
     return found

@@ -30,33 +30,15 @@ from typing import Sequence
 import numpy as np
 
 from ..features.sets import HashedSets
-from ..features.shingles import _batch_shingles, check_shingle_size, word_shingles
+from ..features.shingles import check_shingle_size, word_shingle_counts, word_shingles
 from ..index.hamming import check_bits, hamming_pairs
 from ..sketch.simhash import SimHasher, max_distance, similarity
 from ..stats.df import DocumentFrequencies
-from ..text.normalize import char_classes
-from ..text.tokenize import encode_batch
 from .base import Method
 
 WEIGHTINGS = ("idf", "tfidf", "uniform")
 
 
-def _feature_counts(texts: Sequence[str], k: int) -> tuple[HashedSets, np.ndarray]:
-    """Sorted unique k-shingle sets of ``texts`` and each feature's count in its text."""
-    buf, offsets = encode_batch(texts)
-    windows, sizes = _batch_shingles(buf, offsets, char_classes(), k, np.uint64(0))
-    idx = np.repeat(offsets[:-1] - np.r_[0, np.cumsum(sizes)[:-1]], sizes) + np.arange(int(sizes.sum()))
-    values = windows[idx]
-    doc = np.repeat(np.arange(len(texts), dtype=np.int64), sizes)
-    order = np.lexsort((values, doc))
-    values, doc = values[order], doc[order]
-    first = np.ones(values.shape[0], dtype=bool)
-    first[1:] = (values[1:] != values[:-1]) | (doc[1:] != doc[:-1])
-    starts = np.flatnonzero(first)
-    counts = np.diff(np.r_[starts, values.shape[0]])
-    set_offsets = np.zeros(len(texts) + 1, dtype=np.int64)
-    np.cumsum(np.bincount(doc[starts], minlength=len(texts)), out=set_offsets[1:])
-    return HashedSets(values[starts], set_offsets), counts.astype(np.float64)
 
 
 class SimHashMethod(Method):
@@ -101,7 +83,7 @@ class SimHashMethod(Method):
 
     def add(self, texts: Sequence[str]) -> np.ndarray:
         if self.weighting == "tfidf":
-            sets, counts = _feature_counts(texts, self.shingle_size)
+            sets, counts = word_shingle_counts(texts, self.shingle_size)
             self._counts.append(counts)
         else:
             sets, _ = word_shingles(texts, self.shingle_size)
