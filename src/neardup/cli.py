@@ -15,6 +15,15 @@ from .io.writers import FORMATS
 from .methods import REGISTRY, all_params, method_defaults, method_params
 
 
+def add_job_options(p: argparse.ArgumentParser, outputs: str) -> None:
+    """What every file job takes: inputs, output folder, input handling, verbosity."""
+    p.add_argument("inputs", nargs="+", metavar="INPUT", help="JSONL, Parquet, or a directory of .txt/.html files (gzip ok)")
+    p.add_argument("-o", "--output", required=True, metavar="OUTDIR", help=f"folder for {outputs} and summary.json")
+    add_input_options(p)
+    p.add_argument("--strict", action="store_true", help="stop with exit code 2 at the first bad record")
+    p.add_argument("--quiet", action="store_true", help="no progress bar and no summary on stderr")
+
+
 def add_input_options(p: argparse.ArgumentParser) -> None:
     """How records become text: the HTML extractor and which field to read."""
     p.add_argument("--extract", choices=sorted(EXTRACTORS), default="visible", help="extractor for HTML pages (visible)")
@@ -190,13 +199,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("dedup", help="find near-duplicate pairs and clusters")
-    p.add_argument("inputs", nargs="+", metavar="INPUT", help="JSONL, Parquet, or a directory of .txt/.html files (gzip ok)")
-    p.add_argument("-o", "--output", required=True, metavar="OUTDIR", help="folder for pairs, clusters and summary.json")
+    add_job_options(p, "pairs, clusters")
     p.add_argument("--unique", metavar="FILE", help="also write the input records minus the duplicates (.jsonl or .parquet)")
     p.add_argument("--format", choices=FORMATS, default="jsonl", help="format of pairs and clusters (jsonl)")
-    add_input_options(p)
-    p.add_argument("--strict", action="store_true", help="stop with exit code 2 at the first bad record")
-    p.add_argument("--quiet", action="store_true", help="no progress bar and no summary on stderr")
     add_method_options(p)
     p.set_defaults(func=_cmd_dedup)
 
@@ -231,6 +236,12 @@ def build_parser() -> argparse.ArgumentParser:
             g.add_argument("--" + f.name.replace("_", "-"), dest=f.name, type=type(f.default),
                            help=f"(default {f.default})")
     p.set_defaults(func=_cmd_synth)
+
+    from .contain.cli import register as register_contain
+    from .partial.cli import register as register_partial
+
+    register_contain(sub)
+    register_partial(sub)
 
     p = sub.add_parser("methods", help="list the detection methods and their parameters")
     p.set_defaults(func=_cmd_methods)

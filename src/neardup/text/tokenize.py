@@ -36,7 +36,7 @@ def encode_batch(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
 
 
 @njit(cache=True)
-def _scan(buf, start, end, table, starts, ends, pos):
+def scan_tokens(buf, start, end, table, starts, ends, pos):
     """Write the byte spans of the tokens of ``buf[start:end]`` at ``starts/ends[pos:]``.
 
     Returns the number of tokens.  WORD characters join into tokens, CHAR characters are
@@ -92,7 +92,7 @@ def doc_tokens(buf, lo, hi, table, seed, out):
     """Hash the tokens of ``buf[lo:hi]`` into ``out`` in text order; returns how many."""
     starts = np.empty(hi - lo, dtype=np.int64)
     ends = np.empty(hi - lo, dtype=np.int64)
-    n = _scan(buf, lo, hi, table, starts, ends, 0)
+    n = scan_tokens(buf, lo, hi, table, starts, ends, 0)
     for t in range(n):
         out[t] = xxh64_bytes(buf, starts[t], ends[t], seed)
     return n
@@ -118,7 +118,7 @@ def token_hashes(buf, offsets, table, seed):
 def _spans(buf, table):
     starts = np.empty(buf.shape[0], dtype=np.int64)
     ends = np.empty(buf.shape[0], dtype=np.int64)
-    n = _scan(buf, 0, buf.shape[0], table, starts, ends, 0)
+    n = scan_tokens(buf, 0, buf.shape[0], table, starts, ends, 0)
     return starts[:n], ends[:n]
 
 

@@ -1,0 +1,93 @@
+"""``neardup contain``: the sub-command, added to neardup's parser by :func:`register`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .detector import DEFAULT_ETL, METHODS
+from .words import DEFAULT_PREFIX
+
+_STOPWORD_LISTS = ("english", "none")
+
+
+def stopword_option(value: str) -> list[str] | None:
+    """``english`` (neardup's list), ``none``, or a file with one word per line."""
+    from ..features.spots import ENGLISH_STOPWORDS
+
+    if value == "english":
+        return sorted(ENGLISH_STOPWORDS)
+    if value == "none":
+        return None
+    path = Path(value)
+    if not path.is_file():
+        raise ValueError(f"--stopwords: expected english, none or a file, got {value!r}")
+    return [w for w in path.read_text(encoding="utf-8").split() if w]
+
+
+def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Add ``contain`` to ``subparsers`` (from ``ArgumentParser.add_subparsers``)."""
+    from ..cli import add_job_options
+
+    p = subparsers.add_parser("contain", help="find which documents contain which (CoDet and baselines)")
+    add_job_options(p, "containments.jsonl")
+    p.add_argument("--method", choices=METHODS, default="codet", help="CoDet or one of the paper's baselines (codet)")
+    g = p.add_argument_group("words (every method)")
+    g.add_argument("--word-prefix", type=int, default=DEFAULT_PREFIX,
+                   help=f"letters a word is cut to, 0 = whole words; language-dependent ({DEFAULT_PREFIX})")
+    g.add_argument("--stopwords", default="english", metavar="english|none|FILE", help="stopwords removed (english)")
+    g.add_argument("--stats", metavar="FILE", help="word statistics for IDF (.npz of --save-stats); off = the input")
+    g.add_argument("--save-stats", metavar="FILE", help="also save the input's word statistics for --stats")
+    g = p.add_argument_group("CoDet")
+    g.add_argument("--etl", type=float, default=DEFAULT_ETL, help=f"equivalency threshold level: CS/SCS needed ({DEFAULT_ETL})")
+    g.add_argument("--depth", type=int, default=5, help="depth threshold DT: words of a sentence inserted (5)")
+    g.add_argument("--suffixes", type=int, default=1, help="processed suffix count PSC (1: the sentence only)")
+    g.add_argument("--no-sort", dest="sort_words", action="store_false", help="keep words in text order (word sorting off)")
+    g = p.add_argument_group("streaming")
+    g.add_argument("--window", metavar="N|DURATION",
+                   help="compare a document only with the N before it, or those of the last 30m, 48h, 7d ... (off: all)")
+    g.add_argument("--batch-docs", type=int, default=1000, help="documents inserted per batch (1000)")
+    g.add_argument("--trace", type=int, default=0, metavar="N", help="record memory in summary.json every N documents")
+    p.add_argument("--truth", metavar="FILE", help="evaluate against a simulator's truth.jsonl (into summary.json)")
+    p.set_defaults(func=run_command)
+    return p
+
+
+def run_command(args: argparse.Namespace) -> int:
+    from .run import contain_files
+
+    summary = contain_files(
+        args.inputs, args.output, prefer_html=args.html, truth=args.truth, save_stats=args.save_stats,
+        method=args.method, etl=args.etl, depth=args.depth, suffixes=args.suffixes, sort_words=args.sort_words,
+        word_prefix=args.word_prefix, stopwords=stopword_option(args.stopwords), stats=args.stats,
+        window=args.window, extract=args.extract, strict=args.strict, batch_docs=args.batch_docs,
+        trace_every=args.trace, progress=not args.quiet and sys.stderr.isatty(),
+    )
+    if not args.quiet:
+        print_summary(summary, args.output, "containments", summary["containments"])
+    return 0
+
+
+def print_summary(s: dict, outdir: str, what: str, count: int) -> None:
+    """A few lines about a run on stderr (shared by ``contain`` and ``partial``)."""
+    d = s["documents"]
+    lines = [f"documents  read {d['read']:,}   kept {d['kept']:,}   rejected {d['rejected']:,}"]
+    lines += [f"           rejected: {reason}: {n:,}" for reason, n in d["rejected_by_reason"].items()]
+    lines.append(f"{what:<10} {count:,}")
+    if "evaluation" in s:
+        lines.append("evaluation " + ", ".join(f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}"
+                                               for k, v in _flat(s["evaluation"]).items()))
+    lines += [f"time       {s['seconds']['total']:.2f} s", f"output     {outdir}/"]
+    lines += [f"  rejected {m}" for m in s["rejections"][:5]]
+    print("\n".join(lines), file=sys.stderr)
+
+
+def _flat(d: dict, prefix: str = "") -> dict:
+    out = {}
+    for k, v in d.items():
+        if isinstance(v, dict):
+            out.update(_flat(v, f"{prefix}{k}."))
+        else:
+            out[prefix + k] = v
+    return out

@@ -1,0 +1,365 @@
+"""The containment detector: documents in, directed containments out (``neardup contain``).
+
+:class:`ContainmentDetector` reads records through the same input stage as ``dedup``
+(:func:`neardup.pipeline.documents`: readers, extraction, rejections, ``strict``),
+splits them into sentences, turns sentences into CoDet's words
+(:mod:`.words`), and then
+
+* ``method="codet"`` (default): inserts documents into the corpus tree in arrival
+  order, one batch at a time, and yields every containment of a new document with the
+  documents in the window as the batch is done (:mod:`.tree`, :mod:`.codet`).  With
+  IDF from a statistics file nothing but the window is kept, so memory stays flat on
+  an endless stream; with IDF from the input the whole input's words (hashes, not
+  text) are held until it has been read.
+* ``ffp``, ``dsc``, ``imatch``, ``simhash``: the paper's baselines (:mod:`.baselines`),
+  batch methods over the whole input, restricted to the same window afterwards.
+
+Arrival order is time order: a record's ``time`` field (ISO 8601 or seconds) when it
+has one, else its position in the input.  A time earlier than one already seen is
+taken as the latest time seen (the document is late, not from the past) and counted;
+a ``time`` that cannot be read rejects the record.  A window of ``N`` documents or of
+a duration (``90s``, ``30m``, ``48h``, ``7d``) bounds which earlier documents a new
+one is compared with; without one, all.
+"""
+
+from __future__ import annotations
+
+import re
+import resource
+import sys
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Iterable, Iterator
+
+import numpy as np
+from tqdm import tqdm
+
+from ..features.spots import ENGLISH_STOPWORDS
+from ..io.readers import Record, Rejection
+from ..pipeline import RunStats, documents
+from ..sentences import SentenceBatch
+from ..sentences.tokens import gram_sets
+from ..stats.df import DocumentFrequencies
+from . import baselines
+from .codet import containments
+from .tree import COUNT_WINDOW, NO_WINDOW, TIME_WINDOW, CorpusTree
+from .words import (DEFAULT_PREFIX, document_word_sets, idf_weights, load_word_stats, sentence_words,
+                    sort_by_weight, stopword_hashes)
+
+METHODS = ("codet",) + baselines.BASELINES
+#: Default equivalency threshold level (tuned on a simulated corpus of another seed; see the report).
+DEFAULT_ETL = 0.35
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd])\s*$")
+
+
+def parse_window(spec: str | int | None) -> tuple[int, float]:
+    """``(kind, size)`` of a window: ``None`` none, ``"500"`` documents, ``"48h"`` a duration."""
+    if spec is None:
+        return NO_WINDOW, 0.0
+    if isinstance(spec, int) or str(spec).strip().isdigit():
+        n = int(spec)
+        if n < 1:
+            raise ValueError(f"window must be at least 1 document, got {n}")
+        return COUNT_WINDOW, float(n)
+    m = _DURATION.match(str(spec))
+    if not m:
+        raise ValueError(f"window must be a number of documents or a duration like 30m, 48h, 7d; got {spec!r}")
+    return TIME_WINDOW, float(m.group(1)) * _UNITS[m.group(2)]
+
+
+def record_time(record: Record) -> float | None:
+    """Seconds since the epoch of a record's ``time`` field; ``None`` when it has none."""
+    value = record.fields.get("time") if record.fields else None
+    if value is None:
+        return None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return datetime.fromisoformat(value.strip().replace("Z", "+00:00")).timestamp()
+        except ValueError:
+            pass
+    raise ValueError(f"time {value!r} is neither ISO 8601 nor a number")
+
+
+@dataclass(frozen=True)
+class Containment:
+    """``container`` contains ``contained``; ``sentences`` has rows (container sentence, contained sentence).
+
+    Sentence indices count the sentences :func:`neardup.sentences.split_sentences` finds
+    in each document's text (baselines, which do not compare sentences, give none).
+    """
+
+    container: str
+    contained: str
+    score: float
+    sentences: np.ndarray
+
+
+@dataclass
+class _Batch:
+    """Documents of one batch, ready for a method: ids, times, sentences and their words."""
+
+    ids: list[str]
+    times: np.ndarray
+    sentences: SentenceBatch
+    words: np.ndarray
+    word_off: np.ndarray
+
+    def doc_words(self) -> tuple[np.ndarray, np.ndarray]:
+        """CSR of each document's words (its sentences' words, in order)."""
+        return self.words, self.word_off[self.sentences.doc_offsets]
+
+
+@dataclass
+class ContainResult:
+    """All containments of a run and its summary."""
+
+    containments: list[Containment]
+    summary: dict[str, Any] = field(default_factory=dict)
+
+
+def _rss_mb() -> float:
+    """Resident memory of this process now, in MiB (Linux ``/proc``; peak elsewhere)."""
+    try:
+        with open("/proc/self/statm") as fh:
+            return int(fh.read().split()[1]) * resource.getpagesize() / 2**20
+    except OSError:
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+class ContainmentDetector:
+    """Finds which documents contain which (see the module docstring).
+
+    >>> det = ContainmentDetector(word_prefix=0, stopwords=None)
+    >>> [(c.container, c.contained) for c in det.run([("a", "Shares gain 2%. Oil rose."), ("b", "Oil rose.")]).containments]
+    [('a', 'b')]
+    """
+
+    def __init__(
+        self,
+        method: str = "codet",
+        etl: float = DEFAULT_ETL,
+        depth: int = 5,
+        suffixes: int = 1,
+        sort_words: bool = True,
+        word_prefix: int = DEFAULT_PREFIX,
+        stopwords: Iterable[str] | None = ENGLISH_STOPWORDS,
+        stats: str | None = None,
+        window: str | int | None = None,
+        extract: str = "visible",
+        strict: bool = False,
+        progress: bool = False,
+        batch_docs: int = 1000,
+        trace_every: int = 0,
+    ) -> None:
+        if method not in METHODS:
+            raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+        if not etl > 0:
+            raise ValueError(f"ETL must be positive, got {etl}")
+        if depth < 1 or suffixes < 1 or batch_docs < 1:
+            raise ValueError("depth, suffixes and batch size must be at least 1")
+        self.method, self.etl, self.depth, self.suffixes = method, etl, depth, suffixes
+        self.sort_words, self.word_prefix = sort_words, word_prefix
+        self.stopwords = stopword_hashes(stopwords)
+        self.window_kind, self.window_size = parse_window(window)
+        self.window = window
+        self.df = load_word_stats(stats, word_prefix) if stats else None
+        self.stats_path = stats
+        self.extract, self.strict, self.progress = extract, strict, progress
+        self.batch_docs, self.trace_every = batch_docs, trace_every
+        self.run_stats = RunStats()
+        self.input_df: DocumentFrequencies | None = None
+        self.tree: CorpusTree | None = None
+        self.counts: dict[str, int] = {}
+        self.trace: list[dict[str, float]] = []
+
+    def params(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"method": self.method, "word_prefix": self.word_prefix,
+                               "stopwords": int(self.stopwords.shape[0]), "window": self.window,
+                               "stats": self.stats_path}
+        if self.method == "codet":
+            out.update(etl=self.etl, depth=self.depth, suffixes=self.suffixes, sort_words=self.sort_words)
+        return out
+
+    # -- the input stage ---------------------------------------------------------------
+    def _batches(self, docs: Iterable[Any]) -> Iterator[_Batch]:
+        stats = self.run_stats
+        ids: list[str] = []
+        texts: list[str] = []
+        times: list[float] = []
+        latest = -np.inf
+        for record, text in documents(docs, self.extract, stats, self.strict):
+            try:
+                when = record_time(record)
+            except ValueError as exc:
+                stats.reject(Rejection(record.source, record.line, "invalid time", str(exc)), self.strict)
+                continue
+            if when is None:
+                if self.window_kind == TIME_WINDOW:
+                    stats.reject(Rejection(record.source, record.line, "no time", "a duration window needs a 'time' field"),
+                                 self.strict)
+                    continue
+                when = float(stats.read)
+            if when < latest:
+                self.counts["late"] = self.counts.get("late", 0) + 1
+                when = latest
+            latest = when
+            ids.append(record.id)
+            texts.append(text)
+            times.append(when)
+            if len(ids) == self.batch_docs:
+                yield self._prepare(ids, texts, times)
+                ids, texts, times = [], [], []
+        if ids:
+            yield self._prepare(ids, texts, times)
+
+    def _prepare(self, ids: list[str], texts: list[str], times: list[float]) -> _Batch:
+        sb = SentenceBatch.from_texts(texts)
+        words, word_off = sentence_words(sb.texts, self.word_prefix, self.stopwords)
+        batch = _Batch(ids, np.array(times, np.float64), sb, words, word_off)
+        w_off = word_off[sb.doc_offsets]
+        empty = np.flatnonzero(np.diff(w_off) == 0)
+        for i in empty.tolist():
+            self.run_stats.reject(Rejection("<text>", None, "no words", ids[i]), self.strict)
+        return self._drop(batch, empty) if empty.shape[0] else batch
+
+    @staticmethod
+    def _drop(b: _Batch, docs: np.ndarray) -> _Batch:
+        """The batch without documents ``docs`` (which have no words)."""
+        keep = np.ones(len(b.ids), dtype=bool)
+        keep[docs] = False
+        sb = b.sentences
+        sent_keep = np.repeat(keep, sb.counts())
+        counts = sb.counts()[keep]
+        doc_off = np.r_[0, np.cumsum(counts)].astype(np.int64)
+        texts = [t for t, k in zip(sb.texts, sent_keep.tolist()) if k]
+        new_sb = SentenceBatch(doc_off, sb.starts[sent_keep], sb.ends[sent_keep], texts)
+        return _Batch([i for i, k in zip(b.ids, keep.tolist()) if k], b.times[keep], new_sb,
+                      *_select_words(b.words, b.word_off, sent_keep))
+
+    # -- running -----------------------------------------------------------------------
+    def stream(self, docs: Iterable[Any]) -> Iterator[Containment]:
+        """Yield containments as documents are processed; :meth:`summary` tells about the run."""
+        self.run_stats = RunStats()
+        self.counts = {"documents": 0, "containments": 0}
+        self.trace = []
+        bar = tqdm(desc="documents", unit="doc", disable=not self.progress, file=sys.stderr, dynamic_ncols=True)
+        start = time.perf_counter()
+        batches = self._batches(docs)
+        if self.df is None:  # IDF of the input: read it all first
+            held = list(batches)
+            self.input_df = DocumentFrequencies()
+            for b in held:
+                self.input_df.update(document_word_sets(b.words, b.word_off, b.sentences.doc_offsets))
+            batches = iter(held)
+            self.run_stats.timed("read", start)
+        df = self.df or self.input_df
+        if self.method == "codet":
+            yield from self._codet(batches, df, bar)
+        else:
+            yield from self._baseline(list(batches), df, bar)
+        bar.close()
+        self.run_stats.kept = self.counts["documents"]
+        self.run_stats.seconds["total"] = time.perf_counter() - start
+
+    def run(self, docs: Iterable[Any]) -> ContainResult:
+        """All containments among ``docs`` (items as :func:`neardup.pipeline.as_records` accepts)."""
+        found = list(self.stream(docs))
+        return ContainResult(found, self.summary())
+
+    def _sorted_words(self, b: _Batch, df: DocumentFrequencies) -> tuple[np.ndarray, np.ndarray]:
+        """The batch's words and IDF, each sentence's words by IDF, highest first (ties by hash)."""
+        idf = idf_weights(df, b.words)
+        if not self.sort_words:
+            return b.words, idf
+        return sort_by_weight(b.words, idf, b.word_off)
+
+    def _codet(self, batches: Iterable[_Batch], df: DocumentFrequencies, bar: tqdm) -> Iterator[Containment]:
+        tree = self.tree = CorpusTree(self.depth, self.suffixes, self.window_kind, self.window_size)
+        ids: dict[int, str] = {}
+        next_trace = self.trace_every
+        for b in batches:
+            t = time.perf_counter()
+            words, idf = self._sorted_words(b, df)
+            first = int(tree.state[2])
+            ids.update(zip(range(first, first + len(b.ids)), b.ids))
+            passed = tree.insert(words, b.word_off, idf, b.sentences.doc_offsets, b.times, self.etl)
+            found = containments(tree, passed, self.etl)
+            t = self.run_stats.timed("tree", t)
+            for f in found:
+                yield Containment(ids[f.container], ids[f.contained], f.score, f.sentences)
+            for seq in [s for s in ids if s < tree.oldest_document]:
+                del ids[seq]
+            self.counts["documents"] += len(b.ids)
+            self.counts["containments"] += len(found)
+            self.counts["pairs"] = self.counts.get("pairs", 0) + int(passed[0].shape[0])
+            self.counts["peak_live_postings"] = max(self.counts.get("peak_live_postings", 0), tree.live_postings)
+            bar.update(len(b.ids))
+            self.run_stats.timed("report", t)
+            if self.trace_every and self.counts["documents"] >= next_trace:
+                next_trace += self.trace_every
+                self.trace.append({"documents": self.counts["documents"], "rss_mib": round(_rss_mb(), 1),
+                                   "nodes": len(tree), "live_postings": tree.live_postings,
+                                   "ring_mib": round(tree.nbytes() / 2**20, 2)})
+
+    def _baseline(self, batches: list[_Batch], df: DocumentFrequencies, bar: tqdm) -> Iterator[Containment]:
+        t = time.perf_counter()
+        ids = [i for b in batches for i in b.ids]
+        times = np.concatenate([b.times for b in batches]) if batches else np.zeros(0)
+        words = np.concatenate([b.words for b in batches]) if batches else np.zeros(0, np.uint64)
+        sizes = np.concatenate([np.diff(b.doc_words()[1]) for b in batches]) if batches else np.zeros(0, np.int64)
+        offsets = np.r_[0, np.cumsum(sizes)].astype(np.int64)
+        if self.method in ("ffp", "dsc"):
+            every = 1 if self.method == "ffp" else baselines.DSC_EVERY
+            c, a, score = baselines.share_pairs(gram_sets(words, offsets, baselines.GRAM, every))
+        else:
+            sets = document_word_sets(words, offsets, np.arange(len(ids) + 1))
+            idf = idf_weights(df, sets.hashes)
+            pairs = baselines.imatch_pairs if self.method == "imatch" else baselines.simhash_pairs
+            c, a, score = pairs(sets, idf)
+        keep = self._in_window(c, a, times)
+        c, a, score = c[keep], a[keep], score[keep]
+        order = np.lexsort((c, a))
+        self.run_stats.timed("pairs", t)
+        self.counts["documents"] = len(ids)
+        self.counts["containments"] = int(order.shape[0])
+        bar.update(len(ids))
+        for i in order.tolist():
+            yield Containment(ids[c[i]], ids[a[i]], float(score[i]), np.zeros((0, 2), np.int64))
+
+    def _in_window(self, x: np.ndarray, y: np.ndarray, times: np.ndarray) -> np.ndarray:
+        """Which pairs of document indices are within the window of the later one."""
+        if self.window_kind == COUNT_WINDOW:
+            return np.abs(x - y) <= self.window_size
+        if self.window_kind == TIME_WINDOW:
+            return np.abs(times[x] - times[y]) <= self.window_size
+        return np.ones(x.shape[0], dtype=bool)
+
+    def summary(self) -> dict[str, Any]:
+        s = self.run_stats
+        out: dict[str, Any] = {
+            "documents": {"read": s.read, "kept": s.kept, "rejected": sum(s.reasons.values()),
+                          "rejected_by_reason": dict(sorted(s.reasons.items()))},
+            "containments": self.counts.get("containments", 0),
+            "late_documents": self.counts.get("late", 0),
+            "seconds": {k: round(v, 3) for k, v in s.seconds.items()},
+            "parameters": self.params(),
+            "rejections": s.rejections,
+        }
+        if self.tree is not None:
+            out["tree"] = {"nodes": len(self.tree), "live_postings": self.tree.live_postings,
+                           "peak_live_postings": self.counts.get("peak_live_postings", 0),
+                           "pairs_passing": self.counts.get("pairs", 0)}
+        if self.trace:
+            out["memory_trace"] = self.trace
+        return out
+
+
+def _select_words(words: np.ndarray, word_off: np.ndarray, sent_keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Words and CSR offsets of the kept sentences only."""
+    lengths = np.diff(word_off)
+    mask = np.repeat(sent_keep, lengths)
+    return words[mask], np.r_[0, np.cumsum(lengths[sent_keep])].astype(np.int64)
