@@ -9,7 +9,7 @@ import argparse
 import sys
 from typing import Sequence
 
-from .extract import EXTRACTORS
+from .extract import DEFAULT_EXTRACTOR, EXTRACTORS
 from .io.readers import InputError
 from .io.writers import FORMATS
 from .methods import REGISTRY, all_params, method_defaults, method_params
@@ -26,7 +26,9 @@ def add_job_options(p: argparse.ArgumentParser, outputs: str) -> None:
 
 def add_input_options(p: argparse.ArgumentParser) -> None:
     """How records become text: the HTML extractor and which field to read."""
-    p.add_argument("--extract", choices=sorted(EXTRACTORS), default="visible", help="extractor for HTML pages (visible)")
+    p.add_argument("--extract", choices=sorted(EXTRACTORS), default=DEFAULT_EXTRACTOR,
+                   help=f"how HTML pages become text: the learned block model, the MinBlock/link-density "
+                        f"heuristic, or none (all visible text) ({DEFAULT_EXTRACTOR})")
     p.add_argument("--html", action="store_true", help="read the 'html' field of records that have both html and text")
 
 
@@ -238,8 +240,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_synth)
 
     from .contain.cli import register as register_contain
+    from .extract.cli import register as register_extract
     from .partial.cli import register as register_partial
 
+    register_extract(sub)
     register_contain(sub)
     register_partial(sub)
 

@@ -19,7 +19,7 @@ import numpy as np
 from tqdm import tqdm
 
 from .cluster import clusters_from_pairs
-from .extract import get_extractor
+from .extract import DEFAULT_EXTRACTOR, get_extractor
 from .io.readers import InputError, Record, Rejection, record_from_mapping
 from .methods import get_method
 
@@ -177,7 +177,7 @@ class Deduplicator:
     def __init__(
         self,
         method: str = "minhash",
-        extract: str = "visible",
+        extract: str = DEFAULT_EXTRACTOR,
         strict: bool = False,
         progress: bool = False,
         batch_bytes: int = 4 << 20,

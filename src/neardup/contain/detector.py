@@ -35,6 +35,7 @@ from typing import Any, Iterable, Iterator
 import numpy as np
 from tqdm import tqdm
 
+from ..extract import DEFAULT_EXTRACTOR
 from ..features.spots import ENGLISH_STOPWORDS
 from ..io.readers import Record, Rejection
 from ..pipeline import RunStats, documents
@@ -149,7 +150,7 @@ class ContainmentDetector:
         stopwords: Iterable[str] | None = ENGLISH_STOPWORDS,
         stats: str | None = None,
         window: str | int | None = None,
-        extract: str = "visible",
+        extract: str = DEFAULT_EXTRACTOR,
         strict: bool = False,
         progress: bool = False,
         batch_docs: int = 1000,

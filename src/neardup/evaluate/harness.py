@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import orjson
 
+from ..extract import DEFAULT_EXTRACTOR
 from ..io.readers import read_input
 from ..methods import get_method
 from ..methods.base import Method
@@ -74,7 +75,7 @@ def read_truth_clusters(path: str | Path) -> dict[str, str]:
 
 def load_labeled(
     path: str | Path,
-    extract: str = "visible",
+    extract: str = DEFAULT_EXTRACTOR,
     truth: str | Path | None = None,
     pairs: str | Path | None = None,
     prefer_html: bool = False,

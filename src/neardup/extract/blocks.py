@@ -5,32 +5,39 @@ block ends at every tag except the inline ones the paper lists (a, ins, del, bdo
 strong, dfn, code, samp, kbd, var, cite, abbr, acronym, q, sub, sup, tt, i, b, big,
 small, u, s, strike, basefont, font).  Decisions beyond the paper's list:
 
-* ``span``, ``label``, ``img``, ``mark``, ``time``, ``nobr``, ``wbr``, ``bdi``, ``data``
-  and ``font`` are inline too: browsers render them inline, and sites wrap words of one
+* ``span``, ``label``, ``img``, ``mark``, ``time``, ``nobr``, ``wbr``, ``bdi`` and
+  ``data`` are inline too: browsers render them inline, and sites wrap words of one
   sentence in them (splitting there would cut sentences into fragments);
 * ``br`` *ends* a block: it is a rendered line break, and pages that separate
   paragraphs with ``<br><br>`` instead of ``<p>`` then still get one block per
-  paragraph (which the output keeps as paragraph breaks).
+  paragraph (which the output keeps as paragraph breaks);
+* unknown tags (custom elements) end blocks, as ``div`` does.
 
-Before splitting, the lexbor parser (via selectolax; it repairs any broken markup)
-drops what is never rendered as text: ``script``, ``style``, ``noscript``,
-``template``, the ``head``, embedded documents and graphics, form drop-downs, and
-elements hidden with the ``hidden`` attribute or an inline ``display:none`` /
-``visibility:hidden`` style.
+The lexbor parser (via selectolax) builds the DOM from any input, repairing broken or
+truncated markup.  Before splitting it drops what is never rendered as text:
+``script``, ``style``, ``noscript``, ``template``, the ``head`` (after reading the
+title), embedded documents and graphics, form drop-downs, raw-text relics, and elements
+hidden by the ``hidden`` attribute or an inline ``display:none`` / ``visibility:hidden``
+style.  The cleaned DOM is serialized and split by the compiled scanner of
+:mod:`.scan`.
 
-Each block keeps its text, whitespace-collapsed, how many of its words sit inside
-links, and the element that contains it (the innermost non-inline ancestor).  The
-elements themselves are kept as a flat pre-order table (:class:`Elements`: tag,
-parent, depth, class/id) so :mod:`.features` can compute tag paths and subtree text
-shares with numpy instead of walking the tree again.
+Each block keeps its text (whitespace collapsed), its word count, how many of those
+words sit inside links, and its container: the innermost non-inline element.  The
+elements are a flat pre-order table (:class:`Elements`: tag id, parent, depth, last
+descendant, class/id) so :mod:`.features` computes tag paths and subtree text shares
+with numpy.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
-from selectolax.lexbor import LexborHTMLParser, LexborNode
+from selectolax.lexbor import LexborHTMLParser
+
+from ..hashing import hash_str
+from .scan import scan
 
 INLINE_TAGS = frozenset(
     "a ins del bdo em strong dfn code samp kbd var cite abbr acronym q sub sup tt i b big "
@@ -38,9 +45,24 @@ INLINE_TAGS = frozenset(
 )
 """Tags that do not end a block: CEDAR's list plus the ones documented above."""
 
+VOID_TAGS = frozenset("area base br col embed hr img input keygen link meta param source track wbr".split())
+"""Elements without content or end tag."""
+
+TAGS = tuple(
+    sorted(INLINE_TAGS | VOID_TAGS)
+    + """p div td th tr table tbody thead tfoot li ul ol dl dd dt h1 h2 h3 h4 h5 h6 section
+    article header footer nav aside main figure figcaption blockquote pre form button center
+    body html address caption legend fieldset option textarea menu details summary dialog
+    picture video audio iframe""".split()
+)
+"""Tags with an id (``TAGS.index(t) + 1``); any other tag has id 0."""
+TAG_ID = {t: i + 1 for i, t in enumerate(TAGS)}
+_HEADING = np.zeros(len(TAGS) + 1, dtype=bool)
+_HEADING[[TAG_ID[f"h{k}"] for k in range(1, 7)]] = True
+
 DROPPED_TAGS = (
     "script style noscript template head title iframe frame frameset object embed applet svg math "
-    "canvas select datalist"
+    "canvas select datalist xmp plaintext noembed noframes"
 ).split()
 """Elements removed with their content before splitting: never rendered as text."""
 
@@ -50,54 +72,74 @@ HIDDEN_SELECTOR = ", ".join(
 )
 """Elements hidden from the reader; removed with their content."""
 
-_TEXT_TAG = "-text"
-
 
 @dataclass
 class Elements:
     """The non-inline elements of a page in document (pre-)order.
 
     ``end[i]`` is the index of the last element inside element ``i`` (its subtree is
-    ``i..end[i]``), so subtree sums are differences of a cumulative sum.
+    ``i..end[i]``), so subtree sums are differences of a cumulative sum.  ``attrs[i]``
+    is its class and id values joined by a space.
     """
 
-    tags: list[str]
-    attrs: list[str]
+    tag: np.ndarray
     parent: np.ndarray
     depth: np.ndarray
     end: np.ndarray
+    attrs: list[str]
+
+    def __len__(self) -> int:
+        return len(self.tag)
 
 
 @dataclass
 class Page:
-    """A page split into blocks: texts, link words, containers, and its title metadata."""
+    """A page split into blocks: texts, word and link-word counts, containers; its titles."""
 
     texts: list[str]
-    link_words: np.ndarray
     words: np.ndarray
+    link_words: np.ndarray
     container: np.ndarray
     elements: Elements
     title: str
     meta_title: str
-    nodes: list[list[LexborNode]] | None = None
 
     def __len__(self) -> int:
         return len(self.texts)
+
+    def is_heading(self) -> np.ndarray:
+        """Whether each block's container is a heading (h1-h6)."""
+        return _HEADING[self.elements.tag[self.container]]
+
+
+@lru_cache(maxsize=1)
+def _tables() -> tuple[np.ndarray, ...]:
+    """Sorted tag-name hashes with their ids, the inline/void flags by id, and entities."""
+    hashes = np.array([hash_str(t) for t in TAGS], dtype=np.uint64)
+    order = np.argsort(hashes)
+    ids = np.arange(1, len(TAGS) + 1, dtype=np.int64)
+    inline = np.zeros(len(TAGS) + 1, dtype=np.bool_)
+    void = np.zeros(len(TAGS) + 1, dtype=np.bool_)
+    for t, i in TAG_ID.items():
+        inline[i] = t in INLINE_TAGS
+        void[i] = t in VOID_TAGS
+    entities = [np.frombuffer(e, dtype=np.uint8) for e in (b"&amp;", b"&lt;", b"&gt;", b"&nbsp;", b"&quot;")]
+    return (hashes[order], ids[order], inline, void, np.int64(TAG_ID["a"]), *entities)
 
 
 def parse(html: str) -> LexborHTMLParser:
     """The lexbor tree of ``html`` (any string: broken markup is repaired, not rejected)."""
     if not isinstance(html, str):
         raise TypeError(f"html must be str, not {type(html).__name__} (decode bytes first)")
-    return LexborHTMLParser(html.replace("\x00", ""))
+    return LexborHTMLParser(html.replace("\x00", "") if "\x00" in html else html)
 
 
-def _meta_title(tree: LexborHTMLParser) -> tuple[str, str]:
+def titles(tree: LexborHTMLParser) -> tuple[str, str]:
     """``<title>`` and the og:/twitter: title of the page (empty when absent)."""
     node = tree.css_first("title")
     title = " ".join(node.text().split()) if node is not None else ""
     meta = ""
-    for sel in ('meta[property="og:title"]', 'meta[name="twitter:title"]', 'meta[name="title"]'):
+    for sel in ('meta[property="og:title"]', 'meta[name="twitter:title"]'):
         node = tree.css_first(sel)
         content = node.attributes.get("content") if node is not None else None
         if content:
@@ -116,122 +158,20 @@ def clean(tree: LexborHTMLParser) -> None:
 def page_blocks(html: str) -> Page:
     """Parse, clean and split ``html`` into blocks."""
     tree = parse(html)
-    title, meta = _meta_title(tree)
+    title, meta = titles(tree)
     clean(tree)
     return split(tree, title, meta)
 
 
-def split(tree: LexborHTMLParser, title: str = "", meta_title: str = "", keep_nodes: bool = False) -> Page:
-    """Split a cleaned tree into blocks, in document order.
-
-    With ``keep_nodes`` each block also keeps its text nodes (to label blocks from
-    annotations on the same tree).
-    """
-    tags: list[str] = []
-    attrs: list[str] = []
-    parent: list[int] = []
-    depth: list[int] = []
-    end: list[int] = []
-    texts: list[str] = []
-    link_words: list[int] = []
-    words: list[int] = []
-    container: list[int] = []
-    nodes: list[list[LexborNode]] | None = [] if keep_nodes else None
-
-    pieces: list[str] = []
-    block_nodes: list[LexborNode] = []
-    n_link = 0
-    in_link = 0
-
-    def flush(owner: int) -> None:
-        """End the current block (if it has any text) as a block of element ``owner``."""
-        nonlocal n_link, block_nodes
-        text = " ".join("".join(pieces).split())
-        if text:
-            texts.append(text)
-            link_words.append(n_link)
-            words.append(len(text.split()))
-            container.append(owner)
-            if nodes is not None:
-                nodes.append(block_nodes)
-        pieces.clear()
-        n_link = 0
-        if keep_nodes:
-            block_nodes = []
-
+def split(tree: LexborHTMLParser, title: str = "", meta_title: str = "") -> Page:
+    """Split a cleaned tree into blocks, in document order."""
     root = tree.body or tree.root
-    if root is None:
-        return _page(tags, attrs, parent, depth, end, texts, link_words, words, container, title, meta_title, nodes)
-    # Frames of open elements: (node, element index or -1 for inline, is link).
-    stack: list[tuple[LexborNode, int, bool]] = []
-    owner = _open(root, -1, tags, attrs, parent, depth, end)
-    stack.append((root, owner, False))
-    node: LexborNode | None = root.child
-    while stack:
-        if node is None:
-            done, index, is_link = stack.pop()
-            if index >= 0:
-                if pieces:
-                    flush(index)
-                end[index] = len(tags) - 1
-                owner = parent[index]
-            elif is_link:
-                in_link -= 1
-            node = done.next if stack else None
-            continue
-        tag = node.tag
-        if tag == _TEXT_TAG:
-            text = node.text_content
-            if text:
-                pieces.append(text)
-                if in_link:
-                    n_link += len(text.split())
-                if keep_nodes:
-                    block_nodes.append(node)
-            node = node.next
-            continue
-        if tag is None or tag[0] in "-!_":  # comments, doctype, processing instructions
-            node = node.next
-            continue
-        if tag in INLINE_TAGS:
-            is_link = tag == "a"
-            in_link += is_link
-            stack.append((node, -1, is_link))
-        else:
-            if pieces:
-                flush(owner)
-            owner = _open(node, owner, tags, attrs, parent, depth, end)
-            stack.append((node, owner, False))
-        node = node.child
-    return _page(tags, attrs, parent, depth, end, texts, link_words, words, container, title, meta_title, nodes)
-
-
-def _open(node: LexborNode, owner: int, tags: list[str], attrs: list[str], parent: list[int], depth: list[int], end: list[int]) -> int:
-    """Record a non-inline element; returns its index."""
-    a = node.attributes
-    tags.append(node.tag or "")
-    attrs.append(f"{a.get('class') or ''} {a.get('id') or ''}" if a else "")
-    parent.append(owner)
-    depth.append(depth[owner] + 1 if owner >= 0 else 0)
-    end.append(len(tags) - 1)
-    return len(tags) - 1
-
-
-def _page(tags, attrs, parent, depth, end, texts, link_words, words, container, title, meta_title, nodes) -> Page:
-    elements = Elements(
-        tags=tags,
-        attrs=attrs,
-        parent=np.asarray(parent, dtype=np.int64),
-        depth=np.asarray(depth, dtype=np.int64),
-        end=np.asarray(end, dtype=np.int64),
-    )
-    return Page(
-        texts=texts,
-        link_words=np.asarray(link_words, dtype=np.int64),
-        words=np.asarray(words, dtype=np.int64),
-        container=np.asarray(container, dtype=np.int64),
-        elements=elements,
-        title=title,
-        meta_title=meta_title,
-        nodes=nodes,
-    )
+    data = root.html.encode("utf-8", "replace") if root is not None else b""
+    buf = np.frombuffer(bytearray(data), dtype=np.uint8)
+    out, words, links, owner, tag, parent, depth, end, spans = scan(buf, *_tables())
+    texts = out.tobytes().decode("utf-8", "replace").split("\x00")[:-1]
+    attrs = [
+        f"{data[c0:c1].decode('utf-8', 'replace')} {data[i0:i1].decode('utf-8', 'replace')}" if c1 > c0 or i1 > i0 else ""
+        for c0, c1, i0, i1 in spans.tolist()
+    ]
+    return Page(texts, words, links, owner, Elements(tag, parent, depth, end, attrs), title, meta_title)

@@ -21,6 +21,7 @@ from typing import Any, Iterable, Iterator
 import numpy as np
 from tqdm import tqdm
 
+from ..extract import DEFAULT_EXTRACTOR
 from ..features.sets import HashedSets
 from ..pipeline import RunStats, documents
 from ..sentences import SentenceBatch
@@ -78,7 +79,7 @@ class PartialDetector:
         idf_max: float = 1.0,
         antecedents: int = 10_000,
         stats: str | None = None,
-        extract: str = "visible",
+        extract: str = DEFAULT_EXTRACTOR,
         strict: bool = False,
         progress: bool = False,
         batch_docs: int = 1000,

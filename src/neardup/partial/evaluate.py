@@ -32,6 +32,7 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 import orjson
 
+from ..extract import DEFAULT_EXTRACTOR
 from ..contain.truth import Truth
 from ..evaluate.measures import prf
 
@@ -126,7 +127,7 @@ def read_partials(path: str | Path) -> list[dict[str, Any]]:
     return out
 
 
-def evaluate_partial_files(partials: str | Path, truth: str | Path, inputs: list[str], extract: str = "visible",
+def evaluate_partial_files(partials: str | Path, truth: str | Path, inputs: list[str], extract: str = DEFAULT_EXTRACTOR,
                            prefer_html: bool = False, gamma: int = 3) -> dict[str, Any]:
     """Evaluate a ``partials.jsonl`` against a ``truth.jsonl`` (the hook for ``neardup eval``).
 

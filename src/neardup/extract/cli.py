@@ -1,0 +1,162 @@
+"""The ``neardup extract`` command: extract main content, train a model, evaluate extractors.
+
+Three forms, dispatched on the first word after ``extract``::
+
+    neardup extract INPUT... [--extractor model|heuristic|none] [--model M] [--jsonl OUT]
+    neardup extract train DATA... -o MODEL [--kind crf|logreg] [--seed S]
+    neardup extract eval DATA... [--extractors none,heuristic,logreg,crf] [--folds K] [--model M]
+
+``INPUT`` is anything ``neardup dedup`` reads (HTML/text files, folders, JSONL,
+Parquet); each record becomes one JSON line ``{id, source, title, text}``.  ``DATA``
+folders hold labeled pages (:mod:`.datasets`).  :func:`register` adds the command to
+neardup's argument parser.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Callable, Sequence, TextIO
+
+from .extractor import Extracted, extract, extract_heuristic
+from .visible import visible_text
+
+EXTRACTOR_CHOICES = ("model", "heuristic", "none")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``extract`` to neardup's sub-commands."""
+    p = subparsers.add_parser(
+        "extract",
+        help="main-content extraction (CEDAR): extract, train, eval",
+        description="\n\n".join(__doc__.split("\n\n")[1:3]),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("argv", nargs=argparse.REMAINDER, metavar="...", help="INPUT... | train DATA... | eval DATA...")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Dispatch ``neardup extract ...`` (``args.argv``) to its form."""
+    argv: list[str] = list(args.argv)
+    if argv[:1] == ["train"]:
+        return _train(argv[1:])
+    if argv[:1] == ["eval"]:
+        return _eval(argv[1:])
+    return _extract(argv)
+
+
+def _extract_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="neardup extract", description="Extract title and main text of pages.")
+    p.add_argument("inputs", nargs="+", metavar="INPUT", help="HTML/text files, folders, JSONL or Parquet (gzip ok)")
+    p.add_argument("--extractor", choices=EXTRACTOR_CHOICES, default="model", help="which extractor (model)")
+    p.add_argument("--model", metavar="M", help="a model file from `neardup extract train` (default: the shipped one)")
+    p.add_argument("--jsonl", metavar="OUT", help="write JSON lines here (default: standard output)")
+    p.add_argument("--strict", action="store_true", help="stop with exit code 2 at the first unreadable input")
+    return p
+
+
+def extractor(name: str, model_path: str | None = None) -> Callable[[str], Extracted]:
+    """The ``html -> Extracted`` function called ``name`` (with ``model_path`` for ``model``)."""
+    if name == "model":
+        from .model import BlockModel
+
+        model = BlockModel.load(model_path) if model_path else None
+        return lambda html: extract(html, model)
+    if name == "heuristic":
+        return extract_heuristic
+    if name == "none":
+        return lambda html: Extracted("", visible_text(html))
+    raise ValueError(f"unknown extractor {name!r}; choose from {', '.join(EXTRACTOR_CHOICES)}")
+
+
+def _extract(argv: Sequence[str]) -> int:
+    from ..io.readers import InputError, Record, read_inputs
+
+    args = _extract_parser().parse_args(argv)
+    fn = extractor(args.extractor, args.model)
+    out: TextIO = open(args.jsonl, "w", encoding="utf-8") if args.jsonl else sys.stdout
+    try:
+        for item in read_inputs(args.inputs):
+            if not isinstance(item, Record):
+                if args.strict:
+                    raise InputError(item.message())
+                print(f"neardup extract: skipped {item.message()}", file=sys.stderr)
+                continue
+            got = fn(item.html) if item.html is not None else Extracted("", item.text or "")
+            row = {"id": item.id, "source": item.source, "title": got.title, "text": got.text}
+            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+    finally:
+        if out is not sys.stdout:
+            out.close()
+    return 0
+
+
+def _train(argv: Sequence[str]) -> int:
+    from .train import train
+
+    p = argparse.ArgumentParser(prog="neardup extract train", description="Train a block classifier on labeled pages.")
+    p.add_argument("data", nargs="+", metavar="DATA", help="folders of labeled pages (annotated/+original/ or html/+gold/)")
+    p.add_argument("-o", "--output", required=True, metavar="MODEL", help="model file to write (.npz)")
+    p.add_argument("--kind", choices=("crf", "logreg"), default="crf", help="CE-BEST crf or CE-SIMPLE logreg (crf)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (0)")
+    args = p.parse_args(argv)
+    model = train(args.data, args.output, args.kind, args.seed)
+    print(json.dumps(model.meta, indent=2), file=sys.stderr)
+    return 0
+
+
+def _eval(argv: Sequence[str]) -> int:
+    import numpy as np
+
+    from .datasets import load
+    from .evaluate import EXTRACTOR_NAMES, markdown, neardup_runs, report, site_folds
+    from .model import BlockModel
+    from .train import examples
+
+    p = argparse.ArgumentParser(
+        prog="neardup extract eval",
+        description="Score extractors against gold text (shingle P/R/F1) and gold blocks; "
+        "logreg and crf by site-grouped cross-validation.",
+    )
+    p.add_argument("data", nargs="+", metavar="DATA", help="folders of labeled pages")
+    p.add_argument("--extractors", default="none,heuristic,logreg,crf",
+                   help=f"comma-separated, from {','.join(EXTRACTOR_NAMES)} (none,heuristic,logreg,crf); "
+                   "'model' applies a trained model as it is")
+    p.add_argument("--model", metavar="M", help="the model for 'model' (default: the shipped one)")
+    p.add_argument("--folds", type=int, default=5, help="cross-validation folds, whole sites per fold (5)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the folds and of training (0)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    args = p.parse_args(argv)
+    names = args.extractors.split(",")
+    pages = load(*args.data)
+    exs = examples(pages)
+    folds = site_folds([lp.site for lp in pages], args.folds, args.seed)
+    model = BlockModel.load(args.model) if args.model else None
+    results = report(pages, exs, neardup_runs(pages, exs, names, folds, args.seed, model))
+    if args.json:
+        print(json.dumps(results, indent=2, default=float))
+    else:
+        print(f"{len(pages)} pages, {len(set(lp.site for lp in pages))} sites, "
+              f"{len(np.unique(folds))}-fold site-grouped CV, seed {args.seed}\n")
+        print(markdown(results))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m neardup.extract.cli ...``: the ``extract`` command on its own."""
+    from ..io.readers import InputError
+
+    parser = argparse.ArgumentParser(prog="neardup")
+    register(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(["extract", *(sys.argv[1:] if argv is None else argv)])
+    try:
+        return args.func(args)
+    except (InputError, ValueError) as exc:
+        print(f"neardup: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,438 @@
+"""Block features for the classifiers, as one sparse row per block.
+
+Two feature sets share one layout mechanism (:class:`Layout` hands out column ranges):
+
+* ``words`` (CE-SIMPLE): the block's words, hashed into 2**18 columns, plus a bias;
+* ``rich`` (CE-BEST): CEDAR's richer block description --
+  shape (token count, share of words inside links, punctuation, stopword, capital and
+  digit densities, sentence end, word length), place (position by blocks and by text,
+  depth, the share of the page's text under the block's container and its parent, whether
+  the block lies in the page's main text container, distance to the nearest long block),
+  title overlap (with ``<title>`` / og:title), tags of the container, its parent and
+  grandparent, class/id keywords (nav, footer, comment, article, content, ...) near the
+  block and anywhere above it, the words of short blocks and the first words of every
+  block, and the same shape features of the two blocks before and after.
+
+Per-block text statistics come from one compiled pass over the page's block texts
+(:func:`block_stats`: tokens are split and XXH64-hashed by neardup's tokenizer kernel,
+ASCII lower-cased, without the NFKC step detection applies); everything else is numpy
+over whole pages.  The result is COO triplets (:class:`FeatureRows`): a linear model
+scores a page with one ``bincount`` call, and training converts the same rows to
+scikit-learn or crfsuite input.  Real-valued features are scaled to about [0, 1]; the
+binned indicator versions let a linear model bend.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+
+import numpy as np
+from numba import njit
+
+from ..hashing import hash_str
+from ..text.normalize import char_classes
+from ..text.tokenize import doc_tokens
+from .blocks import TAGS, Page
+
+FEATURES_VERSION = 1
+"""Bumped whenever a feature's meaning or column changes; models record it."""
+
+FEATURE_SETS = ("rich", "words")
+
+STOPWORDS = tuple(
+    """a about after all also an and any are as at be been but by can could did do does
+    for from had has have he her his how i if in into is it its just more most my new no
+    not of on one or our out over said say says she so some than that the their them then
+    there these they this to up was we were what when which who will with would you your""".split()
+)
+
+KEYWORDS = tuple(
+    """nav menu footer header side comment related share social ad ads advert sponsor promo
+    banner outbrain taboola breadcrumb copyright disclaimer widget tag login subscribe newsletter
+    rss popular trending recommend toolbar search cookie pagination hidden article content story
+    body main post entry text caption photo image credit byline author date dateline timestamp
+    title headline summary lead meta source video gallery list link item teaser""".split()
+)
+"""Class/id keywords (at most 63: a block's set is an int64 bitmask); words of 4+ letters
+match inside a class word, shorter ones only whole."""
+assert len(KEYWORDS) <= 63
+
+
+def _trie_pattern(words: list[str]) -> str:
+    """A regex alternation of ``words`` factored by common prefixes (fast to match)."""
+    if words == [""]:
+        return ""
+    heads: dict[str, list[str]] = {}
+    for w in sorted(set(words)):
+        heads.setdefault(w[:1], []).append(w[1:])
+    alts = []
+    for head, tails in heads.items():
+        optional = "" in tails
+        rest = _trie_pattern([t for t in tails if t]) if any(tails) else ""
+        alts.append(re.escape(head) + (f"(?:{rest})?" if optional and rest else f"(?:{rest})" if rest else ""))
+    return "|".join(alts)
+
+
+_KEYWORD_RE = re.compile(
+    f"(?<![a-z])(?:{_trie_pattern([k for k in KEYWORDS if len(k) < 4])})(?![a-z])"
+    f"|{_trie_pattern([k for k in KEYWORDS if len(k) >= 4])}"
+)
+_KEYWORD_BIT = {k: 1 << i for i, k in enumerate(KEYWORDS)}
+
+TOKEN_EDGES = np.array([1, 2, 3, 4, 6, 9, 13, 20, 30, 50, 100], dtype=np.float64)
+SHARE_EDGES = np.array([1e-9, 0.1, 0.3, 0.5, 0.8, 1.0 - 1e-9])
+TENTH_EDGES = np.linspace(0.1, 0.9, 9)
+GOOD_MIN_TOKENS = 10
+"""A "long" block (CEDAR's MinBlock range 8-12) with under a third of its words in links."""
+GOOD_MAX_LINK = 1 / 3
+MAIN_SHARE = 0.6
+"""The main container is the deepest element holding this share of the long blocks' text."""
+HASH_BITS = 14
+WORD_BITS = 18
+SHORT_BLOCK = 5
+_SEED = 0
+
+
+class Layout:
+    """Allocates named column ranges of a feature space."""
+
+    def __init__(self) -> None:
+        self.ranges: dict[str, int] = {}
+        self.size = 0
+
+    def add(self, name: str, width: int) -> None:
+        self.ranges[name] = self.size
+        self.size += width
+
+
+DENSE = (
+    "bias tok link stop punct upper digit sent_end pos tokpos depth title_in title_cov sub_c "
+    "sub_p good_c in_main wordlen share good dist_good heading n_in_container link_only"
+).split()
+_COL = {name: j for j, name in enumerate(DENSE)}
+NEIGHBOUR = [_COL[c] for c in ("tok", "link", "stop", "punct", "good", "heading", "sent_end", "upper")]
+OFFSETS = (-2, -1, 1, 2)
+BINNED = (("tok", TOKEN_EDGES, (0, -1, 1)), ("link", SHARE_EDGES, (0, -1, 1)), ("stop", SHARE_EDGES, (0,)),
+          ("punct", SHARE_EDGES, (0,)), ("pos", TENTH_EDGES, (0,)), ("title_in", SHARE_EDGES, (0,)))
+TAG_WIDTH = len(TAGS) + 1
+
+
+def _rich_layout() -> Layout:
+    lay = Layout()
+    lay.add("dense", len(DENSE))
+    for off in OFFSETS:
+        lay.add(f"nb{off}", len(NEIGHBOUR) + 1)  # + "no such block" indicator
+    for name, edges, offs in BINNED:
+        for off in offs:
+            lay.add(f"bin:{name}{off}", len(edges) + 1)
+    for name in ("tag0", "tag-1", "tag1", "ptag", "gptag"):
+        lay.add(name, TAG_WIDTH)
+    lay.add("kw_near", len(KEYWORDS))
+    lay.add("kw_any", len(KEYWORDS))
+    for name in ("short_words", "first_words"):
+        lay.add(name, 1 << HASH_BITS)
+    return lay
+
+
+def _words_layout() -> Layout:
+    lay = Layout()
+    lay.add("bias", 1)
+    lay.add("words", 1 << WORD_BITS)
+    return lay
+
+
+LAYOUTS = {"rich": _rich_layout(), "words": _words_layout()}
+
+
+@dataclass
+class FeatureRows:
+    """Sparse features of ``n`` blocks as COO triplets (a block may repeat a column)."""
+
+    n: int
+    rows: np.ndarray
+    cols: np.ndarray
+    vals: np.ndarray
+    size: int
+
+    def dot(self, weights: np.ndarray) -> np.ndarray:
+        """Per block, the sum of ``weights[col] * value`` over its features."""
+        return np.bincount(self.rows, weights[self.cols] * self.vals, self.n)
+
+    def csr(self):
+        """The rows as a ``scipy.sparse.csr_matrix`` (duplicates summed)."""
+        from scipy.sparse import csr_matrix
+
+        return csr_matrix((self.vals, (self.rows, self.cols)), shape=(self.n, self.size))
+
+    def dicts(self) -> list[dict[str, float]]:
+        """One ``{column: value}`` mapping per block (duplicates summed), for crfsuite."""
+        m = self.csr()
+        m.sum_duplicates()
+        cols, vals, ptr = m.indices.tolist(), m.data.tolist(), m.indptr.tolist()
+        return [{str(c): v for c, v in zip(cols[ptr[i] : ptr[i + 1]], vals[ptr[i] : ptr[i + 1]])} for i in range(self.n)]
+
+
+@dataclass
+class BlockStats:
+    """Text statistics of a page's blocks; ``hashes`` holds every block's tokens in order."""
+
+    hashes: np.ndarray
+    tokens: np.ndarray
+    punct: np.ndarray
+    upper: np.ndarray
+    digit: np.ndarray
+    nbytes: np.ndarray
+    sent_end: np.ndarray
+
+    @cached_property
+    def owner(self) -> np.ndarray:
+        """The block of each token."""
+        return np.repeat(np.arange(len(self.tokens)), self.tokens)
+
+
+@njit(cache=True)
+def _stats(buf, table, seed):
+    """Statistics of the NUL-terminated texts in ``buf`` (ASCII lower-cased in place)."""
+    n = 0
+    for b in buf:
+        n += b == 0
+    hashes = np.empty(buf.shape[0], dtype=np.uint64)
+    out = np.zeros((6, n), dtype=np.int64)  # tokens punct upper digit bytes sent_end
+    pos = 0
+    lo = 0
+    d = 0
+    for hi in range(buf.shape[0]):
+        if buf[hi] != 0:
+            continue
+        prev_word = False
+        for p in range(lo, hi):
+            c = buf[p]
+            word = (48 <= c <= 57) or (65 <= c <= 90) or (97 <= c <= 122) or c >= 128
+            if word and not prev_word:
+                out[2, d] += 65 <= c <= 90
+                out[3, d] += 48 <= c <= 57
+            out[1, d] += c == 46 or c == 44 or c == 59 or c == 58 or c == 33 or c == 63
+            prev_word = word
+        last = buf[hi - 1] if hi > lo else 0
+        ends = last == 46 or last == 33 or last == 63 or last == 34 or last == 39
+        if hi - lo >= 3 and buf[hi - 3] == 0xE2 and buf[hi - 2] == 0x80 and (last == 0x9D or last == 0x99):
+            ends = True
+        out[5, d] = ends
+        out[4, d] = hi - lo
+        c = doc_tokens(buf, lo, hi, table, seed, hashes[pos:])
+        out[0, d] = c
+        pos += c
+        lo = hi + 1
+        d += 1
+    return hashes[:pos], out
+
+
+def text_stats(texts: list[str]) -> BlockStats:
+    """:class:`BlockStats` of ``texts``."""
+    data = "\x00".join(texts).encode("utf-8") + b"\x00" if texts else b""
+    hashes, out = _stats(np.frombuffer(bytearray(data), dtype=np.uint8), char_classes(), np.uint64(_SEED))
+    return BlockStats(hashes, *out)
+
+
+def block_stats(page: Page) -> BlockStats:
+    return text_stats(page.texts)
+
+
+@lru_cache(maxsize=1)
+def _stop_hashes() -> np.ndarray:
+    return np.unique(np.array([hash_str(w, _SEED) for w in STOPWORDS], dtype=np.uint64))
+
+
+def _member(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
+    """Whether each value is in the sorted array ``sorted_set``."""
+    if len(sorted_set) == 0:
+        return np.zeros(len(values), dtype=bool)
+    at = np.minimum(np.searchsorted(sorted_set, values), len(sorted_set) - 1)
+    return sorted_set[at] == values
+
+
+@lru_cache(maxsize=1 << 16)
+def keyword_mask(attrs: str) -> int:
+    """Bit ``i`` set when class/id string ``attrs`` holds ``KEYWORDS[i]``."""
+    mask = 0
+    for m in _KEYWORD_RE.findall(attrs.lower()):
+        mask |= _KEYWORD_BIT[m]
+    return mask
+
+
+def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    return np.divide(num, den, out=np.zeros(len(num), dtype=np.float64), where=den > 0)
+
+
+def _shift(a: np.ndarray, off: int, fill: float = 0.0) -> np.ndarray:
+    """``out[i] = a[i + off]`` (``fill`` past either end)."""
+    out = np.full_like(a, fill)
+    n = len(a)
+    if 0 < off < n:
+        out[: n - off] = a[off:]
+    elif 0 < -off < n:
+        out[-off:] = a[: n + off]
+    return out
+
+
+def word_features(page: Page, stats: BlockStats | None = None) -> FeatureRows:
+    """The ``words`` feature set: hashed block words (term counts) and a bias."""
+    lay = LAYOUTS["words"]
+    stats = stats or block_stats(page)
+    n = len(page)
+    words = lay.ranges["words"] + (stats.hashes & np.uint64((1 << WORD_BITS) - 1)).astype(np.int64)
+    rows = np.concatenate((np.arange(n), stats.owner))
+    cols = np.concatenate((np.full(n, lay.ranges["bias"]), words))
+    return FeatureRows(n, rows, cols, np.ones(len(rows)), lay.size)
+
+
+def dense_features(page: Page, stats: BlockStats) -> np.ndarray:
+    """The real-valued block description, ``(n, len(DENSE))`` in [0, 1]."""
+    n = len(page)
+    el = page.elements
+    cont = page.container
+    tokens = stats.tokens.astype(np.float64)
+    total = max(tokens.sum(), 1.0)
+    owner = stats.owner
+    stop = np.bincount(owner, _member(stats.hashes, _stop_hashes()), n)
+    title_set = np.unique(text_stats([f"{page.meta_title} {page.title}"]).hashes)
+    in_title = np.bincount(owner, _member(stats.hashes, title_set), n)
+    link = _ratio(page.link_words.astype(np.float64), page.words.astype(np.float64))
+    good = (tokens >= GOOD_MIN_TOKENS) & (link < GOOD_MAX_LINK)
+
+    # Text under each element: own blocks' tokens summed over the subtree (pre-order ranges).
+    n_el = len(el)
+    cum = np.zeros((2, n_el + 1))
+    np.cumsum(np.bincount(cont, tokens, n_el), out=cum[0, 1:])
+    np.cumsum(np.bincount(cont, tokens * good, n_el), out=cum[1, 1:])
+    subtree, subtree_good = cum[:, el.end + 1] - cum[:, :-1]
+    total_good = subtree_good[0]
+    parent = el.parent[cont]
+    in_main = np.zeros(n, dtype=bool)
+    if total_good > 0:
+        main = int(np.argmax(np.where(subtree_good >= MAIN_SHARE * total_good, el.depth, -1)))
+        in_main = (cont >= main) & (cont <= el.end[main])
+    good_idx = np.flatnonzero(good)
+    dist = np.full(n, 50)
+    if len(good_idx):
+        at = np.searchsorted(good_idx, np.arange(n))
+        after = good_idx[np.minimum(at, len(good_idx) - 1)]
+        before = good_idx[np.maximum(at - 1, 0)]
+        dist = np.minimum(np.abs(after - np.arange(n)), np.abs(before - np.arange(n)))
+
+    dense = np.empty((n, len(DENSE)))
+    cols = {
+        "bias": 1.0,
+        "tok": np.log1p(tokens) / np.log(201.0),
+        "link": link,
+        "stop": _ratio(stop, tokens),
+        "punct": _ratio(stats.punct.astype(np.float64), tokens),
+        "upper": _ratio(stats.upper.astype(np.float64), tokens),
+        "digit": _ratio(stats.digit.astype(np.float64), tokens),
+        "sent_end": stats.sent_end,
+        "pos": np.arange(n) / max(n - 1, 1),
+        "tokpos": (np.cumsum(tokens) - tokens) / total,
+        "depth": el.depth[cont] / 40.0,
+        "title_in": _ratio(in_title, tokens),
+        "title_cov": in_title / max(len(title_set), 1),
+        "sub_c": subtree[cont] / total,
+        "sub_p": np.where(parent >= 0, subtree[parent], total) / total,
+        "good_c": subtree_good[cont] / total_good if total_good > 0 else 0.0,
+        "in_main": in_main,
+        "wordlen": _ratio(stats.nbytes.astype(np.float64), page.words.astype(np.float64)) / 10.0,
+        "share": tokens / total,
+        "good": good,
+        "dist_good": np.log1p(dist) / np.log(51.0),
+        "heading": page.is_heading(),
+        "n_in_container": np.log1p(np.bincount(cont, minlength=n_el)[cont]) / np.log(51.0),
+        "link_only": link >= 1.0,
+    }
+    for j, name in enumerate(DENSE):
+        dense[:, j] = cols[name]
+    return np.clip(dense, 0.0, 1.0, out=dense)
+
+
+def rich_features(page: Page, stats: BlockStats | None = None) -> FeatureRows:
+    """The ``rich`` (CE-BEST) feature set of every block of ``page``."""
+    lay = LAYOUTS["rich"]
+    stats = stats or block_stats(page)
+    n = len(page)
+    if n == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return FeatureRows(0, empty, empty, np.zeros(0), lay.size)
+    dense = dense_features(page, stats)
+    block = np.arange(n)
+    rows: list[np.ndarray] = []
+    cols: list[np.ndarray] = []
+    vals: list[np.ndarray] = []
+
+    def indicators(r: np.ndarray, c: np.ndarray) -> None:
+        rows.append(r)
+        cols.append(c)
+        vals.append(np.ones(len(r)))
+
+    def values(base: int, matrix: np.ndarray) -> None:
+        rows.append(np.repeat(block, matrix.shape[1]))
+        cols.append(np.tile(np.arange(base, base + matrix.shape[1]), n))
+        vals.append(matrix.ravel())
+
+    # Real-valued block features, then the shape features of the neighbours.
+    values(lay.ranges["dense"], dense)
+    shape = np.hstack((dense[:, NEIGHBOUR], np.ones((n, 1))))
+    for off in OFFSETS:
+        shifted = _shift(shape, off)
+        shifted[:, -1] = 1.0 - shifted[:, -1]
+        values(lay.ranges[f"nb{off}"], shifted)
+    # Binned indicators (of the block and, for some, of its neighbours).
+    for name, edges, offs in BINNED:
+        raw = stats.tokens if name == "tok" else dense[:, _COL[name]]
+        bins = np.searchsorted(edges, raw, side="right")
+        for off in offs:
+            b = _shift(bins, off, -1)
+            keep = b >= 0
+            indicators(block[keep], lay.ranges[f"bin:{name}{off}"] + b[keep])
+    # Tags of the container (and of the neighbours' containers), its parent and grandparent.
+    el = page.elements
+    cont = page.container
+    ctag = el.tag[cont]
+    for off in (0, -1, 1):
+        t = _shift(ctag, off, -1)
+        keep = t >= 0
+        indicators(block[keep], lay.ranges[f"tag{off}"] + t[keep])
+    parent = el.parent[cont]
+    grand = np.where(parent >= 0, el.parent[np.maximum(parent, 0)], -1)
+    for name, anc in (("ptag", parent), ("gptag", grand)):
+        keep = anc >= 0
+        indicators(block[keep], lay.ranges[name] + el.tag[anc[keep]])
+    # Class/id keywords near the block (container, parent, grandparent) and anywhere above.
+    own = np.fromiter((keyword_mask(a) if a else 0 for a in el.attrs), dtype=np.int64, count=len(el)).view(np.uint64)
+    anywhere = _inherit(own, el.parent)
+    own0 = np.append(own, np.uint64(0))  # index -1: no such element
+    near = own0[cont] | own0[parent] | own0[grand]
+    bits = np.arange(len(KEYWORDS), dtype=np.uint64)
+    for name, masks in (("kw_near", near), ("kw_any", anywhere[cont])):
+        r, b = np.nonzero((masks[:, None] >> bits) & np.uint64(1))
+        indicators(r, lay.ranges[name] + b)
+    # Words of short blocks, and the first two words of every block.
+    owner = stats.owner
+    hmask = np.uint64((1 << HASH_BITS) - 1)
+    small = stats.tokens[owner] <= SHORT_BLOCK
+    indicators(owner[small], lay.ranges["short_words"] + (stats.hashes[small] & hmask).astype(np.int64))
+    first = np.arange(len(owner)) - np.repeat(np.cumsum(stats.tokens) - stats.tokens, stats.tokens) < 2
+    indicators(owner[first], lay.ranges["first_words"] + ((stats.hashes[first] >> np.uint64(20)) & hmask).astype(np.int64))
+    return FeatureRows(n, np.concatenate(rows), np.concatenate(cols).astype(np.int64), np.concatenate(vals), lay.size)
+
+
+@njit(cache=True)
+def _inherit(own, parent):
+    """OR of ``own`` over each element and its ancestors (parents precede children)."""
+    out = own.copy()
+    for e in range(own.shape[0]):
+        if parent[e] >= 0:
+            out[e] |= out[parent[e]]
+    return out
+
+
+FEATURIZERS = {"rich": rich_features, "words": word_features}

@@ -1,0 +1,216 @@
+"""The compiled block splitter: one pass over a serialized, repaired DOM.
+
+lexbor (:mod:`.blocks`) repairs the page and serializes it back to HTML; that output is
+well formed -- every element closed in order, attribute values quoted, and only
+``&amp; &lt; &gt; &nbsp; &quot;`` escaped -- so a byte-level state machine can split it
+into blocks without building a Python object per node, which is what makes extraction
+fast.  :func:`scan` walks the bytes once and returns
+
+* the block texts, whitespace collapsed and entities decoded, separated by NUL bytes;
+* per block: its word count, how many of those words sit inside ``<a>``, and its
+  container (the innermost non-inline element);
+* per non-inline element, in document order: tag id, parent, depth, the last element
+  inside it, and the byte spans of its ``class`` and ``id`` values.
+
+Tag names are identified by their XXH64 hash (:func:`neardup.hashing.xxh64_bytes`)
+looked up in a sorted table; tags not in the table are block-level.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..hashing import xxh64_bytes
+
+_LT, _GT, _AMP, _SLASH, _BANG, _EQ, _DQ, _SQ, _SP, _NUL = 60, 62, 38, 47, 33, 61, 34, 39, 32, 0
+
+
+@njit(inline="always", cache=True)
+def _is_space(b):
+    return b == 32 or b == 9 or b == 10 or b == 13 or b == 12
+
+
+@njit(inline="always", cache=True)
+def _starts(buf, p, word):
+    if p + word.shape[0] > buf.shape[0]:
+        return False
+    for j in range(word.shape[0]):
+        if buf[p + j] != word[j]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _tag_id(buf, lo, hi, hashes, ids):
+    """The id of the tag named ``buf[lo:hi]`` (lower-cased in place), 0 if unknown."""
+    for p in range(lo, hi):
+        if 65 <= buf[p] <= 90:
+            buf[p] += 32
+    h = xxh64_bytes(buf, lo, hi, np.uint64(0))
+    k = np.searchsorted(hashes, h)
+    if k < hashes.shape[0] and hashes[k] == h:
+        return ids[k]
+    return 0
+
+
+@njit(cache=True)
+def scan(buf, tag_hashes, tag_ids, inline, void, link_tag, words_amp, words_lt, words_gt, words_nbsp, words_quot):
+    """Split serialized HTML ``buf`` (``uint8``, modified) into blocks; see the module doc."""
+    n = buf.shape[0]
+    out = np.empty(n + 1, dtype=np.uint8)
+    o = 0
+    cap = 2  # every element, block and open frame needs a tag: at most one per '<'
+    for c in buf:
+        cap += c == _LT
+    b_words = np.zeros(cap, dtype=np.int64)
+    b_links = np.zeros(cap, dtype=np.int64)
+    b_owner = np.zeros(cap, dtype=np.int64)
+    nb = 0
+    e_tag = np.zeros(cap, dtype=np.int64)
+    e_parent = np.zeros(cap, dtype=np.int64)
+    e_depth = np.zeros(cap, dtype=np.int64)
+    e_end = np.zeros(cap, dtype=np.int64)
+    e_attr = np.zeros((cap, 4), dtype=np.int64)  # class start, end, id start, end
+    ne = 0
+    st_el = np.zeros(cap, dtype=np.int64)
+    st_link = np.zeros(cap, dtype=np.bool_)
+    sp = 0
+    owner = -1
+    in_link = 0
+    block_start = 0
+    words = 0
+    links = 0
+    pending = False
+    p = 0
+    while p < n:
+        c = buf[p]
+        if c != _LT:
+            # Text up to the next tag, appended to the current block.
+            ch = c
+            width = 1
+            if c == _AMP:
+                if _starts(buf, p, words_amp):
+                    ch, width = 38, 5
+                elif _starts(buf, p, words_lt):
+                    ch, width = 60, 4
+                elif _starts(buf, p, words_gt):
+                    ch, width = 62, 4
+                elif _starts(buf, p, words_nbsp):
+                    ch, width = 32, 6
+                elif _starts(buf, p, words_quot):
+                    ch, width = 34, 6
+            if _is_space(ch):
+                pending = o > block_start
+            else:
+                if o == block_start or pending:
+                    words += 1
+                    if in_link > 0:
+                        links += 1
+                if pending:
+                    out[o] = _SP
+                    o += 1
+                    pending = False
+                out[o] = ch
+                o += 1
+            p += width
+            continue
+        # A tag: comment / doctype, end tag, or start tag.
+        if p + 1 < n and buf[p + 1] == _BANG:
+            if p + 3 < n and buf[p + 2] == 45 and buf[p + 3] == 45:
+                q = p + 4
+                while q + 2 < n and not (buf[q] == 45 and buf[q + 1] == 45 and buf[q + 2] == _GT):
+                    q += 1
+                p = q + 3
+            else:
+                while p < n and buf[p] != _GT:
+                    p += 1
+                p += 1
+            continue
+        closing = p + 1 < n and buf[p + 1] == _SLASH
+        q = p + 2 if closing else p + 1
+        name_lo = q
+        while q < n and not _is_space(buf[q]) and buf[q] != _GT and buf[q] != _SLASH:
+            q += 1
+        tag = _tag_id(buf, name_lo, q, tag_hashes, tag_ids)
+        cls_lo = cls_hi = id_lo = id_hi = 0
+        # Attributes (values quoted by the serializer), up to the closing '>'.
+        while q < n and buf[q] != _GT:
+            if _is_space(buf[q]) or buf[q] == _SLASH:
+                q += 1
+                continue
+            a_lo = q
+            while q < n and buf[q] != _EQ and buf[q] != _GT and not _is_space(buf[q]) and buf[q] != _SLASH:
+                q += 1
+            a_hi = q
+            v_lo = v_hi = q
+            if q < n and buf[q] == _EQ:
+                q += 1
+                if q < n and (buf[q] == _DQ or buf[q] == _SQ):
+                    quote = buf[q]
+                    q += 1
+                    v_lo = q
+                    while q < n and buf[q] != quote:
+                        q += 1
+                    v_hi = q
+                    q += 1
+                else:
+                    v_lo = q
+                    while q < n and not _is_space(buf[q]) and buf[q] != _GT:
+                        q += 1
+                    v_hi = q
+            if a_hi - a_lo == 5 and buf[a_lo] == 99 and buf[a_lo + 1] == 108 and buf[a_lo + 4] == 115:  # class
+                cls_lo, cls_hi = v_lo, v_hi
+            elif a_hi - a_lo == 2 and buf[a_lo] == 105 and buf[a_lo + 1] == 100:  # id
+                id_lo, id_hi = v_lo, v_hi
+        p = q + 1
+        if closing:
+            if sp == 0:
+                continue
+            sp -= 1
+            el = st_el[sp]
+            if el >= 0:
+                if o > block_start:
+                    out[o] = _NUL
+                    o += 1
+                    b_words[nb], b_links[nb], b_owner[nb] = words, links, el
+                    nb += 1
+                block_start, words, links, pending = o, 0, 0, False
+                e_end[el] = ne - 1
+                owner = e_parent[el]
+            elif st_link[sp]:
+                in_link -= 1
+            continue
+        if inline[tag]:
+            if not void[tag]:
+                is_link = tag == link_tag
+                st_el[sp] = -1
+                st_link[sp] = is_link
+                sp += 1
+                in_link += is_link
+            continue
+        # A block-level element: the current block ends, the element opens.
+        if o > block_start:
+            out[o] = _NUL
+            o += 1
+            b_words[nb], b_links[nb], b_owner[nb] = words, links, owner
+            nb += 1
+        block_start, words, links, pending = o, 0, 0, False
+        e_tag[ne] = tag
+        e_parent[ne] = owner
+        e_depth[ne] = e_depth[owner] + 1 if owner >= 0 else 0
+        e_end[ne] = ne
+        e_attr[ne, 0], e_attr[ne, 1], e_attr[ne, 2], e_attr[ne, 3] = cls_lo, cls_hi, id_lo, id_hi
+        if not void[tag]:
+            st_el[sp] = ne
+            st_link[sp] = False
+            sp += 1
+            owner = ne
+        ne += 1
+    if o > block_start:
+        out[o] = _NUL
+        o += 1
+        b_words[nb], b_links[nb], b_owner[nb] = words, links, owner
+        nb += 1
+    return (out[:o], b_words[:nb], b_links[:nb], b_owner[:nb],
+            e_tag[:ne], e_parent[:ne], e_depth[:ne], e_end[:ne], e_attr[:ne])

@@ -1,0 +1,167 @@
+"""Training the block classifiers from labeled pages.
+
+:func:`examples` turns labeled pages (:mod:`.datasets`) into labeled block sequences:
+annotated pages are split on their annotated copy and labeled from the annotations,
+pages with gold text are split as crawled and labeled by matching blocks to the gold
+text.  :func:`fit` trains CE-SIMPLE (``logreg``: scikit-learn's logistic regression on
+the block's words) or CE-BEST (``crf``: python-crfsuite's L-BFGS linear-chain CRF on
+the rich features) and returns a :class:`~.model.BlockModel` that needs neither library
+to run.  Hyper-parameters were fixed without the evaluation corpora: the CRF's
+regularization (L1 0.1 and L2 1.0; a weaker L2 let rare features such as a neighbour's
+tag take large weights) was chosen on pages of neardup's syndication simulator, a
+development set of its own.  Training is deterministic: the same pages and seed give
+the same weights.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from importlib.metadata import version
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from .blocks import Page, page_blocks
+from .datasets import LabeledPage, labels_from_gold, load
+from .features import (
+    FEATURES_VERSION,
+    FEATURIZERS,
+    BlockStats,
+    FeatureRows,
+    block_stats,
+)
+from .model import BlockModel
+
+CRF_PARAMS = {"c1": 0.1, "c2": 1.0, "max_iterations": 150}
+LOGREG_PARAMS = {"C": 1.0, "max_iter": 1000}
+
+
+@dataclass
+class Example:
+    """One page's blocks, their gold labels and text statistics, with the page's site."""
+
+    id: str
+    dataset: str
+    site: str
+    page: Page
+    labels: np.ndarray
+    stats: BlockStats
+
+
+def example(lp: LabeledPage) -> Example:
+    """Blocks and labels of one labeled page."""
+    if lp.labeled is not None:
+        page, labels = lp.labeled
+    else:
+        page = page_blocks(lp.html)
+        labels = labels_from_gold(page.texts, lp.gold)
+    return Example(lp.id, lp.dataset, lp.site, page, labels, block_stats(page))
+
+
+def examples(pages: Sequence[LabeledPage]) -> list[Example]:
+    """:func:`example` of every page."""
+    return [example(lp) for lp in pages]
+
+
+def _rows(examples: Sequence[Example], features: str) -> list[FeatureRows]:
+    return [FEATURIZERS[features](ex.page, ex.stats) for ex in examples]
+
+
+def train_logreg(examples: Sequence[Example], seed: int = 0, **params: float) -> BlockModel:
+    """CE-SIMPLE: logistic regression on the words of each block."""
+    from scipy.sparse import vstack
+    from sklearn.linear_model import LogisticRegression
+
+    params = {**LOGREG_PARAMS, **params}
+    rows = _rows(examples, "words")
+    x = vstack([r.csr() for r in rows]).tocsr()
+    y = np.concatenate([ex.labels for ex in examples]).astype(int)
+    clf = LogisticRegression(C=params["C"], max_iter=int(params["max_iter"]), solver="liblinear",
+                             fit_intercept=False, random_state=seed)
+    clf.fit(x, y)
+    coef = clf.coef_[0]
+    cols = np.flatnonzero(coef)
+    weights = np.column_stack((np.zeros(len(cols)), coef[cols]))
+    return BlockModel("logreg", "words", cols, weights, None, _meta(examples, "logreg", seed, params))
+
+
+def train_crf(examples: Sequence[Example], seed: int = 0, **params: float) -> BlockModel:
+    """CE-BEST: a linear-chain CRF over each page's blocks with the rich features."""
+    import pycrfsuite
+
+    params = {**CRF_PARAMS, **params}
+    trainer = pycrfsuite.Trainer(verbose=False)
+    for ex, rows in zip(examples, _rows(examples, "rich")):
+        if rows.n:
+            trainer.append(pycrfsuite.ItemSequence(rows.dicts()), ["1" if y else "0" for y in ex.labels])
+    trainer.set_params({"c1": params["c1"], "c2": params["c2"], "max_iterations": int(params["max_iterations"]),
+                        "feature.possible_transitions": True})
+    fd, path = tempfile.mkstemp(suffix=".crfsuite")
+    os.close(fd)
+    try:
+        trainer.train(path)
+        tagger = pycrfsuite.Tagger()
+        tagger.open(path)
+        info = tagger.info()
+        tagger.close()
+    finally:
+        os.unlink(path)
+    state: dict[int, np.ndarray] = {}
+    for (attr, label), w in info.state_features.items():
+        state.setdefault(int(attr), np.zeros(2))[int(label)] = w
+    cols = np.array(sorted(state), dtype=np.int64)
+    weights = np.array([state[c] for c in cols.tolist()], dtype=np.float64).reshape(-1, 2)
+    trans = np.zeros((2, 2))
+    for (a, b), w in info.transitions.items():
+        trans[int(a), int(b)] = w
+    return BlockModel("crf", "rich", cols, weights, trans, _meta(examples, "crf", seed, params))
+
+
+TRAINERS = {"crf": train_crf, "logreg": train_logreg}
+
+
+def fit(examples: Sequence[Example], kind: str = "crf", seed: int = 0, **params: float) -> BlockModel:
+    """Train a ``kind`` model (``crf`` or ``logreg``) on ``examples``."""
+    if kind not in TRAINERS:
+        raise ValueError(f"unknown model kind {kind!r}; choose from {', '.join(TRAINERS)}")
+    return TRAINERS[kind](examples, seed=seed, **params)
+
+
+def _meta(examples: Sequence[Example], kind: str, seed: int, params: dict) -> dict:
+    datasets: dict[str, int] = {}
+    for ex in examples:
+        datasets[ex.dataset] = datasets.get(ex.dataset, 0) + 1
+    library = {"crf": "python-crfsuite", "logreg": "scikit-learn"}[kind]
+    return {
+        "model": {"crf": "CE-BEST", "logreg": "CE-SIMPLE"}[kind],
+        "trainer": f"{library} {version(library)}",
+        "params": params,
+        "seed": seed,
+        "pages": len(examples),
+        "sites": len({ex.site for ex in examples}),
+        "blocks": int(sum(len(ex.labels) for ex in examples)),
+        "content_blocks": int(sum(int(ex.labels.sum()) for ex in examples)),
+        "datasets": datasets,
+        "neardup": version("neardup"),
+    }
+
+
+def train(data: Sequence[str | Path], out: str | Path, kind: str = "crf", seed: int = 0) -> BlockModel:
+    """Train on the labeled pages under ``data``; save the model to ``out`` and a note beside it.
+
+    The note (``out`` with suffix ``.json``) says how the model was made: data folders,
+    page/site/block counts, model kind, parameters, seed and library versions.
+    """
+    model = fit(examples(load(*data)), kind, seed)
+    names = [Path(d).name for d in data]
+    model.meta["data"] = names
+    model.meta["command"] = f"neardup extract train {' '.join(names)} -o {Path(out).name} --kind {kind} --seed {seed}"
+    model.save(out)
+    meta = {**model.meta, "kind": model.kind, "features": model.features, "features_version": FEATURES_VERSION,
+            "nonzero_weights": len(model.cols)}
+    Path(out).with_suffix(".json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return model
