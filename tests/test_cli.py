@@ -189,3 +189,34 @@ def test_eval_with_truth_file_and_labeled_pairs(tmp_path, capsys):
     report = json.loads(capsys.readouterr().out)
     assert report["pairs"] == 4
     assert report["positives"] == sum(x["cluster"] == y["cluster"] for x, y in labeled)
+
+
+def test_eval_scores_contain_and_partial_outputs_against_truth(tmp_path, capsys, articles):
+    import json
+
+    assert main(["contain", str(SAMPLE), "-o", str(tmp_path / "c"), "--quiet"]) == 0
+    truth = REPO / "examples" / "sample-truth.jsonl"
+    assert main(["eval", str(SAMPLE), "--truth", str(truth), "--containments", str(tmp_path / "c" / "containments.jsonl")]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["task"] == "containment" and report["f1"] > 0.8
+
+    # a run of four sentences copied from one article into another, recorded with its offsets
+    source = articles[0]["text"].split("\n\n")[1]
+    host = articles[1]["text"]
+    copied = " ".join(articles[2]["text"].split("\n\n")[1:3])
+    docs = [{"id": "src", "text": copied + "\n\n" + source}, {"id": "host", "text": host + "\n\n" + copied}]
+    (tmp_path / "docs.jsonl").write_bytes(b"".join(orjson.dumps(d) + b"\n" for d in docs))
+    a0, b0 = 0, len(host) + 2
+    span = {"type": "partial", "a": "src", "b": "host", "a_chars": [a0, a0 + len(copied)], "b_chars": [b0, b0 + len(copied)]}
+    (tmp_path / "truth.jsonl").write_bytes(orjson.dumps(span) + b"\n")
+    assert main(["partial", str(tmp_path / "docs.jsonl"), "-o", str(tmp_path / "p"), "--quiet"]) == 0
+    assert main(["eval", str(tmp_path / "docs.jsonl"), "--truth", str(tmp_path / "truth.jsonl"),
+                 "--partials", str(tmp_path / "p" / "partials.jsonl")]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["task"] == "partial" and report["all"]["span_f1"] == 1.0
+
+
+def test_unwritable_output_is_a_clear_error(tmp_path, capsys):
+    (tmp_path / "taken").write_text("a file, not a folder")
+    assert main(["dedup", str(SAMPLE), "-o", str(tmp_path / "taken"), "--quiet"]) == 2
+    assert "taken" in capsys.readouterr().err

@@ -62,10 +62,31 @@ def method_options(args: argparse.Namespace) -> dict:
     return {"method": args.method, **given}
 
 
+def _eval_located(args: argparse.Namespace) -> int:
+    """``eval --containments`` / ``--partials``: score a contain/partial output against --truth."""
+    import json
+
+    if not args.truth:
+        raise ValueError("--containments and --partials need --truth (the simulator's truth.jsonl)")
+    if args.containments:
+        from .contain.evaluate import evaluate_containment_files
+
+        report = {"task": "containment", **evaluate_containment_files(args.containments, args.truth)}
+    else:
+        from .partial.evaluate import evaluate_partial_files
+
+        report = {"task": "partial", **evaluate_partial_files(args.partials, args.truth, [args.dataset], args.extract)}
+    print(json.dumps(report, indent=2, default=float))
+    return 0
+
+
 def _cmd_eval(args: argparse.Namespace) -> int:
     import json
 
     from .evaluate.harness import evaluate, load_labeled
+
+    if args.containments or args.partials:
+        return _eval_located(args)
 
     names = args.compare.split(",") if args.compare else [args.method]
     for name in names:
@@ -211,6 +232,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("dataset", metavar="DATASET", help="folder of cluster sub-folders, or JSONL/Parquet with 'cluster'")
     p.add_argument("--truth", metavar="FILE", help="ground-truth JSONL of clusters (as `neardup synth` writes)")
     p.add_argument("--pairs", metavar="FILE", help="JSONL of labeled pairs {a, b, label}: score only these")
+    p.add_argument("--containments", metavar="FILE",
+                   help="score this `neardup contain` output against --truth (containment P/R/F1, direction must be right)")
+    p.add_argument("--partials", metavar="FILE",
+                   help="score this `neardup partial` output against --truth (span and pair P/R/F1)")
     p.add_argument("--compare", metavar="M1,M2,...", help="evaluate several methods and print one table")
     p.add_argument("--tune-on", metavar="DEVSET", help="choose the threshold by Max F1 on DEVSET, report DATASET at it")
     p.add_argument("--folds", type=int, help="split DATASET by cluster into K folds: tune on K-1, test on 1")
@@ -261,6 +286,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except ValueError as exc:
         print(f"neardup: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # unwritable output folder, a file where a folder should be, ...
+        print(f"neardup: error: {exc.strerror}: {exc.filename}", file=sys.stderr)
         return 2
 
 
