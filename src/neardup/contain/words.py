@@ -137,7 +137,7 @@ def idf_weights(df: DocumentFrequencies, hashes: np.ndarray) -> np.ndarray:
 
 def save_word_stats(df: DocumentFrequencies, path: str | Path, prefix: int) -> None:
     """Write document frequencies of cut words, with the cut, to an ``.npz`` file."""
-    df._merge()
+    df.compact()
     np.savez_compressed(path, n_docs=np.int64(df.n_docs), keys=df.keys, counts=df.counts, word_prefix=np.int64(prefix))
 
 

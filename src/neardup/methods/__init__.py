@@ -11,11 +11,13 @@ from typing import Any
 
 from .base import Method, ParamSpec, method_params
 from .ffp import FullFingerprintMethod
+from .imatch import IMatchMethod
 from .minhash import MinHashMethod
 from .simhash import SimHashMethod
 from .spotsigs import SpotSigsMethod
+from .wsample import WeightedSamplingMethod
 
-REGISTRY: dict[str, type[Method]] = {cls.name: cls for cls in (MinHashMethod, SpotSigsMethod, SimHashMethod, FullFingerprintMethod)}
+REGISTRY: dict[str, type[Method]] = {cls.name: cls for cls in (MinHashMethod, SpotSigsMethod, SimHashMethod, FullFingerprintMethod, IMatchMethod, WeightedSamplingMethod)}
 
 
 def get_method(name: str, **params: Any) -> Method:

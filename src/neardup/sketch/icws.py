@@ -32,7 +32,8 @@ EMPTY = np.uint32(0xFFFFFFFF)
 _G = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
-_LOW32 = np.uint64(0xFFFFFFFF)
+_LOW16 = np.uint64(0xFFFF)
+_TWO16 = 1.0 / 65536.0
 _TWO32 = 1.0 / 4294967296.0
 _TWO53 = 1.0 / 9007199254740992.0
 
@@ -46,11 +47,9 @@ def _mix(z):
 
 
 @njit(inline="always", cache=True)
-def _uniform_pair(h):
-    """Two uniforms strictly inside (0, 1) from the halves of a 64-bit value."""
-    u1 = (np.float64(np.int64(h >> np.uint64(32))) + 0.5) * _TWO32
-    u2 = (np.float64(np.int64(h & _LOW32)) + 0.5) * _TWO32
-    return u1, u2
+def _uniform32(high, low):
+    """A uniform strictly inside (0, 1) from two 16-bit halves of a 32-bit integer."""
+    return (np.float64(np.int64((high << np.uint64(16)) | low)) + 0.5) * _TWO32
 
 
 @njit(inline="always", cache=True)
@@ -77,13 +76,24 @@ def _icws_row(hashes, weights, lo, hi, keys, best, best_x, best_t):
         inv_w = 1.0 / w
         for j in range(m):
             s = x ^ keys[j]
-            u1, u2 = _uniform_pair(_mix(s + _G))
-            v1, v2 = _uniform_pair(_mix(s + _G + _G))
+            # the 32-bit uniforms u1, u2, v1, v2 take their high 16 bits from one mix and
+            # their low 16 bits from a second; the first alone bounds them to 2^-16
+            hi = _mix(s + _G)
             # a >= c exp(-r) / w  (as t - beta <= ln w / r), with exp(-r) = u1 u2 and
-            # c = -ln(v1 v2) >= 1 - v1 v2: most features are ruled out before any log
-            e = u1 * u2 * inv_w
-            if (1.0 - v1 * v2) * e >= best[j]:
+            # c = -ln(v1 v2) >= 1 - v1 v2: most features are ruled out here, before any
+            # second mix or logarithm
+            u1_lo = np.float64(np.int64(hi >> np.uint64(48))) * _TWO16
+            u2_lo = np.float64(np.int64((hi >> np.uint64(32)) & _LOW16)) * _TWO16
+            v1_hi = np.float64(np.int64((hi >> np.uint64(16)) & _LOW16) + 1) * _TWO16
+            v2_hi = np.float64(np.int64(hi & _LOW16) + 1) * _TWO16
+            if (1.0 - v1_hi * v2_hi) * u1_lo * u2_lo * inv_w >= best[j]:
                 continue
+            lo = _mix(s + _G + _G)
+            u1 = _uniform32(hi >> np.uint64(48), lo >> np.uint64(48))
+            u2 = _uniform32((hi >> np.uint64(32)) & _LOW16, (lo >> np.uint64(32)) & _LOW16)
+            v1 = _uniform32((hi >> np.uint64(16)) & _LOW16, (lo >> np.uint64(16)) & _LOW16)
+            v2 = _uniform32(hi & _LOW16, lo & _LOW16)
+            e = u1 * u2 * inv_w
             c = -np.log(v1 * v2)
             if c * e >= best[j]:
                 continue
@@ -98,20 +108,27 @@ def _icws_row(hashes, weights, lo, hi, keys, best, best_x, best_t):
     return used
 
 
+@njit(nogil=True, cache=True)
+def _icws_doc(hashes, weights, lo, hi, keys, out_row):
+    """Samples of one document into ``out_row``; returns its number of weighted features."""
+    m = keys.shape[0]
+    best = np.full(m, np.inf)
+    best_x = np.zeros(m, dtype=np.uint64)
+    best_t = np.zeros(m, dtype=np.int64)
+    used = _icws_row(hashes, weights, lo, hi, keys, best, best_x, best_t)
+    if used:
+        for j in range(m):
+            out_row[j] = _sample_id(best_x[j], best_t[j])
+    return used
+
+
 @njit(parallel=True, nogil=True, cache=True)
 def _icws(hashes, offsets, weights, keys):
     n = offsets.shape[0] - 1
-    m = keys.shape[0]
-    out = np.full((n, m), EMPTY, dtype=np.uint32)
+    out = np.full((n, keys.shape[0]), EMPTY, dtype=np.uint32)
     used = np.zeros(n, dtype=np.int64)
     for d in prange(n):
-        best = np.full(m, np.inf)
-        best_x = np.zeros(m, dtype=np.uint64)
-        best_t = np.zeros(m, dtype=np.int64)
-        used[d] = _icws_row(hashes, weights, offsets[d], offsets[d + 1], keys, best, best_x, best_t)
-        if used[d]:
-            for j in range(m):
-                out[d, j] = _sample_id(best_x[j], best_t[j])
+        used[d] = _icws_doc(hashes, weights, offsets[d], offsets[d + 1], keys, out[d])
     return out, used
 
 

@@ -221,14 +221,14 @@ class CollectionStats:
                     f"documents only; cannot list those in more than {min_df}"
                 )
             self._merge_heavy()
-        self.phrases._merge()
+        self.phrases.compact()
         keep = self.phrases.counts > min_df
         return self.phrases.keys[keep], self.phrases.counts[keep]
 
     def summary(self) -> dict[str, Any]:
-        self.words._merge()
+        self.words.compact()
         self._merge_heavy()
-        self.phrases._merge()
+        self.phrases.compact()
         out: dict[str, Any] = {
             "documents": self.n_docs,
             "words": int(self.words.keys.shape[0]),
@@ -241,16 +241,15 @@ class CollectionStats:
             out["sketch"] = {"width": self.sketch.width, "depth": self.sketch.depth,
                              "phrase_occurrences": self.sketch.total,
                              "error_bound": round(self.sketch.error_bound(), 3)}
-        out[f"common_phrases_df_over_{max(COMMON_DF, self.heavy_df)}"] = int(
-            self.common_phrases(max(COMMON_DF, self.heavy_df))[0].shape[0]
-        )
+        out["common_df"] = max(COMMON_DF, self.heavy_df)
+        out["common_phrases"] = int(self.common_phrases(out["common_df"])[0].shape[0])
         return out
 
     def save(self, path: str | Path) -> None:
         """Write to an ``.npz`` file (see the module docstring for the layout)."""
-        self.words._merge()
+        self.words.compact()
         self._merge_heavy()
-        self.phrases._merge()
+        self.phrases.compact()
         arrays: dict[str, Any] = {
             "format": np.array(FORMAT),
             "n_docs": np.int64(self.n_docs),
@@ -320,7 +319,8 @@ def build_stats(
     inputs: Sequence[str | Path],
     output: str | Path | None = None,
     phrase_size: int = 7,
-    extract: str = "visible",
+    extract: str | None = None,
+    prefer_html: bool = False,
     approximate: bool = False,
     width: int = 1 << 22,
     depth: int = 4,
@@ -328,17 +328,23 @@ def build_stats(
     strict: bool = False,
     progress: bool = False,
 ) -> tuple[CollectionStats, dict[str, Any]]:
-    """The ``stats build`` job: count ``inputs`` in one pass, save to ``output``; returns a summary."""
+    """The ``stats build`` job: count ``inputs`` in one pass, save to ``output``; returns a summary.
+
+    ``extract`` names the HTML extractor (default: the pipeline's); ``prefer_html`` reads
+    the ``html`` field of records that have both, as ``dedup --html`` does.
+    """
     from tqdm import tqdm
 
+    from ..extract import DEFAULT_EXTRACTOR
     from ..io.readers import read_inputs
     from ..pipeline import RunStats
 
+    extract = extract or DEFAULT_EXTRACTOR
     start = time.perf_counter()
     stats = CollectionStats(phrase_size, approximate, width, depth, heavy_df)
     run = RunStats()
     bar = tqdm(desc="documents", unit="doc", disable=not progress, file=sys.stderr, dynamic_ncols=True)
-    for texts in text_batches(read_inputs([str(p) for p in inputs]), extract, run, strict):
+    for texts in text_batches(read_inputs([str(p) for p in inputs], prefer_html), extract, run, strict):
         stats.update_texts(texts)
         bar.update(len(texts))
     bar.close()
@@ -348,6 +354,7 @@ def build_stats(
     summary = {
         "inputs": [str(p) for p in inputs],
         "output": None if output is None else str(output),
+        "extract": extract,
         "read": run.read,
         "rejected": sum(run.reasons.values()),
         "rejected_by_reason": dict(sorted(run.reasons.items())),

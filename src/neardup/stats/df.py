@@ -34,9 +34,10 @@ class DocumentFrequencies:
         self._pending.append(sets.hashes)
         self._pending_size += sets.hashes.shape[0]
         if self._pending_size > 1 << 24:
-            self._merge()
+            self.compact()
 
-    def _merge(self) -> None:
+    def compact(self) -> None:
+        """Merge the pending batches into the sorted ``keys`` / ``counts`` arrays."""
         if not self._pending:
             return
         keys, counts = np.unique(np.concatenate(self._pending), return_counts=True)
@@ -52,7 +53,7 @@ class DocumentFrequencies:
 
     def df(self, hashes: np.ndarray) -> np.ndarray:
         """Document frequency of each hash (0 for hashes never seen)."""
-        self._merge()
+        self.compact()
         if not self.keys.shape[0]:
             return np.zeros(hashes.shape, dtype=np.int64)
         pos = np.searchsorted(self.keys, hashes)
@@ -68,14 +69,14 @@ class DocumentFrequencies:
 
         Ties at the cut are broken by hash value, so the result is deterministic.
         """
-        self._merge()
+        self.compact()
         k = int(np.ceil(share * self.keys.shape[0]))
         order = np.lexsort((self.keys, -self.counts))
         return np.sort(self.keys[order[:k]])
 
     def save(self, path: str | Path) -> None:
         """Write to an ``.npz`` file."""
-        self._merge()
+        self.compact()
         np.savez_compressed(path, n_docs=np.int64(self.n_docs), keys=self.keys, counts=self.counts)
 
     @classmethod
