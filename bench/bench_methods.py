@@ -3,7 +3,8 @@
 Makes (once, cached) a corpus with ``neardup synth`` from the Reuters-21578 texts in
 ``../shared/data``, then runs ``neardup dedup`` for each registered method in its own
 process with default parameters and reads the per-stage seconds from ``summary.json``:
-documents per second through reading + features + sketch, the candidate step, and
+documents per second through reading + features + sketch (including a method's
+corpus-level finalize step), the candidate step, and
 verification.  Prints a markdown table and writes ``bench/results/methods.{md,json}``.
 
     python bench/bench_methods.py [--docs 20000] [--seed 1] [--methods minhash,spotsigs]
@@ -51,13 +52,13 @@ def run_method(docs: Path, method: str, workdir: Path) -> dict:
 
 
 def table(rows: list[dict]) -> str:
-    head = "| method | wall s | docs/s (read+sketch) | candidates s | verify s | candidate pairs | pairs |"
+    head = "| method | wall s | docs/s (read+features+sketch) | candidates s | verify s | candidate pairs | pairs |"
     lines = [head, "|---|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         s = r["seconds"]
         n = r["documents"]["kept"]
         lines.append(
-            f"| {r['method']} | {r['wall']:.2f} | {n / max(s['read_and_sketch'], 1e-9):,.0f} | "
+            f"| {r['method']} | {r['wall']:.2f} | {n / max(s['read_and_sketch'] + s['finalize'], 1e-9):,.0f} | "
             f"{s['candidates']:.2f} | {s['verify']:.2f} | {r['candidate_pairs']:,} | {r['pairs']:,} |"
         )
     return "\n".join(lines)
