@@ -83,6 +83,22 @@ def sort_unique_segments(values, starts, counts):
     return out, offsets
 
 
+@njit(inline="always", cache=True)
+def sorted_overlap(values, pa, pe, qa, qe):
+    """Size of the intersection of the sorted unique runs ``values[pa:pe]`` and ``values[qa:qe]``."""
+    inter = 0
+    while pa < pe and qa < qe:
+        if values[pa] == values[qa]:
+            inter += 1
+            pa += 1
+            qa += 1
+        elif values[pa] < values[qa]:
+            pa += 1
+        else:
+            qa += 1
+    return inter
+
+
 @njit(parallel=True, nogil=True, cache=True)
 def exact_jaccard(hashes, offsets, a, b):
     """Exact Jaccard of the sets of documents ``a[i]`` and ``b[i]`` (sorted merge)."""
@@ -90,18 +106,8 @@ def exact_jaccard(hashes, offsets, a, b):
     for i in prange(a.shape[0]):
         p, pe = offsets[a[i]], offsets[a[i] + 1]
         q, qe = offsets[b[i]], offsets[b[i] + 1]
-        size = (pe - p) + (qe - q)
-        inter = 0
-        while p < pe and q < qe:
-            if hashes[p] == hashes[q]:
-                inter += 1
-                p += 1
-                q += 1
-            elif hashes[p] < hashes[q]:
-                p += 1
-            else:
-                q += 1
-        union = size - inter
+        inter = sorted_overlap(hashes, p, pe, q, qe)
+        union = (pe - p) + (qe - q) - inter
         out[i] = inter / union if union > 0 else 0.0
     return out
 

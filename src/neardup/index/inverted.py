@@ -37,27 +37,11 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from ..features.sets import HashedSets
+from ..features.sets import HashedSets, sorted_overlap
 
 MEASURES = ("jaccard", "containment")
 _JACCARD, _CONTAINMENT = 0, 1
 _EPS = 1e-9
-
-
-@njit(inline="always", cache=True)
-def _overlap(values, pa, pe, qa, qe):
-    """Size of the intersection of the sorted runs ``values[pa:pe]`` and ``values[qa:qe]``."""
-    inter = 0
-    while pa < pe and qa < qe:
-        if values[pa] == values[qa]:
-            inter += 1
-            pa += 1
-            qa += 1
-        elif values[pa] < values[qa]:
-            pa += 1
-        else:
-            qa += 1
-    return inter
 
 
 @njit(inline="always", cache=True)
@@ -75,7 +59,7 @@ def _pair_similarity(values, offsets, a, b, measure):
     for i in prange(a.shape[0]):
         pa, pe = offsets[a[i]], offsets[a[i] + 1]
         qa, qe = offsets[b[i]], offsets[b[i] + 1]
-        out[i] = _similarity(_overlap(values, pa, pe, qa, qe), pe - pa, qe - qa, measure)
+        out[i] = _similarity(sorted_overlap(values, pa, pe, qa, qe), pe - pa, qe - qa, measure)
     return out
 
 
@@ -131,7 +115,7 @@ def _probe(a, ranks, offsets, sizes, post_docs, post_keys, post_off, n, tau, mea
             if stamp[b] == a:
                 continue
             stamp[b] = a
-            inter = _overlap(ranks, base, base + la, offsets[b], offsets[b] + lb)
+            inter = sorted_overlap(ranks, base, base + la, offsets[b], offsets[b] + lb)
             sim = _similarity(inter, la, lb, measure)
             if sim >= tau:
                 if write:
