@@ -266,10 +266,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     from .contain.cli import register as register_contain
     from .extract.cli import register as register_extract
+    from .learn.cli import register as register_learn
     from .partial.cli import register as register_partial
     from .stats.cli import register as register_stats
 
     register_extract(sub)
+    register_learn(sub)
     register_stats(sub)
     register_contain(sub)
     register_partial(sub)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .andd import ANDDMethod
 from .base import Method, ParamSpec, method_params
 from .ffp import FullFingerprintMethod
 from .imatch import IMatchMethod
@@ -17,7 +18,7 @@ from .simhash import SimHashMethod
 from .spotsigs import SpotSigsMethod
 from .wsample import WeightedSamplingMethod
 
-REGISTRY: dict[str, type[Method]] = {cls.name: cls for cls in (MinHashMethod, SpotSigsMethod, SimHashMethod, FullFingerprintMethod, IMatchMethod, WeightedSamplingMethod)}
+REGISTRY: dict[str, type[Method]] = {cls.name: cls for cls in (MinHashMethod, ANDDMethod, SpotSigsMethod, SimHashMethod, FullFingerprintMethod, IMatchMethod, WeightedSamplingMethod)}
 
 
 def get_method(name: str, **params: Any) -> Method:

@@ -1,0 +1,50 @@
+"""``neardup train DATASET... -o MODEL``: learn ANDD k-gram weights from labeled clusters."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+import numpy as np
+
+
+def _cmd_train(args: argparse.Namespace) -> int:
+    from ..evaluate.harness import load_labeled
+    from .andd import fit
+
+    texts: list[str] = []
+    clusters: list[np.ndarray] = []
+    offset = 0
+    for path in args.datasets:
+        data = load_labeled(path, args.extract, prefer_html=args.html)
+        texts.extend(data.texts)
+        c = data.cluster.copy()
+        c[c >= 0] += offset  # clusters of different datasets never merge
+        offset = int(c.max(initial=offset - 1)) + 1
+        clusters.append(c)
+    model = fit(texts, np.concatenate(clusters) if clusters else np.zeros(0, np.int64),
+                k=args.shingle_size, seed=args.seed, n_pairs=args.n_pairs)
+    model.info["datasets"] = list(args.datasets)
+    model.save(args.output)
+    if not args.quiet:
+        print(json.dumps({"output": args.output, "weights": dict(zip(model.features, model.weights.tolist())),
+                          **model.info}, indent=2), file=sys.stderr)
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Add ``train`` to the ``neardup`` command's subparsers."""
+    from ..cli import add_input_options
+
+    p = subparsers.add_parser("train", help="learn ANDD k-gram weights from labeled near-duplicate clusters")
+    p.add_argument("datasets", nargs="+", metavar="DATASET",
+                   help="folder of cluster sub-folders, or JSONL/Parquet with 'cluster'")
+    p.add_argument("-o", "--output", required=True, metavar="MODEL", help="model file to write (JSON)")
+    p.add_argument("--shingle-size", type=int, default=1, help="words per k-gram, k (1)")
+    p.add_argument("--n-pairs", type=int, default=20000, help="sampled (near-dup pair, non-dup pair) pairs (20000)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the pair sampling (0)")
+    p.add_argument("--quiet", action="store_true", help="no summary on stderr")
+    add_input_options(p)
+    p.set_defaults(func=_cmd_train)
+    return p
