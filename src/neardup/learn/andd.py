@@ -34,7 +34,6 @@ from typing import Sequence
 
 import numpy as np
 from numba import njit, prange
-from scipy.optimize import minimize
 
 from ..features.sets import HashedSets
 from ..hashing import xxh64_bytes, xxh64_lanes
@@ -383,6 +382,8 @@ def fit(
     idf = collection_idf(stats.sets)
     prob = build_problem(stats, idf, np.asarray(clusters), n_pairs, seed, gamma)
     w0 = tfidf_weights()
+    from scipy.optimize import minimize  # here: importing it costs every command 0.27 s
+
     res = minimize(loss_and_grad, w0, args=(prob,), jac=True, method="L-BFGS-B", options={"maxiter": max_iter})
     w = res.x / max(np.linalg.norm(res.x), 1e-12)
     loss0, _ = loss_and_grad(w0, prob)
