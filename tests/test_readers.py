@@ -94,8 +94,10 @@ def test_unknown_and_missing_inputs_raise(tmp_path):
         list(read_input(tmp_path / "missing.jsonl"))
 
 
-def test_html_decoding_uses_declared_charset_then_utf8_then_cp1252():
+def test_html_decoding_prefers_valid_utf8_then_declared_charset_then_cp1252():
     assert decode_html('<meta charset="iso-8859-1"><p>caf\xe9</p>'.encode("latin-1")).endswith("café</p>")
+    # a page re-encoded to UTF-8 that kept its old declaration
+    assert decode_html('<meta charset="iso-8859-1"><p>café</p>'.encode("utf-8")).endswith("café</p>")
     assert "café" in decode_html("<p>café</p>".encode("utf-8"))
     assert "“quoted”" in decode_html("<p>“quoted”</p>".encode("cp1252"))
 

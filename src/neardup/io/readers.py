@@ -74,19 +74,25 @@ def _open_text_lines(path: Path) -> Iterator[tuple[int, bytes]]:
 
 
 def decode_html(data: bytes) -> str:
-    """Decode page bytes: the declared charset, else UTF-8, else windows-1252 (HTML5's default)."""
+    """Decode page bytes: valid UTF-8 first, else the declared charset, else windows-1252.
+
+    Bytes that decode as UTF-8 are almost never meant as anything else, while declared
+    charsets are often stale (pages re-encoded to UTF-8 keep their old ``<meta charset>``);
+    windows-1252 is HTML5's default for undeclared legacy pages.
+    """
     if data.startswith(b"\xef\xbb\xbf"):
         return data[3:].decode("utf-8", errors="replace")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
     declared = _META_CHARSET.search(data[:4096])
     if declared:
         try:
             return data.decode(declared.group(1).decode("ascii"), errors="replace")
         except LookupError:
             pass
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return data.decode("cp1252", errors="replace")
+    return data.decode("cp1252", errors="replace")
 
 
 def record_from_mapping(obj: Any, source: str, line: int, prefer_html: bool = False) -> Record | Rejection:
