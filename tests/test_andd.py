@@ -140,7 +140,7 @@ def test_fit_learns_the_separating_feature():
     s = m.score(i, j)
     same = cluster[i] == cluster[j]
     assert s[same].min() > s[~same].max()
-    base = ANDDMethod(threshold=0.5, raw=True)
+    base = ANDDMethod(threshold=0.5, raw=True, model="tfidf")
     base.add(texts)
     base.finalize()
     sb = base.score(i, j)
@@ -192,7 +192,7 @@ def test_method_finds_planted_near_duplicates(raw):
         docs.append(" ".join(toks))
         planted.append((src, len(docs) - 1))
     docs.append("")
-    m = ANDDMethod(threshold=0.8, raw=raw)
+    m = ANDDMethod(threshold=0.8, raw=raw, model="tfidf")  # the mechanics, on TF-IDF weights
     usable = m.add(docs[:100])
     assert usable.all()
     assert not m.add(docs[100:])[-1]
@@ -235,3 +235,11 @@ def test_train_command(tmp_path):
     assert args.func(args) == 0
     model = ANDDModel.load(out)
     np.testing.assert_array_equal(model.weights, fit(texts, cluster, seed=0, n_pairs=300).weights)
+
+
+def test_shipped_default_model_loads_and_differs_from_tfidf():
+    shipped = ANDDMethod()
+    assert shipped.model == "default" and shipped._model.k == 1
+    assert not np.allclose(shipped._model.weights, ANDDMethod(model="tfidf")._model.weights)
+    with pytest.raises(ValueError, match="shipped ANDD model is for k = 1"):
+        ANDDMethod(shingle_size=2)

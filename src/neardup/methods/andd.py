@@ -21,6 +21,8 @@ with the exact cosine.  Only the cosine similarity is implemented (not extended 
 
 from __future__ import annotations
 
+from importlib import resources
+
 from pathlib import Path
 from typing import Sequence
 
@@ -50,6 +52,21 @@ def cosine_radius(threshold: float, bits: int, slack: float = 0.0) -> int:
     return k
 
 
+def load_model(model: str, k: int) -> ANDDModel:
+    """``tfidf`` weights, the shipped ``default`` model, or a model file, checked against ``k``."""
+    if model == "tfidf":
+        return ANDDModel.tfidf(k)
+    if model == "default":
+        loaded = ANDDModel.load(resources.files("neardup").joinpath("data/andd-model-v1.json"))
+        if loaded.k != k:
+            raise ValueError(f"the shipped ANDD model is for k = {loaded.k}; for k = {k} use --model tfidf or train one")
+        return loaded
+    loaded = ANDDModel.load(model)
+    if loaded.k != k:
+        raise ValueError(f"model {model} was trained for k = {loaded.k}, not k = {k}")
+    return loaded
+
+
 class ANDDMethod(Method):
     """Learned-weight k-gram vectors, cosine by random-hyperplane bits (or exactly)."""
 
@@ -57,7 +74,7 @@ class ANDDMethod(Method):
     summary = "Cosine of k-gram vectors with learned feature weights, 384-bit random hyperplanes (Hajishirzi)."
     param_help = {
         "threshold": "cosine at or above which a pair is a near-duplicate",
-        "model": "ANDD model file from `neardup train`; off = TF-IDF weights",
+        "model": "ANDD model: `default` (shipped, trained on the GoldSet dev half, k=1), `tfidf` (plain TF-IDF), or a file from `neardup train`",
         "shingle_size": "words per k-gram, k (must match the model's)",
         "similarity": "similarity the weights are learned for (cosine)",
         "bits": "random-hyperplane signature bits, a multiple of 64",
@@ -69,7 +86,7 @@ class ANDDMethod(Method):
     def __init__(
         self,
         threshold: float = 0.9,
-        model: str | None = None,
+        model: str = "default",
         shingle_size: int = 1,
         similarity: str = "cosine",
         bits: int = 384,
@@ -83,10 +100,8 @@ class ANDDMethod(Method):
             raise ValueError(f"shingle size must be at least 1, got {k}")
         if similarity not in SIMILARITIES:
             raise ValueError(f"similarity must be one of {', '.join(SIMILARITIES)}, got {similarity!r}")
-        self.model = None if model is None else str(model)
-        self._model = ANDDModel.tfidf(k) if model is None else ANDDModel.load(model)
-        if self._model.k != k:
-            raise ValueError(f"model {model} was trained for k = {self._model.k}, not k = {k}")
+        self.model = str(model)
+        self._model = load_model(self.model, k)
         self.shingle_size = k
         self.similarity = similarity
         self.bits = bits
