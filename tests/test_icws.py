@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from neardup.features.sets import HashedSets
-from neardup.sketch.icws import EMPTY, ICWSampler, estimate_weighted_jaccard, weighted_jaccard
+from neardup.sketch.compare import equal_share as estimate_weighted_jaccard
+from neardup.sketch.icws import EMPTY, ICWSampler, weighted_jaccard
 
 
 def weighted_sets(rows):

@@ -5,7 +5,8 @@ import pytest
 
 from neardup.features.sets import HashedSets
 from neardup.index.banding import Banding, band_keys, candidate_pairs, choose_banding
-from neardup.sketch.minhash import MinHasher, estimate_jaccard
+from neardup.sketch.compare import equal_share as estimate_jaccard
+from neardup.sketch.minhash import MinHasher
 
 
 def pairs_with_jaccard(rng, n_pairs, size, jaccard):

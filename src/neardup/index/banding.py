@@ -143,6 +143,16 @@ def _bucket_pairs(order, sorted_keys, n_docs):
     return out
 
 
+def banded_candidates(
+    signatures: np.ndarray, banding: Banding, seed: int, usable: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Candidate pairs among the ``usable`` rows of ``signatures`` (indices into all rows)."""
+    docs = np.flatnonzero(usable)
+    sig = signatures[docs, : banding.bands * banding.rows]
+    a, b = candidate_pairs(band_keys(sig, banding.bands, banding.rows, np.uint64(seed)), banding.min_shared)
+    return docs[a], docs[b]
+
+
 def candidate_pairs(keys: np.ndarray, min_shared: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """Index arrays ``(a, b)``, ``a < b``, sorted, of documents sharing ``min_shared`` keys."""
     n = keys.shape[0]

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from importlib import resources
 
-from pathlib import Path
 from typing import Sequence
 
 import numpy as np

@@ -26,12 +26,10 @@ import numpy as np
 from ..features.sets import HashedSets, document_frequencies, exact_jaccard
 from ..features.shingles import word_shingles
 from ..index import banding as lsh
-from ..index.banding import Banding, band_keys, choose_banding
-from ..sketch.minhash import MinHasher, estimate_jaccard
+from ..index.banding import Banding, choose_banding
+from ..sketch.compare import pair_equal_share
+from ..sketch.minhash import MinHasher
 from .base import Method
-
-_CHUNK = 1 << 20
-
 
 class MinHashMethod(Method):
     """Word k-shingles, MinHash signatures, banded candidates, estimated-Jaccard verify."""
@@ -139,21 +137,13 @@ class MinHashMethod(Method):
         return choose_banding(threshold, self.num_perm, self.min_shared or 1)
 
     def candidate_pairs(self) -> tuple[np.ndarray, np.ndarray]:
-        banding = self.banding()
-        sig = self.signatures_[:, : banding.bands * banding.rows]
-        keys = band_keys(sig, banding.bands, banding.rows, np.uint64(self.seed))
-        a, b = lsh.candidate_pairs(keys, banding.min_shared)
-        usable = (self.sizes_[a] > 0) & (self.sizes_[b] > 0)
-        return a[usable], b[usable]
+        return lsh.banded_candidates(self.signatures_, self.banding(), self.seed, self.sizes_ > 0)
 
     def score(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         if self.exact:
             out = exact_jaccard(self.sets_.hashes, self.sets_.offsets, a, b)
         else:
-            out = np.empty(a.shape[0], dtype=np.float64)
-            for lo in range(0, a.shape[0], _CHUNK):
-                hi = lo + _CHUNK
-                out[lo:hi] = estimate_jaccard(self.signatures_[a[lo:hi]], self.signatures_[b[lo:hi]])
+            out = pair_equal_share(self.signatures_, a, b)
         empty = (self.sizes_[a] == 0) | (self.sizes_[b] == 0)
         out[empty] = 0.0
         return out

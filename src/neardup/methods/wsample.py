@@ -63,12 +63,12 @@ import numpy as np
 
 from ..features.sets import HashedSets
 from ..index import banding as lsh
-from ..index.banding import Banding, band_keys, choose_banding
-from ..sketch.icws import ICWSampler, estimate_weighted_jaccard, weighted_jaccard
+from ..index.banding import Banding, choose_banding
+from ..sketch.compare import pair_equal_share
+from ..sketch.icws import ICWSampler, weighted_jaccard
 from ..stats.build import COMMON_DF, CollectionStats, DocFeatures, check_stats_path, doc_features, load_stats
 from .base import Method
 
-_CHUNK = 1 << 20
 
 #: f of Table 4, applied to the document frequency of a phrase's first word (df >= 1).
 WEIGHT_FUNCTIONS = {
@@ -256,13 +256,8 @@ class WeightedSamplingMethod(Method):
         return choose_banding(max(self.threshold, 1e-6), self.num_samples, shared, use_all=True)
 
     def candidate_pairs(self) -> tuple[np.ndarray, np.ndarray]:
-        banding = self.banding()
-        sig = self.signatures_[:, : banding.bands * banding.rows]
-        keys = band_keys(sig, banding.bands, banding.rows, np.uint64(self.seed))
         # documents without any weighted phrase (all samples EMPTY) never pair
-        docs = np.flatnonzero(self.sizes_ > 0)
-        a, b = lsh.candidate_pairs(keys[docs], banding.min_shared)
-        return docs[a], docs[b]
+        return lsh.banded_candidates(self.signatures_, self.banding(), self.seed, self.sizes_ > 0)
 
     def score(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         a = np.asarray(a, dtype=np.int64)
@@ -270,9 +265,6 @@ class WeightedSamplingMethod(Method):
         if self.exact:
             out = weighted_jaccard(self.sets_.hashes, self.sets_.offsets, self.weights_, a, b)
         else:
-            out = np.empty(a.shape[0], dtype=np.float64)
-            for lo in range(0, a.shape[0], _CHUNK):
-                hi = lo + _CHUNK
-                out[lo:hi] = estimate_weighted_jaccard(self.signatures_[a[lo:hi]], self.signatures_[b[lo:hi]])
+            out = pair_equal_share(self.signatures_, a, b)
         out[(self.sizes_[a] == 0) | (self.sizes_[b] == 0)] = 0.0
         return out

@@ -180,8 +180,3 @@ class ICWSampler:
         if weights.shape != hashes.shape:
             raise ValueError("weights must align with hashes")
         return _icws(np.ascontiguousarray(hashes, dtype=np.uint64), offsets, weights, self._keys)
-
-
-def estimate_weighted_jaccard(sig_a: np.ndarray, sig_b: np.ndarray) -> np.ndarray:
-    """Share of equal samples between rows of two signature arrays (row-wise)."""
-    return np.count_nonzero(sig_a == sig_b, axis=-1) / sig_a.shape[-1]

@@ -87,8 +87,3 @@ class MinHasher:
         check_shingle_size(shingle_size)
         buf, offsets = encode_batch(texts)
         return _minhash_texts(buf, offsets, char_classes(), shingle_size, np.uint64(0), self._a, self._b)
-
-
-def estimate_jaccard(sig_a: np.ndarray, sig_b: np.ndarray) -> np.ndarray:
-    """Share of equal positions between rows of two signature arrays (row-wise)."""
-    return np.count_nonzero(sig_a == sig_b, axis=-1) / sig_a.shape[-1]
