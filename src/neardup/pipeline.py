@@ -125,11 +125,7 @@ def as_records(docs: Iterable[Any]) -> Iterator[Record | Rejection]:
         if isinstance(doc, (Record, Rejection)):
             yield doc
         elif isinstance(doc, tuple) and len(doc) == 2:
-            rid, text = doc
-            if not isinstance(text, str) or not text or text.isspace():
-                yield Rejection("<api>", n, "empty text" if isinstance(text, str) else "text is not a string")
-            else:
-                yield Record(str(rid), text, None, "<api>", n, {"id": rid, "text": text})
+            yield record_from_mapping({"id": doc[0], "text": doc[1]}, "<api>", n)
         elif isinstance(doc, dict):
             yield record_from_mapping(doc, "<api>", n)
         else:
