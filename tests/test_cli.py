@@ -162,7 +162,7 @@ def test_eval_with_folds_and_tuning_set(capsys):
 
     assert main(["eval", str(SAMPLE), "--folds", "2", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["folds"] == 2 and len(report["per_fold"]) == 2
+    assert report["splits"] == 2 and len(report["per_split"]) == 2
     assert main(["eval", str(SAMPLE), "--tune-on", str(SAMPLE), "--json"]) == 0
     tuned = json.loads(capsys.readouterr().out)
     assert tuned["tuned_on"] == "sample.jsonl" and tuned["f1"] == tuned["max_f1"]

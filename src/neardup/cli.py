@@ -83,7 +83,7 @@ def _eval_located(args: argparse.Namespace) -> int:
 def _cmd_eval(args: argparse.Namespace) -> int:
     import json
 
-    from .evaluate.harness import evaluate, load_labeled
+    from .evaluate.harness import evaluate, learning_curve, load_labeled
 
     if args.containments or args.partials:
         return _eval_located(args)
@@ -98,19 +98,30 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     reports, curves = [], {}
     for name in names:
         params = {k: v for k, v in given.items() if k in method_defaults(name)}
-        report, scored = evaluate(data, name, params, tune=tune, folds=args.folds, split_seed=args.split_seed)
+        report, scored = evaluate(data, name, params, tune=tune, splits=args.splits, split_seed=args.split_seed)
+        if args.learning_curve:
+            sizes = tuple(int(n) for n in args.learning_curve.split(","))
+            report["learning_curve"] = learning_curve(data, name, params, sizes, args.splits or 5, args.split_seed)
         reports.append(report)
         curves[name] = (scored.scores, scored.labels)
     if args.plot:
-        from .evaluate.plots import write_plots
+        from .evaluate.plots import write_learning_curves, write_plots
 
-        for path in write_plots(curves, args.plot, data.name):
+        paths = write_plots(curves, args.plot, data.name)
+        if args.learning_curve:
+            paths.append(write_learning_curves({r["method"]: r["learning_curve"] for r in reports}, args.plot, data.name))
+        for path in paths:
             print(f"wrote {path}", file=sys.stderr)
     if args.json:
         out = reports[0] if len(reports) == 1 else reports
         print(json.dumps(out, indent=2, default=float))
     else:
         print(_eval_table(reports))
+        for r in reports:
+            if "learning_curve" in r:
+                print(f"\n{r['method']} learning curve (held-out max F1, mean +- std over splits):")
+                for row in r["learning_curve"]:
+                    print(f"  {row['documents']:>5} documents: {row['max_f1']:.3f} +- {row['max_f1_std']:.3f} ({row['runs']} splits)")
     return 0
 
 
@@ -128,7 +139,9 @@ def _eval_table(reports: list[dict]) -> str:
     first = reports[0]
     how = (
         f"tuned on {first['tuned_on']}" if "tuned_on" in first
-        else f"{first['folds']}-fold by cluster, seed {first['split_seed']} (mean over folds)" if "folds" in first
+        else (f"{first['splits']} random half splits by cluster, seed {first['split_seed']}: threshold of Max F1 on "
+              "one half (training there too, for methods that learn), measures on the other; mean over splits")
+        if "splits" in first
         else "threshold of Max F1 on the dataset itself"
     )
     head = (
@@ -238,8 +251,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="score this `neardup partial` output against --truth (span and pair P/R/F1)")
     p.add_argument("--compare", metavar="M1,M2,...", help="evaluate several methods and print one table")
     p.add_argument("--tune-on", metavar="DEVSET", help="choose the threshold by Max F1 on DEVSET, report DATASET at it")
-    p.add_argument("--folds", type=int, help="split DATASET by cluster into K folds: tune on K-1, test on 1")
-    p.add_argument("--split-seed", type=int, default=0, help="seed of the split into folds (0)")
+    p.add_argument("--folds", "--splits", dest="splits", type=int, metavar="K",
+                   help="K random half splits of DATASET by cluster: tune (and train, for a learning method) "
+                        "on one half, report the other; mean and spread over the K splits")
+    p.add_argument("--split-seed", type=int, default=0, help="seed of the first split (0; split r uses seed + r)")
+    p.add_argument("--learning-curve", nargs="?", const="10,30,60,120,240,480", metavar="N1,N2,...",
+                   help="for a learning method: held-out max F1 when trained on N random documents of the "
+                        "development half, for each N (10,30,60,120,240,480), over the --folds splits (5)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--plot", metavar="DIR", help="write thresholds.png and roc.png into DIR")
     add_input_options(p)

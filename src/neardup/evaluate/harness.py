@@ -8,13 +8,17 @@ generation (LSH, supershingles) is run at the reported threshold and its recall 
 true pairs is reported: the share of duplicates a real ``dedup`` run could find.
 
 Thresholds are chosen honestly when asked: ``tune`` picks the Max-F1 threshold on a
-development set and reports the dataset at it; ``folds`` splits one dataset by cluster,
-tunes on the other folds and reports each held-out fold (mean and spread).  Without
-either, Max F1 on the dataset itself is reported, as the papers do.
+development set and reports the dataset at it; ``splits`` is the split-half protocol of
+Hajishirzi et al.: a random half of the clusters is the development half, the rest is
+held out, repeated with new halves (mean and spread over the repetitions).  Without
+either, Max F1 on the dataset itself is reported, as the papers do.  A method that
+learns (:attr:`Method.learns`, e.g. ANDD) is trained on the development side too, and
+:func:`learning_curve` trains it on growing random subsets of the development half.
 """
 
 from __future__ import annotations
 
+import copy
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -126,9 +130,8 @@ def _read_labeled_pairs(path: str | Path, index: dict[str, int]) -> tuple[np.nda
     return lo.astype(np.int64), hi.astype(np.int64), np.array(y, dtype=bool)
 
 
-def sketch_all(data: LabeledSet, method: str, params: dict[str, Any], batch: int = 2000) -> Method:
-    """A method with every document of ``data`` added and finalized."""
-    m = get_method(method, **params)
+def sketch_all(data: LabeledSet, m: Method, batch: int = 2000) -> Method:
+    """``m`` with every document of ``data`` added and finalized."""
     for lo in range(0, len(data), batch):
         m.add(data.texts[lo : lo + batch])
     m.finalize()
@@ -161,7 +164,7 @@ def true_clusters(data: LabeledSet) -> np.ndarray:
 
 
 def candidate_recall(m: Method, i: np.ndarray, j: np.ndarray, y: np.ndarray, threshold: float) -> float:
-    """Share of the true pairs that the method's index proposes at ``threshold``."""
+    """Share of the true pairs ``(i, j)`` (indices of ``m``'s documents) its index proposes at ``threshold``."""
     if not np.any(y) or not np.isfinite(threshold):
         return float("nan")
     saved = m.threshold
@@ -187,38 +190,48 @@ class Scored:
     labels: np.ndarray
     clusters: np.ndarray
     seconds: float
+    #: Index in ``method`` of each document (a subset's documents are renumbered).
+    doc_index: np.ndarray | None = None
 
     def subset(self, docs: np.ndarray) -> "Scored":
-        """The pairs among the documents where the boolean ``docs`` is true, reindexed.
-
-        The subset keeps no method (its index covers the whole dataset).
-        """
+        """The pairs among the documents where the boolean ``docs`` is true, reindexed."""
         keep = docs[self.i] & docs[self.j]
         new_index = np.cumsum(docs) - 1
         ids = [rid for rid, k in zip(self.data.ids, docs) if k]
         sub = LabeledSet(self.data.name, ids, [], self.data.cluster[docs], self.data.stats)
+        index = np.arange(docs.shape[0]) if self.doc_index is None else self.doc_index
         return Scored(
-            sub, None, new_index[self.i[keep]], new_index[self.j[keep]], self.scores[keep],
-            self.labels[keep], self.clusters[docs], self.seconds,
+            sub, self.method, new_index[self.i[keep]], new_index[self.j[keep]], self.scores[keep],
+            self.labels[keep], self.clusters[docs], self.seconds, index[docs],
         )
 
-    def report(self, threshold: float | None = None) -> dict[str, Any]:
-        """The measures at ``threshold`` (Max-F1 threshold when None)."""
+    def report(self, threshold: float | None = None, candidates: bool = True) -> dict[str, Any]:
+        """The measures at ``threshold`` (Max-F1 threshold when None), with the index's recall."""
         out = evaluate_scores(
             self.scores, self.labels, self.i, self.j, len(self.data.ids), self.clusters, threshold
         )
-        out["candidate_recall"] = (
-            float("nan")
-            if self.method is None
-            else candidate_recall(self.method, self.i, self.j, self.labels, out["threshold"])
-        )
+        out["candidate_recall"] = float("nan")
+        if candidates and self.method is not None:
+            index = np.arange(len(self.data.ids)) if self.doc_index is None else self.doc_index
+            out["candidate_recall"] = candidate_recall(
+                self.method, index[self.i], index[self.j], self.labels, out["threshold"]
+            )
         return out
 
 
-def score_dataset(data: LabeledSet, method: str, params: dict[str, Any]) -> Scored:
-    """Sketch ``data`` with ``method`` and score every pair."""
+def trained(method: str, params: dict[str, Any], data: LabeledSet, docs: np.ndarray | None = None) -> Method:
+    """A new ``method``; one that learns is first trained on ``data`` (its documents ``docs``)."""
+    m = get_method(method, **params)
+    if m.learns:
+        docs = np.arange(len(data)) if docs is None else np.asarray(docs)
+        m.fit([data.texts[d] for d in docs.tolist()], data.cluster[docs])
+    return m
+
+
+def score_dataset(data: LabeledSet, method: str | Method, params: dict[str, Any]) -> Scored:
+    """Sketch ``data`` with ``method`` (a name, or an unused instance) and score every pair."""
     start = time.perf_counter()
-    m = sketch_all(data, method, params)
+    m = sketch_all(data, get_method(method, **params) if isinstance(method, str) else method)
     i, j, s, y = scored_pairs(data, m)
     return Scored(data, m, i, j, s, y, true_clusters(data), time.perf_counter() - start)
 
@@ -230,6 +243,11 @@ def cluster_folds(cluster: np.ndarray, folds: int, seed: int) -> np.ndarray:
     unique = np.unique(keys)
     fold_of = dict(zip(unique.tolist(), rng.permutation(unique.shape[0]) % folds))
     return np.array([fold_of[k] for k in keys.tolist()], dtype=np.int64)
+
+
+def half_splits(cluster: np.ndarray, splits: int, seed: int) -> list[np.ndarray]:
+    """Development masks of ``splits`` random halves of the clusters (seeds ``seed``, ``seed + 1``, ...)."""
+    return [cluster_folds(cluster, 2, seed + r) == 0 for r in range(splits)]
 
 
 def _header(scored: Scored, name: str) -> dict[str, Any]:
@@ -245,40 +263,98 @@ def _header(scored: Scored, name: str) -> dict[str, Any]:
     }
 
 
+def _mean_and_spread(runs: list[dict[str, Any]], keys: tuple[str, ...]) -> dict[str, float]:
+    """Mean and standard deviation over ``runs`` of each key (NaN runs ignored)."""
+    out = {}
+    for key in keys:
+        values = np.array([r[key] for r in runs], dtype=np.float64)
+        finite = np.isfinite(values).any()
+        out[key] = float(np.nanmean(values)) if finite else float("nan")
+        out[key + "_std"] = float(np.nanstd(values)) if finite else float("nan")
+    return out
+
+
+def held_out(data: LabeledSet, method: str, params: dict[str, Any], dev: np.ndarray, scored: Scored | None = None) -> dict[str, Any]:
+    """The held-out half (``~dev``) at the threshold of Max F1 on the development half ``dev``.
+
+    ``scored`` (every pair, by a method that does not learn) is reused when given;
+    otherwise the method is trained on the development half and scores the dataset.
+    """
+    if scored is None:
+        scored = score_dataset(data, trained(method, params, data, np.flatnonzero(dev)), {})
+    tuned = scored.subset(dev).report(candidates=False)
+    out = scored.subset(~dev).report(tuned["threshold"])
+    out["dev_max_f1"] = tuned["max_f1"]
+    return out
+
+
 def evaluate(
     data: LabeledSet,
     method: str,
     params: dict[str, Any],
     tune: LabeledSet | None = None,
-    folds: int | None = None,
+    splits: int | None = None,
     split_seed: int = 0,
 ) -> tuple[dict[str, Any], Scored]:
     """One method on one dataset: a JSON-ready report (see the module docstring).
 
     Also returns the scored pairs, for plots.
     """
-    scored = score_dataset(data, method, params)
-    report = _header(scored, method)
     if tune is not None:
-        dev = score_dataset(tune, method, params).report()
+        m = trained(method, params, tune)
+        dev = score_dataset(tune, copy.deepcopy(m), {}).report(candidates=False)
+        scored = score_dataset(data, m, {})
+        report = _header(scored, method)
         report.update(scored.report(dev["threshold"]))
         report["tuned_on"] = tune.name
         report["tune_max_f1"] = dev["max_f1"]
-    elif folds:
-        fold = cluster_folds(data.cluster, folds, split_seed)
-        runs = []
-        for k in range(folds):
-            dev = scored.subset(fold != k).report()
-            test = scored.subset(fold == k).report(dev["threshold"])
-            runs.append(test)
-        for key in REPORT_KEYS[:-1]:  # candidate recall is measured once, on the whole set
-            values = np.array([r[key] for r in runs], dtype=np.float64)
-            report[key] = float(np.nanmean(values)) if np.isfinite(values).any() else float("nan")
-            report[key + "_std"] = float(np.nanstd(values)) if np.isfinite(values).any() else float("nan")
-        report["candidate_recall"] = scored.report(report["threshold"])["candidate_recall"]
-        report["folds"] = folds
+        return report, scored
+    scored = score_dataset(data, method, params)
+    report = _header(scored, method)
+    if splits:
+        shared = None if scored.method.learns else scored
+        runs = [held_out(data, method, params, dev, shared) for dev in half_splits(data.cluster, splits, split_seed)]
+        report.update(_mean_and_spread(runs, REPORT_KEYS + ("dev_max_f1",)))
+        report["splits"] = splits
         report["split_seed"] = split_seed
-        report["per_fold"] = runs
+        report["per_split"] = runs
     else:
         report.update(scored.report())
     return report, scored
+
+
+#: Training-set sizes of the learning curve (the ANDD paper's 10, 30, 60, 120, ... documents).
+CURVE_SIZES = (10, 30, 60, 120, 240, 480)
+
+
+def learning_curve(
+    data: LabeledSet, method: str, params: dict[str, Any], sizes: tuple[int, ...] = CURVE_SIZES,
+    splits: int = 5, split_seed: int = 0,
+) -> list[dict[str, Any]]:
+    """Held-out Max F1 of ``method`` trained on ``n`` random documents of the development half.
+
+    For each split half and each ``n`` (at most the half's size) the method is trained on
+    ``n`` documents drawn from the development half (seeded by the split and ``n``) and
+    scored on the held-out half; a draw without both kinds of pair counts as no result.
+    Returns one row per size: mean and spread over the splits.
+    """
+    if not get_method(method, **params).learns:
+        raise ValueError(f"method {method} does not learn: a learning curve needs one that does (andd)")
+    rows = []
+    masks = half_splits(data.cluster, splits, split_seed)
+    for n in sizes:
+        runs = []
+        for r, dev in enumerate(masks):
+            pool = np.flatnonzero(dev)
+            if n > pool.shape[0]:
+                continue
+            docs = np.sort(np.random.default_rng([split_seed + r, n]).choice(pool, size=n, replace=False))
+            try:
+                m = trained(method, params, data, docs)
+            except ValueError:  # no near-duplicate (or no non-duplicate) pair among the draw
+                runs.append({"max_f1": float("nan")})
+                continue
+            runs.append(score_dataset(data, m, {}).subset(~dev).report(candidates=False))
+        if runs:
+            rows.append({"documents": n, "runs": len(runs), **_mean_and_spread(runs, ("max_f1",))})
+    return rows

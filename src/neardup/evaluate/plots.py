@@ -71,3 +71,27 @@ def write_plots(curves: dict[str, tuple[np.ndarray, np.ndarray]], outdir: str | 
     fig.savefig(paths[1], dpi=110)
     plt.close(fig)
     return paths
+
+
+def write_learning_curves(curves: dict[str, list[dict]], outdir: str | Path, title: str) -> Path:
+    """Write ``learning_curve.png``: held-out Max F1 (mean +- std) against training documents."""
+    plt = _pyplot()
+    out = Path(outdir)
+    out.mkdir(parents=True, exist_ok=True)
+    fig, ax = plt.subplots(figsize=(6, 4.5))
+    for name, rows in curves.items():
+        n = np.array([r["documents"] for r in rows], dtype=np.float64)
+        mean = np.array([r["max_f1"] for r in rows])
+        std = np.array([r["max_f1_std"] for r in rows])
+        ax.errorbar(n, mean, yerr=std, marker="o", capsize=3, label=name)
+    ax.set_xscale("log")
+    ax.set_xlabel("training documents")
+    ax.set_ylabel("held-out max F1")
+    ax.set_title(f"{title}: learning curve")
+    ax.grid(alpha=0.3)
+    ax.legend(loc="lower right")
+    fig.tight_layout()
+    path = out / "learning_curve.png"
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

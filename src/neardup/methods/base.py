@@ -35,6 +35,9 @@ class Method(ABC):
     param_help: ClassVar[dict[str, str]] = {}
     #: Allowed values of the parameters that take one of a few.
     param_choices: ClassVar[dict[str, tuple[str, ...]]] = {}
+    #: Whether the method learns from labeled clusters (:meth:`fit`); the evaluation
+    #: harness then trains it on the development side of every split.
+    learns: ClassVar[bool] = False
 
     def __init__(self, threshold: float, seed: int) -> None:
         if not 0.0 <= threshold <= 1.0:
@@ -54,6 +57,10 @@ class Method(ABC):
     @abstractmethod
     def add(self, texts: Sequence[str]) -> np.ndarray:
         """Add a batch of documents; returns which of them have any feature at all."""
+
+    def fit(self, texts: Sequence[str], clusters: np.ndarray) -> None:
+        """Learn from ``texts`` labeled with ``clusters`` (negative: a singleton), before any :meth:`add`."""
+        raise NotImplementedError(f"method {self.name} does not learn")
 
     def finalize(self) -> None:
         """Corpus-level work once every document is added (nothing by default)."""
