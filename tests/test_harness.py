@@ -71,7 +71,7 @@ def test_held_out_reports_the_other_half_at_the_development_threshold():
     data = _corpus()
     scored = score_dataset(data, "minhash", {"shingle_size": 2})
     dev = half_splits(data.cluster, 1, seed=0)[0]
-    out = held_out(data, "minhash", {"shingle_size": 2}, dev, scored)
+    out = held_out(scored, dev)
     d = scored.subset(dev)
     tuned = evaluate_scores(d.scores, d.labels, d.i, d.j, int(dev.sum()), d.clusters)
     t = scored.subset(~dev)

@@ -29,7 +29,7 @@ import orjson
 
 from ..extract import DEFAULT_EXTRACTOR
 from ..io.readers import read_input
-from ..methods import get_method
+from ..methods import get_method, get_method_class
 from ..methods.base import Method
 from ..pipeline import RunStats, documents
 from .measures import evaluate_scores
@@ -274,14 +274,8 @@ def _mean_and_spread(runs: list[dict[str, Any]], keys: tuple[str, ...]) -> dict[
     return out
 
 
-def held_out(data: LabeledSet, method: str, params: dict[str, Any], dev: np.ndarray, scored: Scored | None = None) -> dict[str, Any]:
-    """The held-out half (``~dev``) at the threshold of Max F1 on the development half ``dev``.
-
-    ``scored`` (every pair, by a method that does not learn) is reused when given;
-    otherwise the method is trained on the development half and scores the dataset.
-    """
-    if scored is None:
-        scored = score_dataset(data, trained(method, params, data, np.flatnonzero(dev)), {})
+def held_out(scored: Scored, dev: np.ndarray) -> dict[str, Any]:
+    """The held-out half (``~dev``) at the threshold of Max F1 on the development half ``dev``."""
     tuned = scored.subset(dev).report(candidates=False)
     out = scored.subset(~dev).report(tuned["threshold"])
     out["dev_max_f1"] = tuned["max_f1"]
@@ -298,7 +292,8 @@ def evaluate(
 ) -> tuple[dict[str, Any], Scored]:
     """One method on one dataset: a JSON-ready report (see the module docstring).
 
-    Also returns the scored pairs, for plots.
+    Also returns the scored pairs, for plots (of the first split's model, for a method
+    that learns).
     """
     if tune is not None:
         m = trained(method, params, tune)
@@ -309,18 +304,19 @@ def evaluate(
         report["tuned_on"] = tune.name
         report["tune_max_f1"] = dev["max_f1"]
         return report, scored
-    scored = score_dataset(data, method, params)
-    report = _header(scored, method)
-    if splits:
-        shared = None if scored.method.learns else scored
-        runs = [held_out(data, method, params, dev, shared) for dev in half_splits(data.cluster, splits, split_seed)]
-        report.update(_mean_and_spread(runs, REPORT_KEYS + ("dev_max_f1",)))
-        report["splits"] = splits
-        report["split_seed"] = split_seed
-        report["per_split"] = runs
-    else:
-        report.update(scored.report())
-    return report, scored
+    if not splits:
+        scored = score_dataset(data, method, params)
+        return {**_header(scored, method), **scored.report()}, scored
+    masks = half_splits(data.cluster, splits, split_seed)
+    if get_method_class(method).learns:  # one model per development half
+        every = [score_dataset(data, trained(method, params, data, np.flatnonzero(dev)), {}) for dev in masks]
+    else:  # one scoring serves every split
+        every = [score_dataset(data, method, params)] * splits
+    runs = [held_out(scored, dev) for scored, dev in zip(every, masks)]
+    report = _header(every[0], method)
+    report.update(_mean_and_spread(runs, REPORT_KEYS + ("dev_max_f1",)))
+    report.update({"splits": splits, "split_seed": split_seed, "per_split": runs})
+    return report, every[0]
 
 
 #: Training-set sizes of the learning curve (the ANDD paper's 10, 30, 60, 120, ... documents).
@@ -338,7 +334,7 @@ def learning_curve(
     scored on the held-out half; a draw without both kinds of pair counts as no result.
     Returns one row per size: mean and spread over the splits.
     """
-    if not get_method(method, **params).learns:
+    if not get_method_class(method).learns:
         raise ValueError(f"method {method} does not learn: a learning curve needs one that does (andd)")
     rows = []
     masks = half_splits(data.cluster, splits, split_seed)

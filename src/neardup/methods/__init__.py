@@ -21,13 +21,17 @@ from .wsample import WeightedSamplingMethod
 REGISTRY: dict[str, type[Method]] = {cls.name: cls for cls in (MinHashMethod, ANDDMethod, SpotSigsMethod, SimHashMethod, FullFingerprintMethod, IMatchMethod, WeightedSamplingMethod)}
 
 
-def get_method(name: str, **params: Any) -> Method:
-    """A new instance of the method called ``name`` with ``params``."""
+def get_method_class(name: str) -> type[Method]:
+    """The method class called ``name``."""
     try:
-        cls = REGISTRY[name]
+        return REGISTRY[name]
     except KeyError:
         raise ValueError(f"unknown method {name!r}; choose from {', '.join(sorted(REGISTRY))}") from None
-    return cls(**params)
+
+
+def get_method(name: str, **params: Any) -> Method:
+    """A new instance of the method called ``name`` with ``params``."""
+    return get_method_class(name)(**params)
 
 
 def method_defaults(name: str) -> dict[str, Any]:
