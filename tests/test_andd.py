@@ -7,10 +7,13 @@ import pytest
 from scipy.optimize import approx_fprime
 
 from neardup.learn.andd import (
-    FEATURES, ANDDModel, build_problem, collection_idf, entry_weights, feature_matrix, featurize, fit,
-    loss_and_grad, pair_cosines, sample_pair_pairs, sparse_cosine,
+    FEATURES, ANDDModel, QueryFrequencies, build_problem, entry_weights, feature_matrix, featurize, fit,
+    loss_and_grad, pair_similarities, sample_pair_pairs, sparse_cosine,
 )
-from neardup.methods.andd import ANDDMethod, bits_to_cosine, cosine_radius
+from neardup.methods.andd import ANDDMethod, bits_to_cosine, cosine_radius, jaccard_banding
+from neardup.sketch.icws import weighted_jaccard
+
+EXACT = {"cosine": sparse_cosine, "jaccard": weighted_jaccard}
 
 
 def _random_docs(n, words=40, vocab=3000, seed=0):
@@ -18,19 +21,28 @@ def _random_docs(n, words=40, vocab=3000, seed=0):
     return [" ".join(f"w{x}" for x in rng.integers(0, vocab, words)) for _ in range(n)]
 
 
-def _clustered(seed=0):
-    """12 clusters of 3 near-duplicates (a few words replaced) plus 8 singletons."""
+def _clustered(seed=0, k=1):
+    """12 clusters of 3 near-duplicates (a few words replaced or inserted) plus 8 singletons.
+
+    Each text has a title line and some capitalized words, so every feature but qf varies.
+    """
     rng = np.random.default_rng(seed)
     texts, cluster = [], []
+
+    def styled(toks):
+        toks = [t.capitalize() if rng.random() < 0.2 else t for t in toks]
+        return " ".join(toks[:6]) + "\n\n" + " ".join(toks[6:])
+
     for c, base in enumerate(_random_docs(12, 60, seed=seed)):
         toks = base.split()
         for _ in range(3):
             t = list(toks)
             for p in rng.integers(0, len(t), 4):
                 t[p] = f"x{rng.integers(0, 10**6)}"
-            texts.append(" ".join(t))
+            t.insert(int(rng.integers(0, len(t))), "inserted")
+            texts.append(styled(t))
             cluster.append(c)
-    texts += _random_docs(8, 60, seed=seed + 1)
+    texts += [styled(t.split()) for t in _random_docs(8, 60, seed=seed + 1)]
     cluster += [-1] * 8
     return texts, np.array(cluster)
 
@@ -45,6 +57,76 @@ def test_featurize_counts_positions_and_lengths():
     assert row[int(three)] == (1.0, 0.75, 3.0)
     st2 = featurize(["a b c d"], k=2)
     assert st2.sets.sizes().tolist() == [3] and sorted(st2.length.tolist()) == [3.0, 3.0, 3.0]
+
+
+def _entries(st, doc):
+    """{k-gram text: (inhead, caps, tf)} of one document (k-gram hashes looked up by featurizing them)."""
+    lo, hi = st.sets.offsets[doc], st.sets.offsets[doc + 1]
+    row = {int(st.sets.hashes[e]): (st.inhead[e], st.caps[e], st.tf[e]) for e in range(lo, hi)}
+    return row
+
+
+def _gram(text, k):
+    return int(featurize([text], k).sets.hashes[0])
+
+
+def test_inhead_and_caps_are_read_from_the_original_text():
+    text = "Big News Today\n\nThe big dog said: the Dog ran. news"
+    st = featurize([text, "  \n ÉCOLE Über alles\nnext école", "  "], k=1)
+    row = _entries(st, 0)
+    assert row[_gram("big", 1)] == (1.0, 0.5, 2.0)  # "Big" in the title, "big" later
+    assert row[_gram("news", 1)] == (1.0, 0.5, 2.0)
+    assert row[_gram("the", 1)] == (0.0, 0.5, 2.0)  # "The", "the"
+    assert row[_gram("dog", 1)] == (0.0, 0.5, 2.0)
+    assert row[_gram("said", 1)] == (0.0, 0.0, 1.0)
+    # non-ASCII case survives case folding; the head is the first line with a word
+    row = _entries(st, 1)
+    assert row[_gram("école", 1)] == (1.0, 0.5, 2.0)
+    assert row[_gram("über", 1)] == (1.0, 1.0, 1.0)
+    assert row[_gram("next", 1)] == (0.0, 0.0, 1.0)
+    assert st.sets.sizes()[2] == 0
+    # k-grams: in the head only when all their words are; caps from their first word
+    row = _entries(featurize([text], k=2), 0)
+    assert row[_gram("news today", 2)] == (1.0, 1.0, 1.0)
+    assert row[_gram("today the", 2)] == (0.0, 1.0, 1.0)  # crosses the line break
+    assert row[_gram("the big", 2)] == (0.0, 1.0, 1.0)
+    assert row[_gram("the dog", 2)] == (0.0, 0.0, 1.0)
+    # a plain ASCII text and the same text with one accented word give the same flags
+    a = featurize(["Alpha Beta gamma\ndelta"], k=1)
+    b = featurize(["Alpha Beta gamma\ndelta Ça"], k=1)
+    assert _entries(a, 0)[_gram("beta", 1)] == _entries(b, 0)[_gram("beta", 1)] == (1.0, 1.0, 1.0)
+    assert _entries(b, 0)[_gram("ça", 1)] == (0.0, 1.0, 1.0)
+
+
+def test_word_idf_and_query_frequency_features(tmp_path):
+    texts = ["a b c", "a b d", "a e f", "g h"]
+    qf_path = tmp_path / "qf.tsv"
+    qf_path.write_text("b\t3\nA B\t1\n\nzzz\t7\n")  # a: 1, b: 3 + 1
+    qf = QueryFrequencies.load(qf_path)
+    col = {f: FEATURES.index(f) for f in FEATURES}
+    st = featurize(texts, k=2)
+    x = feature_matrix(st, qf)
+    idf = {w: np.log(4 / df) for w, df in dict(a=3, b=2, c=1, d=1, e=1, f=1, g=1, h=1).items()}
+    qfv = {"a": np.log(2.0), "b": np.log(5.0)}
+    for d, text in enumerate(texts):
+        words = text.split()
+        for u, v in zip(words, words[1:]):
+            e = st.sets.offsets[d] + np.searchsorted(st.sets.row(d), np.uint64(_gram(f"{u} {v}", 2)))
+            assert x[e, col["df_avg"]] == pytest.approx((idf[u] + idf[v]) / 2)
+            assert x[e, col["df_med"]] == pytest.approx((idf[u] + idf[v]) / 2)
+            assert x[e, col["qf"]] == pytest.approx((qfv.get(u, 0.0) + qfv.get(v, 0.0)) / 2)
+    st3 = featurize(["a b e", "a b c d"], k=3)
+    x3 = feature_matrix(st3)
+    e = np.searchsorted(st3.sets.row(0), np.uint64(_gram("a b e", 3)))
+    assert x3[e, col["df_med"]] == 0.0 and x3[e, col["df_avg"]] == pytest.approx(np.log(2.0) / 3)  # idf 0, 0, ln 2
+    # k = 1: the word IDFs would repeat idf, so they are 0 (the paper uses them for k > 1 only)
+    x1 = feature_matrix(featurize(texts, k=1), qf)
+    assert not x1[:, [col["df_avg"], col["df_med"]]].any()
+    assert sorted(np.unique(x1[:, col["qf"]]).round(6).tolist()) == [0.0, round(np.log(2.0), 6), round(np.log(5.0), 6)]
+    assert not feature_matrix(st)[:, col["qf"]].any()  # no query log: 0
+    (tmp_path / "bad.tsv").write_text("b 3\n")
+    with pytest.raises(ValueError, match="bad.tsv:1"):
+        QueryFrequencies.load(tmp_path / "bad.tsv")
 
 
 def test_sparse_cosine_matches_dense():
@@ -63,30 +145,39 @@ def test_sparse_cosine_matches_dense():
     np.testing.assert_allclose(got, want, atol=1e-12)
 
 
+@pytest.mark.parametrize("similarity", ["cosine", "jaccard"])
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_gradient_matches_finite_differences(seed):
-    texts, cluster = _clustered(seed)
-    st = featurize(texts)
-    prob = build_problem(st, collection_idf(st.sets), cluster, 300, seed, gamma=5.0)
+def test_gradient_matches_finite_differences(seed, similarity):
+    texts, cluster = _clustered(seed, k=1)
+    st = featurize(texts, k=1 + seed % 2)  # k = 2 too: the word-IDF features
+    prob = build_problem(st, cluster, 300, seed, similarity, gamma=5.0)
+    x = prob.x
+    varying = ("idf", "loc", "len", "inhead", "caps") + (("df_avg", "df_med") if st.k > 1 else ("tf",))
+    assert all(np.ptp(x[:, FEATURES.index(f)]) > 0 for f in varying)
     rng = np.random.default_rng(seed)
-    w = rng.normal(size=len(FEATURES)) * 0.5
+    w = rng.normal(size=len(FEATURES)) * 0.3
     w[FEATURES.index("tfidf")] = 1.0  # most weights positive: the clip is smooth almost everywhere
     loss, grad = loss_and_grad(w, prob)
-    num = approx_fprime(w, lambda x: loss_and_grad(x, prob)[0], 1e-7)
+    # away from ties of min(v_p, v_q): shared k-grams either have equal features (the tie
+    # then holds for every w, where the half-half subgradient is the derivative) or differ
+    v = entry_weights(x, w)
+    same_x = np.all(x[prob.ip] == x[prob.iq], axis=1)
+    assert np.all(same_x | (np.abs(v[prob.ip] - v[prob.iq]) > 1e-6))
+    num = approx_fprime(w, lambda u: loss_and_grad(u, prob)[0], 1e-7)
     assert np.isfinite(loss)
     np.testing.assert_allclose(grad, num, rtol=1e-4, atol=1e-6)
     assert np.linalg.norm(grad) > 1e-4  # not trivially zero
 
 
-def test_pair_cosines_are_the_weighted_cosines():
+@pytest.mark.parametrize("similarity", ["cosine", "jaccard"])
+def test_pair_similarities_are_the_exact_similarities(similarity):
     texts, cluster = _clustered(0)
     st = featurize(texts)
-    idf = collection_idf(st.sets)
-    prob = build_problem(st, idf, cluster, 100, 0)
-    w = np.array([0.1, 0.2, 0.3, 0.4, -0.2, 0.1])
-    cos, v, _ = pair_cosines(prob, w)
-    want = sparse_cosine(st.sets.hashes, st.sets.offsets, entry_weights(feature_matrix(st, idf), w), prob.a, prob.b)
-    np.testing.assert_allclose(cos, want, atol=1e-12)
+    prob = build_problem(st, cluster, 100, 0, similarity)
+    w = np.random.default_rng(2).normal(size=len(FEATURES))
+    want = EXACT[similarity](st.sets.hashes, st.sets.offsets, entry_weights(feature_matrix(st), w), prob.a, prob.b)
+    np.testing.assert_allclose(pair_similarities(prob, w), want, atol=1e-12)
+    assert want.max() > 0.3
 
 
 def test_sampled_pairs_are_balanced_and_labeled_right():
@@ -118,18 +209,20 @@ def _length_separates(seed=0):
     return texts, np.array(cluster)
 
 
-def test_fit_learns_the_separating_feature():
+@pytest.mark.parametrize("similarity", ["cosine", "jaccard"])
+def test_fit_learns_the_separating_feature(similarity):
     texts, cluster = _length_separates()
-    model = fit(texts, cluster, k=1, seed=0, n_pairs=3000)
+    model = fit(texts, cluster, k=1, similarity=similarity, seed=0, n_pairs=3000)
+    assert model.similarity == similarity
     w = dict(zip(FEATURES, model.weights))
     assert model.info["loss_end"] < 0.5 * model.info["loss_start"]
     # the length weight is the largest one and outweighs every feature that varies here (idf is
     # nearly the same for every word, so it acts as a second bias)
     assert w["len"] == max(w.values())
-    assert all(w["len"] > 1.5 * abs(w[f]) for f in ("tf", "tfidf", "loc"))
+    assert all(w["len"] > 1.5 * abs(w[f]) for f in ("tf", "tfidf", "loc", "caps"))
     # in the learned vectors long words carry (almost) all the weight
     st = featurize(texts)
-    v = entry_weights(feature_matrix(st, collection_idf(st.sets)), model.weights)
+    v = entry_weights(feature_matrix(st), model.weights)
     long_w, short_w = v[st.length == 10].mean(), v[st.length == 3].mean()
     assert long_w > 5 * short_w
     # and near-duplicates now score far above non-duplicates
@@ -140,7 +233,7 @@ def test_fit_learns_the_separating_feature():
     s = m.score(i, j)
     same = cluster[i] == cluster[j]
     assert s[same].min() > s[~same].max()
-    base = ANDDMethod(threshold=0.5, raw=True, model="tfidf")
+    base = ANDDMethod(threshold=0.5, raw=True, model="tfidf", similarity=similarity)
     base.add(texts)
     base.finalize()
     sb = base.score(i, j)
@@ -157,20 +250,58 @@ def test_fit_is_deterministic():
     assert not all(np.array_equal(x, y) for x, y in zip(s1, s2))
 
 
+def test_fit_hook_trains_the_method_and_uses_the_model():
+    texts, cluster = _length_separates()
+    m = ANDDMethod(threshold=0.5, similarity="jaccard", shingle_size=1, raw=True, seed=3)
+    assert m.learns
+    m.fit(texts[:30], cluster[:30])  # five of the ten clusters
+    want = fit(texts[:30], cluster[:30], k=1, similarity="jaccard", seed=3)
+    np.testing.assert_array_equal(m.weighting().weights, want.weights)
+    assert want.info["n_pairs"] == 80000  # the paper's number by default
+    m.add(texts[30:])
+    m.finalize()
+    i, j = np.triu_indices(30, 1)
+    s = m.score(i, j)
+    same = cluster[30:][i] == cluster[30:][j]
+    assert s[same].min() > s[~same].max()  # learned on the other clusters
+    with pytest.raises(ValueError, match="near-duplicate"):
+        ANDDMethod(shingle_size=3).fit(texts[:3], np.arange(3))  # k = 3: no shipped model needed either
+
+
 def test_model_save_load(tmp_path):
-    model = ANDDModel(np.array([0.5, -0.1, 0.2, 0.3, -0.4, 0.6]), 2, FEATURES, {"seed": 3})
+    model = ANDDModel(np.linspace(-0.5, 0.5, len(FEATURES)), 2, "jaccard", {"seed": 3})
     path = tmp_path / "m.json"
     model.save(path)
     back = ANDDModel.load(path)
     np.testing.assert_array_equal(back.weights, model.weights)
-    assert back.k == 2 and back.info == {"seed": 3}
-    m = ANDDMethod(model=str(path), shingle_size=2)
+    assert back.k == 2 and back.similarity == "jaccard" and back.info == {"seed": 3}
+    m = ANDDMethod(model=str(path), shingle_size=2, similarity="jaccard")
     assert m.get_params()["model"] == str(path)
-    with pytest.raises(ValueError, match="k = 2"):
-        ANDDMethod(model=str(path), shingle_size=1)
+    with pytest.warns(UserWarning, match="weighs query frequencies"):  # its qf weight is not 0
+        assert m.weighting().k == 2
+    with pytest.raises(ValueError, match="k = 2 and jaccard, not k = 1 and jaccard"):
+        ANDDMethod(model=str(path), shingle_size=1, similarity="jaccard").weighting()
+    with pytest.raises(ValueError, match="not k = 2 and cosine"):
+        ANDDMethod(model=str(path), shingle_size=2).weighting()
     (tmp_path / "bad.json").write_text("{}")
     with pytest.raises(ValueError, match="not a neardup ANDD model"):
         ANDDModel.load(tmp_path / "bad.json")
+
+
+def test_v1_model_files_load_with_the_new_features_at_zero(tmp_path):
+    import json
+
+    v1 = {"format": "neardup-andd-v1", "k": 1, "features": ["bias", "tf", "idf", "tfidf", "loc", "len"],
+          "weights": [-0.6, 0.1, -0.1, 0.05, -0.4, 0.6], "info": {"seed": 0}}
+    path = tmp_path / "v1.json"
+    path.write_text(json.dumps(v1))
+    model = ANDDModel.load(path)
+    assert model.similarity == "cosine" and model.k == 1
+    assert dict(zip(FEATURES, model.weights)) == {**dict(zip(v1["features"], v1["weights"])),
+                                                  "inhead": 0, "caps": 0, "df_avg": 0, "df_med": 0, "qf": 0}
+    path.write_text(json.dumps({**v1, "features": v1["features"][:5] + ["color"]}))
+    with pytest.raises(ValueError, match="not a neardup ANDD model.*color"):
+        ANDDModel.load(path)
 
 
 def test_cosine_radius_and_mapping():
@@ -180,8 +311,27 @@ def test_cosine_radius_and_mapping():
     assert cosine_radius(0.9, 384, slack=3.0) > k
 
 
+def test_icws_estimate_matches_the_exact_weighted_jaccard():
+    texts, _ = _clustered(4)
+    m = ANDDMethod(model="tfidf", similarity="jaccard", num_samples=80)
+    m.add(texts)
+    m.finalize()
+    assert m.signatures_.shape == (len(texts), 80)
+    i, j = np.triu_indices(len(texts), 1)
+    est = m.score(i, j)
+    exact = weighted_jaccard(m.sets_.hashes, m.sets_.offsets, m.weights_, i, j)
+    assert exact.max() > 0.7 and exact.min() < 0.05
+    # each estimate is a Binomial(80, J) share, independent enough across pairs of distinct documents
+    sd = np.sqrt(exact * (1 - exact) / 80)
+    assert abs((est - exact).sum()) <= 4 * np.sqrt((sd**2).sum()) * 3  # pairs share documents: some slack
+    assert np.mean(np.abs(est - exact) <= 3 * sd + 1 / 80) > 0.99
+    # widened bands for raw propose more candidates, never fewer
+    assert jaccard_banding(0.8, 80, slack=3.0).candidate_probability(0.7) > jaccard_banding(0.8, 80).candidate_probability(0.7)
+
+
+@pytest.mark.parametrize("similarity", ["cosine", "jaccard"])
 @pytest.mark.parametrize("raw", [False, True])
-def test_method_finds_planted_near_duplicates(raw):
+def test_method_finds_planted_near_duplicates(raw, similarity):
     rng = np.random.default_rng(7)
     docs = _random_docs(200, 120, vocab=20000, seed=7)
     planted = []
@@ -192,12 +342,16 @@ def test_method_finds_planted_near_duplicates(raw):
         docs.append(" ".join(toks))
         planted.append((src, len(docs) - 1))
     docs.append("")
-    m = ANDDMethod(threshold=0.8, raw=raw, model="tfidf")  # the mechanics, on TF-IDF weights
+    # the mechanics, on TF-IDF weights
+    m = ANDDMethod(threshold=0.8, raw=raw, model="tfidf", similarity=similarity)
     usable = m.add(docs[:100])
     assert usable.all()
     assert not m.add(docs[100:])[-1]
     m.finalize()
     a, b = m.candidate_pairs()
+    if not raw and similarity == "jaccard":  # band candidates are verified by the pipeline
+        keep = m.score(a, b) >= 0.8
+        a, b = a[keep], b[keep]
     assert sorted(zip(a.tolist(), b.tolist())) == planted
     s = m.score(np.array([3, 0, 0]), np.array([200, 1, len(docs) - 1]))
     assert s[0] >= 0.8 and s[1] < 0.5 and s[2] == 0.0
@@ -216,7 +370,8 @@ def test_through_the_deduplicator_once_registered(monkeypatch):
     assert [(p.a, p.b) for p in result.pairs] == [("d10", "d60")]
 
 
-def test_train_command(tmp_path):
+@pytest.mark.parametrize("similarity", ["cosine", "jaccard"])
+def test_train_command(tmp_path, similarity):
     import argparse
     import json
 
@@ -231,15 +386,18 @@ def test_train_command(tmp_path):
     parser = argparse.ArgumentParser()
     register(parser.add_subparsers(dest="command", required=True))
     out = tmp_path / "model.json"
-    args = parser.parse_args(["train", str(path), "-o", str(out), "--n-pairs", "300", "--quiet"])
+    args = parser.parse_args(["train", str(path), "-o", str(out), "--n-pairs", "300", "--quiet", "--similarity", similarity])
     assert args.func(args) == 0
     model = ANDDModel.load(out)
-    np.testing.assert_array_equal(model.weights, fit(texts, cluster, seed=0, n_pairs=300).weights)
+    assert model.similarity == similarity
+    np.testing.assert_array_equal(model.weights, fit(texts, cluster, similarity=similarity, seed=0, n_pairs=300).weights)
+    assert parser.parse_args(["train", str(path), "-o", str(out)]).n_pairs == 80000
 
 
 def test_shipped_default_model_loads_and_differs_from_tfidf():
-    shipped = ANDDMethod()
-    assert shipped.model == "default" and shipped._model.k == 1
-    assert not np.allclose(shipped._model.weights, ANDDMethod(model="tfidf")._model.weights)
+    shipped = ANDDMethod().weighting()
+    assert (shipped.k, shipped.similarity) == (1, "cosine")
+    assert not np.allclose(shipped.weights, ANDDModel.tfidf().weights)
+    assert shipped.info["n_pairs"] == 80000
     with pytest.raises(ValueError, match="shipped ANDD model is for k = 1"):
-        ANDDMethod(shingle_size=2)
+        ANDDMethod(shingle_size=2).weighting()

@@ -1,82 +1,191 @@
-"""ANDD: learned k-gram weights for cosine near-duplicate detection (Hajishirzi, Yih, Kolcz 2010).
+"""ANDD: learned k-gram weights for near-duplicate detection (Hajishirzi, Yih, Kolcz 2010).
 
 Each distinct k-gram ``g`` of document ``d`` gets the weight ``max(0, w . phi(g, d))``, a
-clipped linear function of cheap features (the paper's Table 1, those neardup has):
+clipped linear function of cheap features -- the paper's Table 1, as far as the text
+alone gives them:
 
-====== ===========================================================
-bias   1
-tf     ``log(1 + count of g in d)``
-idf    ``log(N / df(g))`` over the collection the documents come from
-tfidf  ``count x idf`` -- with ``w = e_tfidf`` the vectors are plain TF-IDF
-loc    position of g's first occurrence / number of k-grams of d (0 = start)
-len    ``log(1 + bytes of g)`` (its normalized UTF-8 length)
-====== ===========================================================
+======= =============================================================================
+bias    1
+tf      ``log(1 + count of g in d)``
+idf     ``log(N / df(g))`` over the collection the documents come from
+tfidf   ``count x idf`` -- with ``w = e_tfidf`` the vectors are plain TF-IDF
+loc     position of g's first occurrence / number of k-grams of d (0 = start)
+len     ``log(1 + bytes of g)`` (its normalized UTF-8 length)
+inhead  1 when an occurrence of g lies in the first line of d, else 0: neardup's
+        extraction puts the title there (paragraphs are ``"\\n\\n"``-separated lines),
+        and plain-text news usually starts with its headline too
+caps    share of g's occurrences whose first word starts with an uppercase letter in
+        the text before case folding (names, headline words, sentence starts)
+df_avg  mean IDF of g's words (k > 1; the paper's DF-Avg; 0 for k = 1, where it
+        would only repeat idf -- the paper uses it only for k > 1 too)
+df_med  median IDF of g's words (likewise)
+qf      mean over g's words of ``log(1 + query frequency)`` from an optional query
+        log (:class:`QueryFrequencies`); 0 without one
+======= =============================================================================
 
-(QF, InURL and DF-Avg/DF-Med are not available; capitalization is lost in
-normalization.)  Training follows the paper's preference setting (Yih 2009): sample
-``n_pairs`` pair-pairs, each a near-duplicate pair (same cluster) and a non-duplicate
-pair (different clusters) drawn uniformly; with ``delta = cos(pos) - cos(neg)`` minimize
+Left out: the paper's InURL (the k-gram occurs in the page's URL) needs the record's
+URL, and methods see only texts; the block's content probability is ~1 everywhere,
+since extraction keeps only the blocks it judged content.
 
-    L(w) = sum log(1 + exp(-gamma * delta)) + mu * (|w|^2 - 1)^2
+Training follows the paper's preference setting (Yih 2009): sample ``n_pairs``
+pair-pairs (80,000 as in the paper), each a near-duplicate pair (same cluster) and a
+non-duplicate pair (different clusters) drawn uniformly; with
+``delta = sim(pos) - sim(neg)`` minimize
 
-(the logistic loss with y = 1, the near-duplicate pair first; cosine does not change
-when ``w`` is scaled, so the second term only pins ``|w|`` near 1).  It is minimized by
-SciPy's L-BFGS-B with the analytic gradient :func:`loss_and_grad`, starting from TF-IDF.
-Everything is deterministic given ``seed``.
+    L(w) = mean log(1 + exp(-gamma * delta)) + mu * (|w|^2 - 1)^2
+
+(the logistic loss with y = 1, the near-duplicate pair first).  ``sim`` is either
+
+* ``cosine`` of the weighted vectors, or
+* ``jaccard`` -- the weighted (generalized) Jaccard ``sum min(v_p, v_q) / sum max(v_p,
+  v_q)``, the paper's "extended Jaccard" read the way its signatures can estimate it:
+  Ioffe's consistent weighted sampling (:mod:`neardup.sketch.icws`) draws samples that
+  collide with exactly this probability from the real weights, with no binarization
+  of the weights (which the paper needed for plain min-hash).
+
+Both are unchanged when ``w`` is scaled, so the second term only pins ``|w|`` near 1.
+``L`` is minimized by SciPy's L-BFGS-B with the analytic (sub)gradient
+:func:`loss_and_grad`, starting from TF-IDF.  Everything is deterministic given ``seed``.
 """
 
 from __future__ import annotations
 
 import json
+import unicodedata
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 from numba import njit, prange
 
-from ..features.sets import HashedSets
+from ..features.sets import HashedSets, sort_unique_segments
 from ..hashing import xxh64_bytes, xxh64_lanes
-from ..text.normalize import char_classes
-from ..text.tokenize import encode_batch, scan_tokens
+from ..text.normalize import TABLE_SIZE, char_classes
+from ..text.tokenize import encode_batch, scan_tokens, token_hashes
 
-FEATURES = ("bias", "tf", "idf", "tfidf", "loc", "len")
-FORMAT = "neardup-andd-v1"
+FEATURES = (
+    "bias", "tf", "idf", "tfidf", "loc", "len", "inhead", "caps", "df_avg", "df_med", "qf",
+)
+FORMAT = "neardup-andd-v2"
+#: Older model formats that still load; features they lack get weight 0.
+OLD_FORMATS = ("neardup-andd-v1",)
+SIMILARITIES = ("cosine", "jaccard")
+#: Pair-pairs sampled for training: the paper's 80,000.
+N_PAIRS = 80000
+
+
+@lru_cache(maxsize=1)
+def upper_table() -> np.ndarray:
+    """Whether each code point below TABLE_SIZE is an uppercase or titlecase letter."""
+    return np.array(
+        [unicodedata.category(chr(cp)) in ("Lu", "Lt") for cp in range(TABLE_SIZE)], dtype=np.bool_
+    )
+
+
+def case_buffer(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Like :func:`~neardup.text.tokenize.encode_batch` but NFKC only, not case-folded.
+
+    The tokenizer's buffer has lost the case of non-ASCII texts (and the kernel lowers
+    ASCII in place), so the case of each token is read from this second buffer.
+    """
+    encoded = [(t if t.isascii() else unicodedata.normalize("NFKC", t)).encode("utf-8") for t in texts]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)), out=offsets[1:])
+    return np.frombuffer(bytearray(b"".join(encoded)), dtype=np.uint8), offsets
 
 
 @njit(cache=True)
-def _doc_grams(buf, lo, hi, table, k, seed, out_h, out_len):
-    """k-gram hashes of ``buf[lo:hi]`` in text order with their byte lengths; returns how many."""
+def _code_point(buf, p):
+    """The code point of the UTF-8 sequence that starts at ``buf[p]``."""
+    b0 = np.int64(buf[p])
+    if b0 < 0x80:
+        return b0
+    if b0 >= 0xF0:
+        return ((b0 & 0x07) << 18) | ((np.int64(buf[p + 1]) & 0x3F) << 12) | (
+            (np.int64(buf[p + 2]) & 0x3F) << 6) | (np.int64(buf[p + 3]) & 0x3F)
+    if b0 >= 0xE0:
+        return ((b0 & 0x0F) << 12) | ((np.int64(buf[p + 1]) & 0x3F) << 6) | (np.int64(buf[p + 2]) & 0x3F)
+    return ((b0 & 0x1F) << 6) | (np.int64(buf[p + 1]) & 0x3F)
+
+
+@njit(cache=True)
+def _token_caps(cbuf, lo, hi, table, upper, t, out):
+    """``out[i]``: token ``i`` of ``cbuf[lo:hi]`` starts with an uppercase letter.
+
+    The tokens are found on a scratch copy (the scanner lowers ASCII in place) and the
+    case read from ``cbuf``.  Left all False when case folding changed the number of
+    tokens (it maps letters to letters, so in practice never).
+    """
+    scratch = cbuf[lo:hi].copy()
+    starts = np.empty(hi - lo, dtype=np.int64)
+    ends = np.empty(hi - lo, dtype=np.int64)
+    if scan_tokens(scratch, 0, hi - lo, table, starts, ends, 0) != t:
+        return
+    for i in range(t):
+        cp = _code_point(cbuf, lo + starts[i])
+        out[i] = cp < upper.shape[0] and upper[cp]
+
+
+@njit(cache=True)
+def _doc_grams(buf, lo, hi, cbuf, clo, chi, table, upper, k, seed, out_h, out_len, out_head, out_cap, out_tok):
+    """The k-gram occurrences of ``buf[lo:hi]`` in text order; returns ``(k-grams, tokens)``.
+
+    Per occurrence: hash, byte length, whether it lies in the first line, whether its
+    first word is capitalized; per token: its hash (``out_tok``).
+    """
     starts = np.empty(hi - lo, dtype=np.int64)
     ends = np.empty(hi - lo, dtype=np.int64)
     t = scan_tokens(buf, lo, hi, table, starts, ends, 0)
     if t == 0:
-        return 0
-    toks = np.empty(t, dtype=np.uint64)
+        return 0, 0
     for i in range(t):
-        toks[i] = xxh64_bytes(buf, starts[i], ends[i], seed)
-    if k == 1:
-        for i in range(t):
-            out_h[i] = toks[i]
-            out_len[i] = ends[i] - starts[i]
-        return t
-    m = t - k + 1 if t >= k else 1
-    width = k if t >= k else t
+        out_tok[i] = xxh64_bytes(buf, starts[i], ends[i], seed)
+    line_end = starts[0]
+    while line_end < hi and buf[line_end] != 10:  # the first line with a token
+        line_end += 1
+    n_head = np.searchsorted(starts[:t], line_end)
+    caps = np.zeros(t, dtype=np.bool_)
+    _token_caps(cbuf, clo, chi, table, upper, t, caps)
+    width = min(k, t)
+    m = t - width + 1
     for i in range(m):
-        out_h[i] = xxh64_lanes(toks, i, i + width, seed)
+        out_h[i] = out_tok[i] if k == 1 else xxh64_lanes(out_tok, i, i + width, seed)
         out_len[i] = ends[i + width - 1] - starts[i]
-    return m
+        out_head[i] = i + width <= n_head
+        out_cap[i] = caps[i]
+    return m, t
 
 
 @njit(parallel=True, nogil=True, cache=True)
-def _batch_grams(buf, offsets, table, k, seed):
+def _batch_grams(buf, offsets, cbuf, coffsets, table, upper, k, seed):
+    """:func:`_doc_grams` of every document, written at its byte offset (a safe upper bound)."""
     n = offsets.shape[0] - 1
     out_h = np.empty(offsets[n], dtype=np.uint64)
     out_len = np.empty(offsets[n], dtype=np.int64)
+    out_head = np.empty(offsets[n], dtype=np.bool_)
+    out_cap = np.empty(offsets[n], dtype=np.bool_)
+    out_tok = np.empty(offsets[n], dtype=np.uint64)
     sizes = np.zeros(n, dtype=np.int64)
+    tokens = np.zeros(n, dtype=np.int64)
     for d in prange(n):
-        sizes[d] = _doc_grams(buf, offsets[d], offsets[d + 1], table, k, seed, out_h[offsets[d]:], out_len[offsets[d]:])
-    return out_h, out_len, sizes
+        lo = offsets[d]
+        sizes[d], tokens[d] = _doc_grams(
+            buf, lo, offsets[d + 1], cbuf, coffsets[d], coffsets[d + 1], table, upper, k, seed,
+            out_h[lo:], out_len[lo:], out_head[lo:], out_cap[lo:], out_tok[lo:],
+        )
+    return out_h, out_len, out_head, out_cap, out_tok, sizes, tokens
+
+
+def _starts(sizes: np.ndarray) -> np.ndarray:
+    """Exclusive prefix sums: where each of the consecutive segments of ``sizes`` starts."""
+    return np.r_[0, np.cumsum(sizes)[:-1]].astype(np.int64)
+
+
+def _packed(bases: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """Indices of ``sizes[d]`` items from ``bases[d]`` on, for every ``d`` in order."""
+    return np.repeat(bases - _starts(sizes), sizes) + np.arange(int(sizes.sum()))
 
 
 @dataclass
@@ -87,6 +196,14 @@ class GramStats:
     tf: np.ndarray  # occurrences in the document
     loc: np.ndarray  # first position / number of k-grams, in [0, 1)
     length: np.ndarray  # bytes of the (normalized) k-gram
+    inhead: np.ndarray  # an occurrence lies in the first line (0 / 1)
+    caps: np.ndarray  # share of occurrences whose first word is capitalized
+    words: np.ndarray  # (entries, k) word hashes of the first occurrence (short texts repeat the last word)
+    word_sets: HashedSets  # distinct words of each document (``sets`` itself for k = 1)
+
+    @property
+    def k(self) -> int:
+        return self.words.shape[1]
 
     def doc(self) -> np.ndarray:
         """Document index of every entry."""
@@ -94,53 +211,119 @@ class GramStats:
 
     @staticmethod
     def concat(parts: list["GramStats"]) -> "GramStats":
+        """One structure holding the documents of ``parts`` (all of one k) in order."""
         if not parts:
-            z = np.zeros(0)
-            return GramStats(HashedSets.concat([]), z, z, z)
+            return featurize([])
+        sets = HashedSets.concat([p.sets for p in parts])
         return GramStats(
-            HashedSets.concat([p.sets for p in parts]),
-            np.concatenate([p.tf for p in parts]),
-            np.concatenate([p.loc for p in parts]),
-            np.concatenate([p.length for p in parts]),
+            sets,
+            *(np.concatenate([getattr(p, f) for p in parts]) for f in ("tf", "loc", "length", "inhead", "caps", "words")),
+            sets if parts[0].k == 1 else HashedSets.concat([p.word_sets for p in parts]),
         )
 
 
 def featurize(texts: Sequence[str], k: int = 1) -> GramStats:
-    """The distinct k-grams of ``texts`` with TF, first position and length."""
+    """The distinct k-grams of ``texts`` with their per-document statistics."""
     if k < 1:
         raise ValueError(f"k must be at least 1, got {k}")
     buf, offsets = encode_batch(texts)
-    h, ln, sizes = _batch_grams(buf, offsets, char_classes(), k, np.uint64(0))
-    idx = np.repeat(offsets[:-1] - np.r_[0, np.cumsum(sizes)[:-1]], sizes) + np.arange(int(sizes.sum()))
-    h, ln = h[idx], ln[idx]
+    cbuf, coffsets = case_buffer(texts)
+    h, ln, head, cap, tok, sizes, ntok = _batch_grams(
+        buf, offsets, cbuf, coffsets, char_classes(), upper_table(), k, np.uint64(0)
+    )
+    keep = _packed(offsets[:-1], sizes)
+    h, ln, head, cap = h[keep], ln[keep], head[keep], cap[keep]
+    tok = tok[_packed(offsets[:-1], ntok)]
     doc = np.repeat(np.arange(len(texts), dtype=np.int64), sizes)
-    pos = np.arange(h.shape[0]) - np.repeat(np.r_[0, np.cumsum(sizes)[:-1]], sizes)
+    pos = np.arange(h.shape[0]) - _starts(sizes)[doc]
     order = np.lexsort((pos, h, doc))
-    h, ln, doc, pos = h[order], ln[order], doc[order], pos[order]
+    h, doc, pos = h[order], doc[order], pos[order]
     first = np.ones(h.shape[0], dtype=bool)
     first[1:] = (h[1:] != h[:-1]) | (doc[1:] != doc[:-1])
     starts = np.flatnonzero(first)
     tf = np.diff(np.r_[starts, h.shape[0]]).astype(np.float64)
+    d0, p0 = doc[starts], pos[starts]
     set_offsets = np.zeros(len(texts) + 1, dtype=np.int64)
-    np.cumsum(np.bincount(doc[starts], minlength=len(texts)), out=set_offsets[1:])
-    loc = pos[starts] / np.maximum(sizes[doc[starts]], 1)
-    return GramStats(HashedSets(h[starts], set_offsets), tf, loc.astype(np.float64), ln[starts].astype(np.float64))
-
-
-def feature_matrix(stats: GramStats, idf: np.ndarray) -> np.ndarray:
-    """``(entries, len(FEATURES))`` feature values; ``idf`` aligns with ``stats.sets.hashes``."""
-    return np.column_stack(
-        [np.ones_like(stats.tf), np.log1p(stats.tf), idf, stats.tf * idf, stats.loc, np.log1p(stats.length)]
+    np.cumsum(np.bincount(d0, minlength=len(texts)), out=set_offsets[1:])
+    sets = HashedSets(h[starts], set_offsets)
+    tok_starts = _starts(ntok)
+    word_index = tok_starts[d0, None] + np.minimum(p0[:, None] + np.arange(k), ntok[d0, None] - 1)
+    return GramStats(
+        sets,
+        tf,
+        p0 / np.maximum(sizes[d0], 1),
+        ln[order][starts].astype(np.float64),
+        np.logical_or.reduceat(head[order], starts).astype(np.float64),
+        np.add.reduceat(cap[order].astype(np.float64), starts) / tf,
+        tok[word_index],
+        sets if k == 1 else HashedSets(*sort_unique_segments(tok.copy(), tok_starts, ntok)),
     )
 
 
-def collection_idf(sets: HashedSets) -> np.ndarray:
-    """``log(N / df)`` of every entry of ``sets``, document frequencies over ``sets`` itself."""
+class QueryFrequencies:
+    """``log(1 + query frequency)`` of words, from a query log.
+
+    The file is TSV, one ``text<TAB>count`` per line (a query log aggregated by query,
+    or a word list): every word of ``text``, tokenized as documents are, gains
+    ``count``.  Words never seen have frequency 0.
+    """
+
+    def __init__(self, texts: Sequence[str], counts: Sequence[float], source: str | None = None) -> None:
+        buf, offsets = encode_batch(texts)
+        hashes, ntok = token_hashes(buf, offsets, char_classes(), np.uint64(0))
+        hashes = hashes[_packed(offsets[:-1], ntok)]
+        per_word = np.repeat(np.asarray(counts, dtype=np.float64), ntok)
+        self.keys, inverse = np.unique(hashes, return_inverse=True)
+        self.values = np.log1p(np.bincount(inverse, weights=per_word, minlength=self.keys.shape[0]))
+        self.source = source
+
+    @classmethod
+    def load(cls, path: str | Path) -> "QueryFrequencies":
+        """Read a ``text<TAB>count`` file."""
+        texts, counts = [], []
+        with open(path, encoding="utf-8") as f:
+            for number, line in enumerate(f, start=1):
+                if not line.strip():
+                    continue
+                text, sep, count = line.rstrip("\n").rpartition("\t")
+                try:
+                    if not sep:
+                        raise ValueError("no tab")
+                    counts.append(float(count))
+                except ValueError:
+                    raise ValueError(f"{path}:{number}: expected 'text<TAB>count'") from None
+                texts.append(text)
+        return cls(texts, counts, str(path))
+
+    def lookup(self, words: np.ndarray) -> np.ndarray:
+        """``log(1 + qf)`` of each word hash (0 for unseen words)."""
+        if not self.keys.shape[0]:
+            return np.zeros(words.shape)
+        pos = np.minimum(np.searchsorted(self.keys, words), self.keys.shape[0] - 1)
+        return np.where(self.keys[pos] == words, self.values[pos], 0.0)
+
+
+def collection_df(sets: HashedSets):
+    """Document frequencies over ``sets`` itself (a :class:`~neardup.stats.df.DocumentFrequencies`)."""
     from ..stats.df import DocumentFrequencies
 
     df = DocumentFrequencies()
     df.update(sets)
-    return df.idf(sets.hashes)
+    return df
+
+
+def feature_matrix(stats: GramStats, qf: QueryFrequencies | None = None) -> np.ndarray:
+    """``(entries, len(FEATURES))`` feature values; IDFs are over the documents of ``stats``."""
+    idf = collection_df(stats.sets).idf(stats.sets.hashes)
+    zero = np.zeros_like(stats.tf)
+    df_avg = df_med = zero
+    if stats.k > 1:
+        word_idf = collection_df(stats.word_sets).idf(stats.words)
+        df_avg, df_med = word_idf.mean(axis=1), np.median(word_idf, axis=1)
+    return np.column_stack([
+        np.ones_like(stats.tf), np.log1p(stats.tf), idf, stats.tf * idf, stats.loc, np.log1p(stats.length),
+        stats.inhead, stats.caps, df_avg, df_med, zero if qf is None else qf.lookup(stats.words).mean(axis=1),
+    ])
 
 
 def tfidf_weights() -> np.ndarray:
@@ -157,7 +340,10 @@ def entry_weights(x: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 @njit(parallel=True, nogil=True, cache=True)
 def sparse_cosine(hashes, offsets, v, a, b):
-    """Cosine of the weighted sparse vectors of documents ``a[i]`` and ``b[i]`` (sorted merge)."""
+    """Cosine of the weighted sparse vectors of documents ``a[i]`` and ``b[i]`` (sorted merge).
+
+    (The weighted Jaccard counterpart is :func:`neardup.sketch.icws.weighted_jaccard`.)
+    """
     out = np.zeros(a.shape[0], dtype=np.float64)
     for i in prange(a.shape[0]):
         p, pe = offsets[a[i]], offsets[a[i] + 1]
@@ -224,51 +410,106 @@ class TrainingProblem:
     match_pair: np.ndarray
     pos: np.ndarray  # index into the unique pairs of each pair-pair's near-duplicate pair
     neg: np.ndarray  # ... and of its non-duplicate pair
+    similarity: str = "cosine"
     gamma: float = 10.0
     mu: float = 1.0
-    scale: np.ndarray = field(default_factory=lambda: np.ones(len(FEATURES)))
 
 
-def pair_cosines(prob: TrainingProblem, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Cosine of each unique pair, the entry weights and the squared norm of each document."""
-    v = entry_weights(prob.x, w)
+@njit(cache=True)
+def _shared_sums(ip, iq, pair, v, n_pairs, jaccard):
+    """Per pair, the sum over its shared k-grams of ``min(v_p, v_q)`` (jaccard) or ``v_p v_q``."""
+    out = np.zeros(n_pairs)
+    for m in range(ip.shape[0]):
+        x, y = v[ip[m]], v[iq[m]]
+        out[pair[m]] += min(x, y) if jaccard else x * y
+    return out
+
+
+@njit(cache=True)
+def _shared_grads(ip, iq, pair, v, coef, n_entries, jaccard):
+    """``coef[pair]`` times the derivative of each shared term of :func:`_shared_sums`, per entry.
+
+    For ``min`` the smaller side takes it (a subgradient: at ties each side takes half).
+    """
+    g = np.zeros(n_entries)
+    for m in range(ip.shape[0]):
+        c, x, y = coef[pair[m]], v[ip[m]], v[iq[m]]
+        if jaccard:
+            side = 1.0 if x < y else (0.5 if x == y else 0.0)
+            g[ip[m]] += c * side
+            g[iq[m]] += c * (1.0 - side)
+        else:
+            g[ip[m]] += c * y
+            g[iq[m]] += c * x
+    return g
+
+
+#: ``(similarity of each unique pair, backward)``; ``backward(c)`` maps ``dL/dsim`` per pair
+#: to ``dL/dv`` per entry (before the clip).
+Forward = Callable[[TrainingProblem, np.ndarray], tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]]
+
+
+def _cosine(prob: TrainingProblem, v: np.ndarray):
     sq = np.bincount(prob.doc, weights=v * v, minlength=prob.n_docs)
-    dot = np.bincount(prob.match_pair, weights=v[prob.ip] * v[prob.iq], minlength=prob.a.shape[0])
+    dot = _shared_sums(prob.ip, prob.iq, prob.match_pair, v, prob.a.shape[0], False)
     den = np.sqrt(sq[prob.a] * sq[prob.b])
-    cos = np.divide(dot, den, out=np.zeros_like(dot), where=den > 0)
-    return cos, v, sq
+    ok = den > 0
+    cos = np.divide(dot, den, out=np.zeros_like(dot), where=ok)
+
+    def backward(c: np.ndarray) -> np.ndarray:
+        # d cos / d v_p = v_q / (|p||q|) on shared entries  -  cos v_p / |p|^2 on all of p's entries
+        cm = np.divide(c, den, out=np.zeros_like(c), where=ok)
+        g = _shared_grads(prob.ip, prob.iq, prob.match_pair, v, cm, v.shape[0], False)
+        cc = np.where(ok, -c * cos, 0.0)
+        per_doc = np.bincount(prob.a, weights=np.divide(cc, sq[prob.a], out=np.zeros_like(cc), where=ok), minlength=prob.n_docs)
+        per_doc += np.bincount(prob.b, weights=np.divide(cc, sq[prob.b], out=np.zeros_like(cc), where=ok), minlength=prob.n_docs)
+        return g + per_doc[prob.doc] * v
+
+    return cos, backward
+
+
+def _jaccard(prob: TrainingProblem, v: np.ndarray):
+    total = np.bincount(prob.doc, weights=v, minlength=prob.n_docs)  # sum of each document's weights
+    lo = _shared_sums(prob.ip, prob.iq, prob.match_pair, v, prob.a.shape[0], True)  # sum min
+    hi = total[prob.a] + total[prob.b] - lo  # sum max
+    ok = hi > 0
+    jac = np.divide(lo, hi, out=np.zeros_like(lo), where=ok)
+
+    def backward(c: np.ndarray) -> np.ndarray:
+        # J = lo / (T_p + T_q - lo): dJ/dT_p = -lo / hi^2 for every entry of p, and
+        # dJ/dlo = (T_p + T_q) / hi^2 on the smaller side of each shared k-gram
+        ch = np.divide(c, hi * hi, out=np.zeros_like(c), where=ok)
+        per_doc = np.bincount(prob.a, weights=-ch * lo, minlength=prob.n_docs)
+        per_doc += np.bincount(prob.b, weights=-ch * lo, minlength=prob.n_docs)
+        g = _shared_grads(prob.ip, prob.iq, prob.match_pair, v, ch * (total[prob.a] + total[prob.b]), v.shape[0], True)
+        return g + per_doc[prob.doc]
+
+    return jac, backward
+
+
+_FORWARD: dict[str, Forward] = {"cosine": _cosine, "jaccard": _jaccard}
+
+
+def pair_similarities(prob: TrainingProblem, w: np.ndarray) -> np.ndarray:
+    """The similarity (``prob.similarity``) of each unique pair under weights ``w``."""
+    return _FORWARD[prob.similarity](prob, entry_weights(prob.x, w))[0]
 
 
 def loss_and_grad(w: np.ndarray, prob: TrainingProblem) -> tuple[float, np.ndarray]:
-    """The preference loss at ``w`` and its gradient (mean over the pair-pairs)."""
-    cos, v, sq = pair_cosines(prob, w)
+    """The preference loss at ``w`` and its (sub)gradient (mean over the pair-pairs)."""
+    v = entry_weights(prob.x, w)
+    sim, backward = _FORWARD[prob.similarity](prob, v)
     n = prob.pos.shape[0]
-    delta = cos[prob.pos] - cos[prob.neg]
-    z = -prob.gamma * delta
+    z = -prob.gamma * (sim[prob.pos] - sim[prob.neg])
     loss = float(np.logaddexp(0.0, z).sum()) / n
     dl_ddelta = -prob.gamma / (1.0 + np.exp(-z)) / n  # d log(1 + e^z) / d delta
-    c = np.bincount(prob.pos, weights=dl_ddelta, minlength=cos.shape[0])
-    c -= np.bincount(prob.neg, weights=dl_ddelta, minlength=cos.shape[0])  # dL / dcos per pair
-    na, nb = np.sqrt(sq[prob.a]), np.sqrt(sq[prob.b])
-    ok = (na > 0) & (nb > 0)
-    inv = np.where(ok, 1.0 / np.where(ok, na * nb, 1.0), 0.0)
-    # d cos / d v_p = v_q / (|p||q|) on shared entries  -  cos v_p / |p|^2 on all of p's entries
-    g_v = np.zeros(v.shape[0])
-    cm = (c * inv)[prob.match_pair]
-    np.add.at(g_v, prob.ip, cm * v[prob.iq])
-    np.add.at(g_v, prob.iq, cm * v[prob.ip])
-    per_doc = np.zeros(prob.n_docs)
-    sa = np.where(ok, sq[prob.a], 1.0)
-    sb = np.where(ok, sq[prob.b], 1.0)
-    np.add.at(per_doc, prob.a, np.where(ok, -c * cos / sa, 0.0))
-    np.add.at(per_doc, prob.b, np.where(ok, -c * cos / sb, 0.0))
-    g_v += per_doc[prob.doc] * v
+    c = np.bincount(prob.pos, weights=dl_ddelta, minlength=sim.shape[0])
+    c -= np.bincount(prob.neg, weights=dl_ddelta, minlength=sim.shape[0])  # dL / dsim per pair
+    g_v = backward(c)
     g_v[v <= 0.0] = 0.0  # the clip's subgradient
-    grad = prob.x.T @ g_v
     norm2 = float(w @ w)
     loss += prob.mu * (norm2 - 1.0) ** 2
-    grad = grad + prob.mu * 4.0 * (norm2 - 1.0) * w
-    return loss, grad
+    return loss, prob.x.T @ g_v + prob.mu * 4.0 * (norm2 - 1.0) * w
 
 
 def sample_pair_pairs(cluster: np.ndarray, n_pairs: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -312,9 +553,17 @@ def sample_pair_pairs(cluster: np.ndarray, n_pairs: int, seed: int) -> tuple[np.
 
 
 def build_problem(
-    stats: GramStats, idf: np.ndarray, cluster: np.ndarray, n_pairs: int, seed: int, gamma: float = 10.0
+    stats: GramStats,
+    cluster: np.ndarray,
+    n_pairs: int,
+    seed: int,
+    similarity: str = "cosine",
+    gamma: float = 10.0,
+    qf: QueryFrequencies | None = None,
 ) -> TrainingProblem:
     """The training problem of documents ``stats`` labeled with ``cluster``."""
+    if similarity not in SIMILARITIES:
+        raise ValueError(f"similarity must be one of {', '.join(SIMILARITIES)}, got {similarity!r}")
     pa, pb, na, nb = sample_pair_pairs(cluster, n_pairs, seed)
     if not pa.shape[0]:
         raise ValueError("training needs at least one near-duplicate and one non-duplicate pair")
@@ -323,64 +572,73 @@ def build_problem(
     uniq, inverse = np.unique(codes, return_inverse=True)
     a, b = uniq // n, uniq % n
     ip, iq, mp = _matches(stats.sets.hashes, stats.sets.offsets, a, b)
-    x = feature_matrix(stats, idf)
     return TrainingProblem(
-        x, stats.doc(), n, a, b, ip, iq, mp, inverse[: pa.shape[0]], inverse[pa.shape[0]:], gamma
+        feature_matrix(stats, qf), stats.doc(), n, a, b, ip, iq, mp,
+        inverse[: pa.shape[0]], inverse[pa.shape[0]:], similarity, gamma,
     )
 
 
 @dataclass
 class ANDDModel:
-    """Learned feature weights of the k-gram weighting function."""
+    """Learned feature weights (aligned with FEATURES) of the k-gram weighting function."""
 
     weights: np.ndarray
     k: int = 1
-    features: tuple[str, ...] = FEATURES
+    similarity: str = "cosine"
     info: dict = field(default_factory=dict)
 
     def save(self, path: str | Path) -> None:
         """Write as JSON."""
         doc = {
-            "format": FORMAT, "k": self.k, "features": list(self.features),
+            "format": FORMAT, "k": self.k, "similarity": self.similarity, "features": list(FEATURES),
             "weights": [float(x) for x in self.weights], "info": self.info,
         }
         Path(path).write_text(json.dumps(doc, indent=2) + "\n")
 
     @classmethod
     def load(cls, path: str | Path) -> "ANDDModel":
-        """Read a file written by :meth:`save`."""
+        """Read a file written by :meth:`save` (or by an older neardup: missing features weigh 0)."""
         try:
             doc = json.loads(Path(path).read_text())
-            if doc.get("format") != FORMAT:
-                raise ValueError("wrong format")
-            if tuple(doc["features"]) != FEATURES:
-                raise ValueError(f"features {doc['features']} differ from {list(FEATURES)}")
-            return cls(np.array(doc["weights"], dtype=np.float64), int(doc["k"]), FEATURES, doc.get("info", {}))
+            if doc.get("format") not in (FORMAT, *OLD_FORMATS):
+                raise ValueError(f"format {doc.get('format')!r} is not {FORMAT!r}")
+            names, values = list(doc["features"]), [float(x) for x in doc["weights"]]
+            unknown = sorted(set(names) - set(FEATURES))
+            if unknown or len(names) != len(values) or len(set(names)) != len(names):
+                raise ValueError(f"features {names} do not match the weights or are not among {list(FEATURES)}")
+            similarity = doc.get("similarity", "cosine")
+            if similarity not in SIMILARITIES:
+                raise ValueError(f"unknown similarity {similarity!r}")
+            weights = np.zeros(len(FEATURES))
+            weights[[FEATURES.index(f) for f in names]] = values
+            return cls(weights, int(doc["k"]), similarity, doc.get("info", {}))
         except (OSError, KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"{path}: not a neardup ANDD model ({exc})") from None
 
     @classmethod
-    def tfidf(cls, k: int = 1) -> "ANDDModel":
-        return cls(tfidf_weights(), k, FEATURES, {"init": "tfidf"})
+    def tfidf(cls, k: int = 1, similarity: str = "cosine") -> "ANDDModel":
+        return cls(tfidf_weights(), k, similarity, {"init": "tfidf"})
 
 
 def fit(
     texts: Sequence[str],
     clusters: np.ndarray,
     k: int = 1,
+    similarity: str = "cosine",
     seed: int = 0,
-    n_pairs: int = 20000,
+    n_pairs: int = N_PAIRS,
     gamma: float = 10.0,
     max_iter: int = 200,
+    qf: QueryFrequencies | None = None,
 ) -> ANDDModel:
-    """Learn the k-gram weights from documents ``texts`` labeled with ``clusters``.
+    """Learn the k-gram weights for ``similarity`` from documents ``texts`` labeled with ``clusters``.
 
     ``clusters[i]`` is the cluster of text ``i`` (negative = a singleton); IDF is
-    computed over ``texts``.  Starts from TF-IDF weights.
+    computed over ``texts``.  Starts from TF-IDF weights.  Raises ValueError when the
+    labels give no near-duplicate or no non-duplicate pair.
     """
     stats = featurize(texts, k)
-    idf = collection_idf(stats.sets)
-    prob = build_problem(stats, idf, np.asarray(clusters), n_pairs, seed, gamma)
+    prob = build_problem(stats, np.asarray(clusters), n_pairs, seed, similarity, gamma, qf)
     w0 = tfidf_weights()
     from scipy.optimize import minimize  # here: importing it costs every command 0.27 s
 
@@ -392,4 +650,6 @@ def fit(
         "loss_start": float(loss0), "loss_end": float(res.fun), "iterations": int(res.nit),
         "converged": bool(res.success),
     }
-    return ANDDModel(w, k, FEATURES, info)
+    if qf is not None:
+        info["qf"] = qf.source
+    return ANDDModel(w, k, similarity, info)

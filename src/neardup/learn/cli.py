@@ -11,7 +11,7 @@ import numpy as np
 
 def _cmd_train(args: argparse.Namespace) -> int:
     from ..evaluate.harness import load_labeled
-    from .andd import fit
+    from .andd import FEATURES, QueryFrequencies, fit
 
     texts: list[str] = []
     clusters: list[np.ndarray] = []
@@ -24,11 +24,13 @@ def _cmd_train(args: argparse.Namespace) -> int:
         offset = int(c.max(initial=offset - 1)) + 1
         clusters.append(c)
     model = fit(texts, np.concatenate(clusters) if clusters else np.zeros(0, np.int64),
-                k=args.shingle_size, seed=args.seed, n_pairs=args.n_pairs)
+                k=args.shingle_size, similarity=args.similarity, seed=args.seed, n_pairs=args.n_pairs,
+                qf=None if args.qf is None else QueryFrequencies.load(args.qf))
     model.info["datasets"] = list(args.datasets)
     model.save(args.output)
     if not args.quiet:
-        print(json.dumps({"output": args.output, "weights": dict(zip(model.features, model.weights.tolist())),
+        print(json.dumps({"output": args.output, "similarity": model.similarity,
+                          "weights": dict(zip(FEATURES, model.weights.tolist())),
                           **model.info}, indent=2), file=sys.stderr)
     return 0
 
@@ -36,13 +38,18 @@ def _cmd_train(args: argparse.Namespace) -> int:
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Add ``train`` to the ``neardup`` command's subparsers."""
     from ..cli import add_input_options
+    from .andd import N_PAIRS, SIMILARITIES
 
     p = subparsers.add_parser("train", help="learn ANDD k-gram weights from labeled near-duplicate clusters")
     p.add_argument("datasets", nargs="+", metavar="DATASET",
                    help="folder of cluster sub-folders, or JSONL/Parquet with 'cluster'")
     p.add_argument("-o", "--output", required=True, metavar="MODEL", help="model file to write (JSON)")
     p.add_argument("--shingle-size", type=int, default=1, help="words per k-gram, k (1)")
-    p.add_argument("--n-pairs", type=int, default=20000, help="sampled (near-dup pair, non-dup pair) pairs (20000)")
+    p.add_argument("--similarity", choices=SIMILARITIES, default="cosine",
+                   help="similarity the weights are learned for: cosine or weighted Jaccard sum(min)/sum(max) (cosine)")
+    p.add_argument("--n-pairs", type=int, default=N_PAIRS,
+                   help=f"sampled (near-dup pair, non-dup pair) pairs ({N_PAIRS}, as in the paper)")
+    p.add_argument("--qf", metavar="FILE", help="query frequencies for the qf feature: TSV of 'text<TAB>count' lines")
     p.add_argument("--seed", type=int, default=0, help="seed of the pair sampling (0)")
     p.add_argument("--quiet", action="store_true", help="no summary on stderr")
     add_input_options(p)
