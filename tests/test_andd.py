@@ -397,7 +397,17 @@ def test_train_command(tmp_path, similarity):
 def test_shipped_default_model_loads_and_differs_from_tfidf():
     shipped = ANDDMethod().weighting()
     assert (shipped.k, shipped.similarity) == (1, "cosine")
-    assert not np.allclose(shipped.weights, ANDDModel.tfidf().weights)
+    assert not np.allclose(shipped.weights, ANDDModel.fixed("tfidf").weights)
     assert shipped.info["n_pairs"] == 80000
     with pytest.raises(ValueError, match="shipped ANDD model is for k = 1"):
         ANDDMethod(shingle_size=2).weighting()
+
+
+def test_fixed_weightings_do_not_learn_and_binary_is_set_cosine():
+    texts = ["a b c d e f", "a b c d x y z", "q r s"]
+    m = ANDDMethod(model="binary", raw=True)
+    assert not m.learns and ANDDMethod(model="default").learns and not ANDDMethod(model="tfidf").learns
+    m.add(texts)
+    m.finalize()
+    # 4 shared words of 6 and 7 distinct ones
+    assert m.score(np.array([0, 0]), np.array([1, 2])) == pytest.approx([4 / np.sqrt(6 * 7), 0.0])

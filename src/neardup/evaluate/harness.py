@@ -12,7 +12,7 @@ development set and reports the dataset at it; ``splits`` is the split-half prot
 Hajishirzi et al.: a random half of the clusters is the development half, the rest is
 held out, repeated with new halves (mean and spread over the repetitions).  Without
 either, Max F1 on the dataset itself is reported, as the papers do.  A method that
-learns (:attr:`Method.learns`, e.g. ANDD) is trained on the development side too, and
+learns (:attr:`Method.learns`, e.g. ANDD with a trained model) is trained on the development side too, and
 :func:`learning_curve` trains it on growing random subsets of the development half.
 """
 
@@ -29,7 +29,7 @@ import orjson
 
 from ..extract import DEFAULT_EXTRACTOR
 from ..io.readers import read_input
-from ..methods import get_method, get_method_class
+from ..methods import get_method
 from ..methods.base import Method
 from ..pipeline import RunStats, documents
 from .measures import evaluate_scores
@@ -308,7 +308,7 @@ def evaluate(
         scored = score_dataset(data, method, params)
         return {**_header(scored, method), **scored.report()}, scored
     masks = half_splits(data.cluster, splits, split_seed)
-    if get_method_class(method).learns:  # one model per development half
+    if get_method(method, **params).learns:  # one model per development half
         every = [score_dataset(data, trained(method, params, data, np.flatnonzero(dev)), {}) for dev in masks]
     else:  # one scoring serves every split
         every = [score_dataset(data, method, params)] * splits
@@ -334,7 +334,7 @@ def learning_curve(
     scored on the held-out half; a draw without both kinds of pair counts as no result.
     Returns one row per size: mean and spread over the splits.
     """
-    if not get_method_class(method).learns:
+    if not get_method(method, **params).learns:
         raise ValueError(f"method {method} does not learn: a learning curve needs one that does (andd)")
     rows = []
     masks = half_splits(data.cluster, splits, split_seed)

@@ -326,10 +326,14 @@ def feature_matrix(stats: GramStats, qf: QueryFrequencies | None = None) -> np.n
     ])
 
 
-def tfidf_weights() -> np.ndarray:
-    """The model weights giving plain TF-IDF vectors."""
+#: Weightings that need no training: the one feature each puts all weight on.
+FIXED_WEIGHTINGS = {"tfidf": "tfidf", "binary": "bias"}
+
+
+def fixed_weights(name: str) -> np.ndarray:
+    """The model weights of a fixed weighting: ``tfidf`` (TF x IDF vectors) or ``binary`` (1 per k-gram)."""
     w = np.zeros(len(FEATURES))
-    w[FEATURES.index("tfidf")] = 1.0
+    w[FEATURES.index(FIXED_WEIGHTINGS[name])] = 1.0
     return w
 
 
@@ -616,8 +620,9 @@ class ANDDModel:
             raise ValueError(f"{path}: not a neardup ANDD model ({exc})") from None
 
     @classmethod
-    def tfidf(cls, k: int = 1, similarity: str = "cosine") -> "ANDDModel":
-        return cls(tfidf_weights(), k, similarity, {"init": "tfidf"})
+    def fixed(cls, name: str, k: int = 1, similarity: str = "cosine") -> "ANDDModel":
+        """The untrained weighting ``name`` (a key of :data:`FIXED_WEIGHTINGS`)."""
+        return cls(fixed_weights(name), k, similarity, {"fixed": name})
 
 
 def fit(
@@ -639,7 +644,7 @@ def fit(
     """
     stats = featurize(texts, k)
     prob = build_problem(stats, np.asarray(clusters), n_pairs, seed, similarity, gamma, qf)
-    w0 = tfidf_weights()
+    w0 = fixed_weights("tfidf")
     from scipy.optimize import minimize  # here: importing it costs every command 0.27 s
 
     res = minimize(loss_and_grad, w0, args=(prob,), jac=True, method="L-BFGS-B", options={"maxiter": max_iter})

@@ -46,8 +46,8 @@ from ..index import banding as lsh
 from ..index.banding import Banding, choose_banding
 from ..index.hamming import check_bits, hamming_distances, hamming_pairs
 from ..learn.andd import (
-    FEATURES, SIMILARITIES, ANDDModel, GramStats, QueryFrequencies, entry_weights, feature_matrix, featurize, fit,
-    sparse_cosine,
+    FEATURES, FIXED_WEIGHTINGS, SIMILARITIES, ANDDModel, GramStats, QueryFrequencies, entry_weights, feature_matrix,
+    featurize, fit, sparse_cosine,
 )
 from ..sketch.compare import pair_equal_share
 from ..sketch.icws import ICWSampler, weighted_jaccard
@@ -82,9 +82,10 @@ def jaccard_banding(threshold: float, samples: int, slack: float = 0.0) -> Bandi
 
 
 def load_model(model: str, k: int, similarity: str) -> ANDDModel:
-    """``tfidf`` weights, the shipped ``default`` model, or a model file, checked against ``k`` and ``similarity``."""
-    if model == "tfidf":
-        return ANDDModel.tfidf(k, similarity)
+    """A fixed weighting (``tfidf``, ``binary``), the shipped ``default`` model, or a model file,
+    checked against ``k`` and ``similarity``."""
+    if model in FIXED_WEIGHTINGS:
+        return ANDDModel.fixed(model, k, similarity)
     if model == "default":
         loaded = ANDDModel.load(resources.files("neardup").joinpath(DEFAULT_MODEL))
         if (loaded.k, loaded.similarity) != (k, similarity):
@@ -106,10 +107,9 @@ class ANDDMethod(Method):
 
     name = "andd"
     summary = "Cosine or weighted Jaccard of k-gram vectors with learned feature weights, via hyperplane bits or ICWS (Hajishirzi)."
-    learns = True
     param_help = {
         "threshold": "similarity at or above which a pair is a near-duplicate",
-        "model": "ANDD model: `default` (shipped, trained on the GoldSet dev half), `tfidf` (plain TF-IDF), or a file from `neardup train`",
+        "model": "ANDD model: `default` (shipped, trained on the GoldSet dev half), `tfidf` or `binary` (fixed weightings, never trained), or a file from `neardup train`",
         "shingle_size": "words per k-gram, k (must match the model's)",
         "similarity": "similarity the weights are learned for: cosine or weighted Jaccard (must match the model's)",
         "bits": "random-hyperplane signature bits, a multiple of 64 (andd: with similarity cosine)",
@@ -156,6 +156,11 @@ class ANDDMethod(Method):
         out = cls(shingle_size=model.k, similarity=model.similarity, **params)
         out._model = model
         return out
+
+    @property
+    def learns(self) -> bool:
+        """True unless ``model`` is a fixed weighting: evaluation protocols then train it per split."""
+        return self.model not in FIXED_WEIGHTINGS
 
     def fit(self, texts: Sequence[str], clusters: np.ndarray) -> None:
         """Learn the weights from ``texts`` labeled with ``clusters`` (negative: a singleton)

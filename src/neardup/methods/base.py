@@ -35,9 +35,6 @@ class Method(ABC):
     param_help: ClassVar[dict[str, str]] = {}
     #: Allowed values of the parameters that take one of a few.
     param_choices: ClassVar[dict[str, tuple[str, ...]]] = {}
-    #: Whether the method learns from labeled clusters (:meth:`fit`); the evaluation
-    #: harness then trains it on the development side of every split.
-    learns: ClassVar[bool] = False
 
     def __init__(self, threshold: float, seed: int) -> None:
         if not 0.0 <= threshold <= 1.0:
@@ -57,6 +54,25 @@ class Method(ABC):
     @abstractmethod
     def add(self, texts: Sequence[str]) -> np.ndarray:
         """Add a batch of documents; returns which of them have any feature at all."""
+
+    def prepare(self, texts: Sequence[str]) -> Any:
+        """The first part of :meth:`add`, the one that holds the interpreter (the GIL).
+
+        ``add(texts)`` is ``add_prepared(prepare(texts))``.  The pipeline prepares a batch
+        in its reading thread and adds it in its worker, so that the worker's compiled
+        kernels do not wait for the GIL the reader holds.  By default nothing is prepared.
+        """
+        return texts
+
+    def add_prepared(self, prepared: Any) -> np.ndarray:
+        """:meth:`add` for what :meth:`prepare` returned."""
+        return self.add(prepared)
+
+    @property
+    def learns(self) -> bool:
+        """Whether the method learns from labeled clusters (:meth:`fit`); the evaluation
+        harness then trains it on the development side of every split."""
+        return False
 
     def fit(self, texts: Sequence[str], clusters: np.ndarray) -> None:
         """Learn from ``texts`` labeled with ``clusters`` (negative: a singleton), before any :meth:`add`."""
