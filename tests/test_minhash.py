@@ -101,10 +101,11 @@ def test_supershingle_banding_uses_every_value_and_two_matches():
 
 def test_fused_text_sketch_equals_sketch_of_shingle_sets(articles):
     from neardup.features.shingles import word_shingles
+    from neardup.text.tokenize import encode_batch
 
     texts = [a["text"] for a in articles] + ["", "Ｒｅｕｔｅｒｓ 東京 SAID"]
     hasher = MinHasher(64, seed=9)
-    sig, sizes = hasher.sketch_texts(texts, 3)
+    sig, sizes = hasher.sketch_encoded(*encode_batch(texts), 3)
     sets, counts = word_shingles(texts, 3)
     assert np.array_equal(sig, hasher.sketch(sets))
     assert sizes.tolist() == counts.tolist()

@@ -60,8 +60,14 @@ def check_shingle_size(k: int) -> None:
 
 def word_shingles(texts: Sequence[str], k: int, seed: int = 0) -> tuple[HashedSets, np.ndarray]:
     """The sorted unique shingle sets of ``texts`` and each text's shingle count (with repeats)."""
+    return encoded_word_shingles(*encode_batch(texts), k, seed)
+
+
+def encoded_word_shingles(
+    buf: np.ndarray, offsets: np.ndarray, k: int, seed: int = 0
+) -> tuple[HashedSets, np.ndarray]:
+    """:func:`word_shingles` of a batch already made by :func:`~neardup.text.tokenize.encode_batch`."""
     check_shingle_size(k)
-    buf, offsets = encode_batch(texts)
     windows, sizes = _batch_shingles(buf, offsets, char_classes(), k, np.uint64(seed))
     hashes, set_offsets = sort_unique_segments(windows, offsets[:-1], sizes)
     return HashedSets(hashes, set_offsets), sizes

@@ -158,7 +158,7 @@ def candidate_pairs(keys: np.ndarray, min_shared: int = 1) -> tuple[np.ndarray, 
     n = keys.shape[0]
     codes = []
     for j in range(keys.shape[1]):
-        order = np.argsort(keys[:, j], kind="stable")
+        order = np.argsort(keys[:, j])  # the order within a bucket does not matter: codes are made unique
         codes.append(_bucket_pairs(order, keys[order, j], n))
     if not codes:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)

@@ -123,7 +123,7 @@ def read_jsonl(path: Path, prefer_html: bool = False) -> Iterator[Record | Rejec
     source = str(path)
     seen_any = False
     for number, raw in _open_text_lines(path):
-        if not raw.strip():
+        if raw.isspace():  # blank line (a line read from a file is never empty)
             continue
         seen_any = True
         try:

@@ -6,6 +6,7 @@ over the sketches, and scores pairs with its own similarity.  The pipeline
 (:mod:`neardup.pipeline`) drives it the same way for every method::
 
     method.add(texts)            # per batch: features -> sketch; returns usable mask
+                                 # (the pipeline: add_prepared(prepare(texts)), see prepare)
     method.finalize()            # corpus-level work (document frequencies, filters)
     a, b = method.candidate_pairs()   # index: pairs worth verifying, without all pairs
     s = method.score(a, b)       # verify: the method's similarity for given pairs

@@ -24,11 +24,12 @@ from typing import Sequence
 import numpy as np
 
 from ..features.sets import HashedSets, document_frequencies, exact_jaccard
-from ..features.shingles import word_shingles
+from ..features.shingles import encoded_word_shingles
 from ..index import banding as lsh
 from ..index.banding import Banding, choose_banding
 from ..sketch.compare import pair_equal_share
 from ..sketch.minhash import MinHasher
+from ..text.tokenize import encode_batch
 from .base import Method
 
 class MinHashMethod(Method):
@@ -93,15 +94,23 @@ class MinHashMethod(Method):
         self.n_docs_ = 0
 
     def add(self, texts: Sequence[str]) -> np.ndarray:
+        return self.add_prepared(self.prepare(texts))
+
+    def prepare(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """The batch normalized and encoded for the compiled tokenizer."""
+        return encode_batch(texts)
+
+    def add_prepared(self, prepared: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+        buf, offsets = prepared
         if self._keep_sets:
-            sets, _ = word_shingles(texts, self.shingle_size, seed=0)
+            sets, _ = encoded_word_shingles(buf, offsets, self.shingle_size, seed=0)
             self._sets.append(sets)
             sizes = sets.sizes()
         else:
-            sig, sizes = self._hasher.sketch_texts(texts, self.shingle_size)
+            sig, sizes = self._hasher.sketch_encoded(buf, offsets, self.shingle_size)
             self._sigs.append(sig)
         self._sizes.append(sizes)
-        self.n_docs_ += len(texts)
+        self.n_docs_ += offsets.shape[0] - 1
         return sizes > 0
 
     def finalize(self) -> None:

