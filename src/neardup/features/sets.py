@@ -84,18 +84,33 @@ def sort_unique_segments(values, starts, counts):
 
 
 @njit(inline="always", cache=True)
+def next_shared(values, p, pe, q, qe):
+    """Positions of the next value the sorted unique runs ``values[p:pe]`` and ``values[q:qe]``
+    share, or ``(pe, qe)`` when none is left: the step of every sorted-merge join::
+
+        p, q = next_shared(values, p, pe, q, qe)
+        while p < pe:
+            ...  # values[p] == values[q]
+            p, q = next_shared(values, p + 1, pe, q + 1, qe)
+    """
+    while p < pe and q < qe:
+        if values[p] == values[q]:
+            return p, q
+        if values[p] < values[q]:
+            p += 1
+        else:
+            q += 1
+    return pe, qe
+
+
+@njit(inline="always", cache=True)
 def sorted_overlap(values, pa, pe, qa, qe):
     """Size of the intersection of the sorted unique runs ``values[pa:pe]`` and ``values[qa:qe]``."""
     inter = 0
-    while pa < pe and qa < qe:
-        if values[pa] == values[qa]:
-            inter += 1
-            pa += 1
-            qa += 1
-        elif values[pa] < values[qa]:
-            pa += 1
-        else:
-            qa += 1
+    p, q = next_shared(values, pa, pe, qa, qe)
+    while p < pe:
+        inter += 1
+        p, q = next_shared(values, p + 1, pe, q + 1, qe)
     return inter
 
 

@@ -60,7 +60,7 @@ from typing import Callable, Sequence
 import numpy as np
 from numba import njit, prange
 
-from ..features.sets import HashedSets, sort_unique_segments
+from ..features.sets import HashedSets, next_shared, sort_unique_segments
 from ..hashing import xxh64_bytes, xxh64_lanes
 from ..text.normalize import TABLE_SIZE, char_classes
 from ..text.tokenize import encode_batch, scan_tokens, token_hashes
@@ -361,15 +361,10 @@ def sparse_cosine(hashes, offsets, v, a, b):
         if na == 0.0 or nb == 0.0:
             continue
         dot = 0.0
-        while p < pe and q < qe:
-            if hashes[p] == hashes[q]:
-                dot += v[p] * v[q]
-                p += 1
-                q += 1
-            elif hashes[p] < hashes[q]:
-                p += 1
-            else:
-                q += 1
+        p, q = next_shared(hashes, p, pe, q, qe)
+        while p < pe:
+            dot += v[p] * v[q]
+            p, q = next_shared(hashes, p + 1, pe, q + 1, qe)
         out[i] = min(dot / np.sqrt(na * nb), 1.0)
     return out
 
@@ -385,18 +380,12 @@ def _matches(hashes, offsets, a, b):
     pair = np.empty(total, dtype=np.int64)
     m = 0
     for i in range(a.shape[0]):
-        p, pe = offsets[a[i]], offsets[a[i] + 1]
-        q, qe = offsets[b[i]], offsets[b[i] + 1]
-        while p < pe and q < qe:
-            if hashes[p] == hashes[q]:
-                ip[m], iq[m], pair[m] = p, q, i
-                m += 1
-                p += 1
-                q += 1
-            elif hashes[p] < hashes[q]:
-                p += 1
-            else:
-                q += 1
+        pe, qe = offsets[a[i] + 1], offsets[b[i] + 1]
+        p, q = next_shared(hashes, offsets[a[i]], pe, offsets[b[i]], qe)
+        while p < pe:
+            ip[m], iq[m], pair[m] = p, q, i
+            m += 1
+            p, q = next_shared(hashes, p + 1, pe, q + 1, qe)
     return ip[:m], iq[:m], pair[:m]
 
 
