@@ -220,3 +220,16 @@ def test_unwritable_output_is_a_clear_error(tmp_path, capsys):
     (tmp_path / "taken").write_text("a file, not a folder")
     assert main(["dedup", str(SAMPLE), "-o", str(tmp_path / "taken"), "--quiet"]) == 2
     assert "taken" in capsys.readouterr().err
+
+
+def test_eval_learning_curve_trains_andd_per_split(tmp_path, capsys):
+    import json
+
+    assert main(["eval", str(SAMPLE), "--method", "andd", "--folds", "2", "--learning-curve", "6,12",
+                 "--plot", str(tmp_path), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [row["documents"] for row in report["learning_curve"]] == [6, 12]
+    assert all(0.0 <= row["max_f1"] <= 1.0 for row in report["learning_curve"])
+    assert report["splits"] == 2 and (tmp_path / "learning_curve.png").stat().st_size > 0
+    assert main(["eval", str(SAMPLE), "--method", "minhash", "--learning-curve"]) == 2
+    assert "does not learn" in capsys.readouterr().err
