@@ -69,7 +69,7 @@ def test_half_splits_keep_clusters_whole_and_differ_by_seed():
 
 def test_held_out_reports_the_other_half_at_the_development_threshold():
     data = _corpus()
-    scored = score_dataset(data, "minhash", {"shingle_size": 2})
+    scored = score_dataset(data, MinHashMethod(shingle_size=2))
     dev = half_splits(data.cluster, 1, seed=0)[0]
     out = held_out(scored, dev)
     d = scored.subset(dev)

@@ -228,10 +228,10 @@ def trained(method: str, params: dict[str, Any], data: LabeledSet, docs: np.ndar
     return m
 
 
-def score_dataset(data: LabeledSet, method: str | Method, params: dict[str, Any]) -> Scored:
-    """Sketch ``data`` with ``method`` (a name, or an unused instance) and score every pair."""
+def score_dataset(data: LabeledSet, m: Method) -> Scored:
+    """Sketch ``data`` with the unused method ``m`` and score every pair."""
     start = time.perf_counter()
-    m = sketch_all(data, get_method(method, **params) if isinstance(method, str) else method)
+    sketch_all(data, m)
     i, j, s, y = scored_pairs(data, m)
     return Scored(data, m, i, j, s, y, true_clusters(data), time.perf_counter() - start)
 
@@ -297,21 +297,21 @@ def evaluate(
     """
     if tune is not None:
         m = trained(method, params, tune)
-        dev = score_dataset(tune, copy.deepcopy(m), {}).report(candidates=False)
-        scored = score_dataset(data, m, {})
+        dev = score_dataset(tune, copy.deepcopy(m)).report(candidates=False)
+        scored = score_dataset(data, m)
         report = _header(scored, method)
         report.update(scored.report(dev["threshold"]))
         report["tuned_on"] = tune.name
         report["tune_max_f1"] = dev["max_f1"]
         return report, scored
     if not splits:
-        scored = score_dataset(data, method, params)
+        scored = score_dataset(data, get_method(method, **params))
         return {**_header(scored, method), **scored.report()}, scored
     masks = half_splits(data.cluster, splits, split_seed)
     if get_method(method, **params).learns:  # one model per development half
-        every = [score_dataset(data, trained(method, params, data, np.flatnonzero(dev)), {}) for dev in masks]
+        every = [score_dataset(data, trained(method, params, data, np.flatnonzero(dev))) for dev in masks]
     else:  # one scoring serves every split
-        every = [score_dataset(data, method, params)] * splits
+        every = [score_dataset(data, get_method(method, **params))] * splits
     runs = [held_out(scored, dev) for scored, dev in zip(every, masks)]
     report = _header(every[0], method)
     report.update(_mean_and_spread(runs, REPORT_KEYS + ("dev_max_f1",)))
@@ -350,7 +350,7 @@ def learning_curve(
             except ValueError:  # no near-duplicate (or no non-duplicate) pair among the draw
                 runs.append({"max_f1": float("nan")})
                 continue
-            runs.append(score_dataset(data, m, {}).subset(~dev).report(candidates=False))
+            runs.append(score_dataset(data, m).subset(~dev).report(candidates=False))
         if runs:
             rows.append({"documents": n, "runs": len(runs), **_mean_and_spread(runs, ("max_f1",))})
     return rows
