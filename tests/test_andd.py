@@ -403,10 +403,12 @@ def test_shipped_default_model_loads_and_differs_from_tfidf():
         ANDDMethod(shingle_size=2).weighting()
 
 
-def test_fixed_weightings_do_not_learn_and_binary_is_set_cosine():
+def test_only_the_default_model_learns_and_binary_is_set_cosine(tmp_path):
     texts = ["a b c d e f", "a b c d x y z", "q r s"]
     m = ANDDMethod(model="binary", raw=True)
     assert not m.learns and ANDDMethod(model="default").learns and not ANDDMethod(model="tfidf").learns
+    ANDDModel.fixed("tfidf").save(tmp_path / "m.json")
+    assert not ANDDMethod(model=str(tmp_path / "m.json")).learns  # a user's model is evaluated as given
     m.add(texts)
     m.finalize()
     # 4 shared words of 6 and 7 distinct ones
