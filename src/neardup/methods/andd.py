@@ -42,6 +42,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ..features.shingles import check_shingle_size
 from ..index import banding as lsh
 from ..index.banding import Banding, choose_banding
 from ..index.hamming import check_bits, hamming_distances, hamming_pairs
@@ -134,10 +135,8 @@ class ANDDMethod(Method):
     ) -> None:
         super().__init__(threshold, seed)
         check_bits(bits)
-        if shingle_size < 1:
-            raise ValueError(f"shingle size must be at least 1, got {shingle_size}")
-        if similarity not in SIMILARITIES:
-            raise ValueError(f"similarity must be one of {', '.join(SIMILARITIES)}, got {similarity!r}")
+        check_shingle_size(shingle_size)
+        self.check_choices(similarity=similarity)
         self.model = str(model)
         self.shingle_size = shingle_size
         self.similarity = similarity

@@ -44,6 +44,13 @@ class Method(ABC):
         self.seed = seed
         self.n_docs_ = 0
 
+    def check_choices(self, **values: str) -> None:
+        """Reject a parameter value that is not among the method's :attr:`param_choices`."""
+        for name, value in values.items():
+            allowed = self.param_choices[name]
+            if value not in allowed:
+                raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
+
     def __len__(self) -> int:
         """Number of documents added."""
         return self.n_docs_

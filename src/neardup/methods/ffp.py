@@ -58,8 +58,7 @@ class FullFingerprintMethod(Method):
     ) -> None:
         super().__init__(threshold, seed)
         check_shingle_size(shingle_size)
-        if measure not in MEASURE_NAMES:
-            raise ValueError(f"measure must be one of {', '.join(MEASURE_NAMES)}, got {measure!r}")
+        self.check_choices(measure=measure)
         self.shingle_size = shingle_size
         self.measure = measure
         self._sets: list[HashedSets] = []

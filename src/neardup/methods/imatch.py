@@ -138,10 +138,7 @@ class IMatchMethod(Method):
         if not 1 <= min_matches <= lexicons:
             raise ValueError(f"min_matches must be between 1 and lexicons ({lexicons}), got {min_matches}")
         super().__init__(min_matches / lexicons if threshold is None else threshold, seed)
-        if selection not in SELECTIONS:
-            raise ValueError(f"selection must be one of {', '.join(SELECTIONS)}, got {selection!r}")
-        if idf_scale not in IDF_SCALES:
-            raise ValueError(f"idf_scale must be one of {', '.join(IDF_SCALES)}, got {idf_scale!r}")
+        self.check_choices(selection=selection, idf_scale=idf_scale)
         if idf_min > idf_max:
             raise ValueError(f"idf_min ({idf_min}) exceeds idf_max ({idf_max})")
         if idf_scale != "idf" and not 0.0 <= idf_min <= idf_max <= 1.0:

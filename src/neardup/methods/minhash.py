@@ -67,8 +67,7 @@ class MinHashMethod(Method):
         exact: bool = False,
     ) -> None:
         super().__init__(threshold, seed)
-        if candidates not in ("lsh", "supershingles"):
-            raise ValueError(f"candidates must be 'lsh' or 'supershingles', got {candidates!r}")
+        self.check_choices(candidates=candidates)
         if shingle_size < 1:
             raise ValueError(f"shingle_size must be at least 1, got {shingle_size}")
         if max_df is not None and max_df < 1:

@@ -68,8 +68,7 @@ class SimHashMethod(Method):
         super().__init__(threshold, seed)
         check_bits(bits)
         check_shingle_size(shingle_size)
-        if weighting not in WEIGHTINGS:
-            raise ValueError(f"weighting must be one of {', '.join(WEIGHTINGS)}, got {weighting!r}")
+        self.check_choices(weighting=weighting)
         if blocks is not None and not 1 <= blocks <= bits:
             raise ValueError(f"blocks must be between 1 and bits = {bits}, got {blocks}")
         self.bits = bits

@@ -160,10 +160,7 @@ class WeightedSamplingMethod(Method):
         exact: bool = False,
     ) -> None:
         super().__init__(threshold, seed)
-        if weight not in WEIGHT_FUNCTIONS:
-            raise ValueError(f"weight must be one of {', '.join(WEIGHT_FUNCTIONS)}, got {weight!r}")
-        if phrase_idf not in PHRASE_IDF:
-            raise ValueError(f"phrase_idf must be one of {', '.join(PHRASE_IDF)}, got {phrase_idf!r}")
+        self.check_choices(weight=weight, phrase_idf=phrase_idf)
         if phrase_size < 1:
             raise ValueError(f"phrase_size must be at least 1, got {phrase_size}")
         if rare is not None and not 0.0 <= rare <= 100.0:
