@@ -63,7 +63,7 @@ from numba import njit, prange
 from ..features.sets import HashedSets, next_shared, sort_unique_segments
 from ..hashing import xxh64_bytes, xxh64_lanes
 from ..text.normalize import TABLE_SIZE, char_classes
-from ..text.tokenize import encode_batch, scan_tokens, token_hashes
+from ..text.tokenize import code_point, encode_batch, scan_tokens, token_hashes
 
 FEATURES = (
     "bias", "tf", "idf", "tfidf", "loc", "len", "inhead", "caps", "df_avg", "df_med", "qf",
@@ -84,38 +84,13 @@ def upper_table() -> np.ndarray:
     )
 
 
-def case_buffer(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Like :func:`~neardup.text.tokenize.encode_batch` but NFKC only, not case-folded.
-
-    The tokenizer's buffer has lost the case of non-ASCII texts (and the kernel lowers
-    ASCII in place), so the case of each token is read from this second buffer.
-    """
-    encoded = [(t if t.isascii() else unicodedata.normalize("NFKC", t)).encode("utf-8") for t in texts]
-    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
-    np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)), out=offsets[1:])
-    return np.frombuffer(bytearray(b"".join(encoded)), dtype=np.uint8), offsets
-
-
-@njit(cache=True)
-def _code_point(buf, p):
-    """The code point of the UTF-8 sequence that starts at ``buf[p]``."""
-    b0 = np.int64(buf[p])
-    if b0 < 0x80:
-        return b0
-    if b0 >= 0xF0:
-        return ((b0 & 0x07) << 18) | ((np.int64(buf[p + 1]) & 0x3F) << 12) | (
-            (np.int64(buf[p + 2]) & 0x3F) << 6) | (np.int64(buf[p + 3]) & 0x3F)
-    if b0 >= 0xE0:
-        return ((b0 & 0x0F) << 12) | ((np.int64(buf[p + 1]) & 0x3F) << 6) | (np.int64(buf[p + 2]) & 0x3F)
-    return ((b0 & 0x1F) << 6) | (np.int64(buf[p + 1]) & 0x3F)
-
-
 @njit(cache=True)
 def _token_caps(cbuf, lo, hi, table, upper, t, out):
     """``out[i]``: token ``i`` of ``cbuf[lo:hi]`` starts with an uppercase letter.
 
-    The tokens are found on a scratch copy (the scanner lowers ASCII in place) and the
-    case read from ``cbuf``.  Left all False when case folding changed the number of
+    ``cbuf`` is the batch encoded without case folding (the tokenizer's buffer has lost
+    the case); the tokens are found on a scratch copy of it (the scanner lowers ASCII in
+    place) and the case read from ``cbuf`` itself.  Left all False when case folding changed the number of
     tokens (it maps letters to letters, so in practice never).
     """
     scratch = cbuf[lo:hi].copy()
@@ -124,7 +99,7 @@ def _token_caps(cbuf, lo, hi, table, upper, t, out):
     if scan_tokens(scratch, 0, hi - lo, table, starts, ends, 0) != t:
         return
     for i in range(t):
-        cp = _code_point(cbuf, lo + starts[i])
+        cp, _ = code_point(cbuf, lo + starts[i])
         out[i] = cp < upper.shape[0] and upper[cp]
 
 
@@ -227,7 +202,7 @@ def featurize(texts: Sequence[str], k: int = 1) -> GramStats:
     if k < 1:
         raise ValueError(f"k must be at least 1, got {k}")
     buf, offsets = encode_batch(texts)
-    cbuf, coffsets = case_buffer(texts)
+    cbuf, coffsets = encode_batch(texts, fold_case=False)
     h, ln, head, cap, tok, sizes, ntok = _batch_grams(
         buf, offsets, cbuf, coffsets, char_classes(), upper_table(), k, np.uint64(0)
     )

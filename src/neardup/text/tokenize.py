@@ -15,6 +15,8 @@ methods that need to look at words (it runs the same kernel).
 
 from __future__ import annotations
 
+import unicodedata
+from functools import partial
 from typing import Sequence
 
 import numpy as np
@@ -24,15 +26,34 @@ from ..hashing import xxh64_bytes
 from .normalize import CHAR, SEP, char_classes, normalize
 
 
-def encode_batch(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+def encode_batch(texts: Sequence[str], fold_case: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """Normalize and UTF-8 encode ``texts`` into one buffer plus ``n + 1`` byte offsets.
 
     ASCII texts are left as they are (the kernels lower-case ASCII in the buffer).
+    ``fold_case=False`` applies NFKC only, for readers of the original letter case.
     """
-    encoded = [(t if t.isascii() else normalize(t)).encode("utf-8") for t in texts]
+    norm = normalize if fold_case else partial(unicodedata.normalize, "NFKC")
+    encoded = [(t if t.isascii() else norm(t)).encode("utf-8") for t in texts]
     offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
     np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)), out=offsets[1:])
     return np.frombuffer(bytearray().join(encoded), dtype=np.uint8), offsets
+
+
+@njit(cache=True)
+def code_point(buf, p):
+    """The code point and byte width of the UTF-8 sequence that starts at ``buf[p]``."""
+    b0 = np.int64(buf[p])
+    if b0 < 0x80:
+        return b0, 1
+    if b0 >= 0xF0:
+        cp = ((b0 & 0x07) << 18) | ((np.int64(buf[p + 1]) & 0x3F) << 12)
+        cp |= ((np.int64(buf[p + 2]) & 0x3F) << 6) | (np.int64(buf[p + 3]) & 0x3F)
+        return cp, 4
+    if b0 >= 0xE0:
+        cp = ((b0 & 0x0F) << 12) | ((np.int64(buf[p + 1]) & 0x3F) << 6)
+        cp |= np.int64(buf[p + 2]) & 0x3F
+        return cp, 3
+    return ((b0 & 0x1F) << 6) | (np.int64(buf[p + 1]) & 0x3F), 2
 
 
 @njit(cache=True)
@@ -42,18 +63,7 @@ def _multibyte(buf, p, table):
     Code points beyond the table are WORD characters.  ASCII, the common case, is
     handled inline by the scanners (a call per byte would cost them a third).
     """
-    b0 = buf[p]
-    if b0 >= 0xF0:
-        cp = ((np.int64(b0) & 0x07) << 18) | ((np.int64(buf[p + 1]) & 0x3F) << 12)
-        cp |= ((np.int64(buf[p + 2]) & 0x3F) << 6) | (np.int64(buf[p + 3]) & 0x3F)
-        width = 4
-    elif b0 >= 0xE0:
-        cp = ((np.int64(b0) & 0x0F) << 12) | ((np.int64(buf[p + 1]) & 0x3F) << 6)
-        cp |= np.int64(buf[p + 2]) & 0x3F
-        width = 3
-    else:
-        cp = ((np.int64(b0) & 0x1F) << 6) | (np.int64(buf[p + 1]) & 0x3F)
-        width = 2
+    cp, width = code_point(buf, p)
     return (table[cp] if cp < table.shape[0] else np.uint8(1)), width
 
 
