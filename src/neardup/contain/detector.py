@@ -26,19 +26,17 @@ from __future__ import annotations
 
 import re
 import resource
-import sys
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Iterable, Iterator
 
 import numpy as np
-from tqdm import tqdm
 
 from ..extract import DEFAULT_EXTRACTOR
 from ..features.spots import ENGLISH_STOPWORDS
 from ..io.readers import Record, Rejection
-from ..pipeline import RunStats, documents
+from ..pipeline import Progress, RunStats, documents, progress_bar
 from ..sentences import SentenceBatch
 from ..sentences.tokens import gram_sets
 from ..stats.df import DocumentFrequencies
@@ -247,7 +245,7 @@ class ContainmentDetector:
         self.run_stats = RunStats()
         self.counts = {"documents": 0, "containments": 0}
         self.trace = []
-        bar = tqdm(desc="documents", unit="doc", disable=not self.progress, file=sys.stderr, dynamic_ncols=True)
+        bar = progress_bar(self.progress)
         start = time.perf_counter()
         batches = self._batches(docs)
         if self.df is None:  # IDF of the input: read it all first
@@ -278,7 +276,7 @@ class ContainmentDetector:
             return b.words, idf
         return sort_by_weight(b.words, idf, b.word_off)
 
-    def _codet(self, batches: Iterable[_Batch], df: DocumentFrequencies, bar: tqdm) -> Iterator[Containment]:
+    def _codet(self, batches: Iterable[_Batch], df: DocumentFrequencies, bar: Progress) -> Iterator[Containment]:
         tree = self.tree = CorpusTree(self.depth, self.suffixes, self.window_kind, self.window_size)
         ids: dict[int, str] = {}
         next_trace = self.trace_every
@@ -306,7 +304,7 @@ class ContainmentDetector:
                                    "nodes": len(tree), "live_postings": tree.live_postings,
                                    "ring_mib": round(tree.nbytes() / 2**20, 2)})
 
-    def _baseline(self, batches: list[_Batch], df: DocumentFrequencies, bar: tqdm) -> Iterator[Containment]:
+    def _baseline(self, batches: list[_Batch], df: DocumentFrequencies, bar: Progress) -> Iterator[Containment]:
         t = time.perf_counter()
         ids = [i for b in batches for i in b.ids]
         times = np.concatenate([b.times for b in batches]) if batches else np.zeros(0)

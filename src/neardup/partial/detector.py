@@ -13,17 +13,15 @@ Memory: the sentences' token hashes and offsets of the whole input (not the text
 
 from __future__ import annotations
 
-import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
 import numpy as np
-from tqdm import tqdm
 
 from ..extract import DEFAULT_EXTRACTOR
 from ..features.sets import HashedSets
-from ..pipeline import RunStats, documents
+from ..pipeline import Progress, RunStats, documents, progress_bar
 from ..sentences import SentenceBatch
 from ..sentences.tokens import distinct, sentence_tokens
 from ..stats.df import DocumentFrequencies
@@ -118,7 +116,7 @@ class PartialDetector:
         return out
 
     # -- reading -----------------------------------------------------------------------
-    def _read(self, docs: Iterable[Any], bar: tqdm) -> tuple[list[str], SentenceBatch, np.ndarray, np.ndarray]:
+    def _read(self, docs: Iterable[Any], bar: Progress) -> tuple[list[str], SentenceBatch, np.ndarray, np.ndarray]:
         """Ids, sentences (offsets only) and sentence tokens (CSR) of the whole input."""
         ids: list[str] = []
         doc_counts, starts, ends, toks, tok_counts = [], [], [], [], []
@@ -165,7 +163,7 @@ class PartialDetector:
         """Yield each document pair with spans, once the input is read; see :meth:`summary`."""
         self.run_stats = RunStats()
         stats = self.run_stats
-        bar = tqdm(desc="documents", unit="doc", disable=not self.progress, file=sys.stderr, dynamic_ncols=True)
+        bar = progress_bar(self.progress)
         t = start = time.perf_counter()
         ids, sentences, tokens, tok_off = self._read(docs, bar)
         self._ids, self._sentences = ids, sentences

@@ -28,7 +28,6 @@ ones when approximate), ``approximate``, ``heavy_df`` and the sketch's ``cms_*``
 
 from __future__ import annotations
 
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -333,17 +332,15 @@ def build_stats(
     ``extract`` names the HTML extractor (default: the pipeline's); ``prefer_html`` reads
     the ``html`` field of records that have both, as ``dedup --html`` does.
     """
-    from tqdm import tqdm
-
     from ..extract import DEFAULT_EXTRACTOR
     from ..io.readers import read_inputs
-    from ..pipeline import RunStats
+    from ..pipeline import RunStats, progress_bar
 
     extract = extract or DEFAULT_EXTRACTOR
     start = time.perf_counter()
     stats = CollectionStats(phrase_size, approximate, width, depth, heavy_df)
     run = RunStats()
-    bar = tqdm(desc="documents", unit="doc", disable=not progress, file=sys.stderr, dynamic_ncols=True)
+    bar = progress_bar(progress)
     for texts in text_batches(read_inputs([str(p) for p in inputs], prefer_html), extract, run, strict):
         stats.update_texts(texts)
         bar.update(len(texts))
