@@ -199,11 +199,14 @@ class Scored:
         new_index = np.cumsum(docs) - 1
         ids = [rid for rid, k in zip(self.data.ids, docs) if k]
         sub = LabeledSet(self.data.name, ids, [], self.data.cluster[docs], self.data.stats)
-        index = np.arange(docs.shape[0]) if self.doc_index is None else self.doc_index
         return Scored(
             sub, self.method, new_index[self.i[keep]], new_index[self.j[keep]], self.scores[keep],
-            self.labels[keep], self.clusters[docs], self.seconds, index[docs],
+            self.labels[keep], self.clusters[docs], self.seconds, self.method_index()[docs],
         )
+
+    def method_index(self) -> np.ndarray:
+        """Index in ``method`` of each document."""
+        return np.arange(len(self.data.ids)) if self.doc_index is None else self.doc_index
 
     def report(self, threshold: float | None = None, candidates: bool = True) -> dict[str, Any]:
         """The measures at ``threshold`` (Max-F1 threshold when None), with the index's recall."""
@@ -212,7 +215,7 @@ class Scored:
         )
         out["candidate_recall"] = float("nan")
         if candidates and self.method is not None:
-            index = np.arange(len(self.data.ids)) if self.doc_index is None else self.doc_index
+            index = self.method_index()
             out["candidate_recall"] = candidate_recall(
                 self.method, index[self.i], index[self.j], self.labels, out["threshold"]
             )
