@@ -458,15 +458,21 @@ def _jaccard(prob: TrainingProblem, v: np.ndarray):
 _FORWARD: dict[str, Forward] = {"cosine": _cosine, "jaccard": _jaccard}
 
 
+def forward(prob: TrainingProblem, v: np.ndarray) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+    """The similarity of each pair of ``prob`` under entry weights ``v``, and the map of
+    ``dL/dsim`` per pair to ``dL/dv`` per entry (before the clip) -- for any pair loss."""
+    return _FORWARD[prob.similarity](prob, v)
+
+
 def pair_similarities(prob: TrainingProblem, w: np.ndarray) -> np.ndarray:
     """The similarity (``prob.similarity``) of each unique pair under weights ``w``."""
-    return _FORWARD[prob.similarity](prob, entry_weights(prob.x, w))[0]
+    return forward(prob, entry_weights(prob.x, w))[0]
 
 
 def loss_and_grad(w: np.ndarray, prob: TrainingProblem) -> tuple[float, np.ndarray]:
     """The preference loss at ``w`` and its (sub)gradient (mean over the pair-pairs)."""
     v = entry_weights(prob.x, w)
-    sim, backward = _FORWARD[prob.similarity](prob, v)
+    sim, backward = forward(prob, v)
     n = prob.pos.shape[0]
     z = -prob.gamma * (sim[prob.pos] - sim[prob.neg])
     loss = float(np.logaddexp(0.0, z).sum()) / n
@@ -538,11 +544,29 @@ def build_problem(
     n = len(stats.sets)
     codes = np.r_[pa * n + pb, na * n + nb]
     uniq, inverse = np.unique(codes, return_inverse=True)
-    a, b = uniq // n, uniq % n
+    return pairs_problem(
+        stats, feature_matrix(stats, qf), uniq // n, uniq % n, inverse[: pa.shape[0]], inverse[pa.shape[0]:],
+        similarity, gamma,
+    )
+
+
+def pairs_problem(
+    stats: GramStats,
+    x: np.ndarray,
+    a: np.ndarray,
+    b: np.ndarray,
+    pos: np.ndarray | None = None,
+    neg: np.ndarray | None = None,
+    similarity: str = "cosine",
+    gamma: float = 10.0,
+) -> TrainingProblem:
+    """The problem over the document pairs ``(a[i], b[i])`` of ``stats`` with features ``x``
+    (one row per entry); ``pos``/``neg`` index the pair-pairs (none: for other losses)."""
     ip, iq, mp = _matches(stats.sets.hashes, stats.sets.offsets, a, b)
+    empty = np.zeros(0, dtype=np.int64)
     return TrainingProblem(
-        feature_matrix(stats, qf), stats.doc(), n, a, b, ip, iq, mp,
-        inverse[: pa.shape[0]], inverse[pa.shape[0]:], similarity, gamma,
+        x, stats.doc(), len(stats.sets), a, b, ip, iq, mp,
+        empty if pos is None else pos, empty if neg is None else neg, similarity, gamma,
     )
 
 
