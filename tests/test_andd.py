@@ -1,4 +1,4 @@
-"""ANDD: learned k-gram weights (neardup.learn.andd) and the andd method (neardup.methods.andd)."""
+"""ANDD: learned k-gram weights (neardup.learn.andd, .training) and the andd method (neardup.methods.andd)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from scipy.optimize import approx_fprime
 
-from neardup.learn.andd import (
-    FEATURES, ANDDModel, QueryFrequencies, build_problem, entry_weights, feature_matrix, featurize, fit,
-    loss_and_grad, pair_similarities, sample_pair_pairs, sparse_cosine,
+from neardup.learn.andd import FEATURES, ANDDModel, QueryFrequencies, feature_matrix, featurize, sparse_cosine, weigh
+from neardup.learn.training import (
+    build_problem, f1_pairs, fit, loss_and_grad, pair_similarities, sample_pair_pairs,
 )
 from neardup.methods.andd import ANDDMethod, bits_to_cosine, cosine_radius, jaccard_banding
 from neardup.sketch.icws import weighted_jaccard
@@ -145,25 +145,30 @@ def test_sparse_cosine_matches_dense():
     np.testing.assert_allclose(got, want, atol=1e-12)
 
 
+@pytest.mark.parametrize("objective", ["preference", "f1"])
 @pytest.mark.parametrize("similarity", ["cosine", "jaccard"])
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_gradient_matches_finite_differences(seed, similarity):
+def test_gradient_matches_finite_differences(seed, similarity, objective):
     texts, cluster = _clustered(seed, k=1)
     st = featurize(texts, k=1 + seed % 2)  # k = 2 too: the word-IDF features
-    prob = build_problem(st, cluster, 300, seed, similarity, gamma=5.0)
+    prob, _, _ = build_problem(st, cluster, 300, seed, similarity, gamma=5.0, objective=objective, l2=0.05)
     x = prob.x
     varying = ("idf", "loc", "len", "inhead", "caps") + (("df_avg", "df_med") if st.k > 1 else ("tf",))
     assert all(np.ptp(x[:, FEATURES.index(f)]) > 0 for f in varying)
     rng = np.random.default_rng(seed)
     w = rng.normal(size=len(FEATURES)) * 0.3
-    w[FEATURES.index("tfidf")] = 1.0  # most weights positive: the clip is smooth almost everywhere
-    loss, grad = loss_and_grad(w, prob)
+    if objective == "preference":
+        w[FEATURES.index("tfidf")] = 1.0  # most weights positive: the clip is smooth almost everywhere
+        theta = w
+    else:
+        theta = np.r_[w, np.median(pair_similarities(prob, w))]  # a threshold where pairs are on both sides
+    loss, grad = loss_and_grad(theta, prob)
     # away from ties of min(v_p, v_q): shared k-grams either have equal features (the tie
     # then holds for every w, where the half-half subgradient is the derivative) or differ
-    v = entry_weights(x, w)
+    v = weigh(x, w, prob.form)
     same_x = np.all(x[prob.ip] == x[prob.iq], axis=1)
     assert np.all(same_x | (np.abs(v[prob.ip] - v[prob.iq]) > 1e-6))
-    num = approx_fprime(w, lambda u: loss_and_grad(u, prob)[0], 1e-7)
+    num = approx_fprime(theta, lambda u: loss_and_grad(u, prob)[0], 1e-7)
     assert np.isfinite(loss)
     np.testing.assert_allclose(grad, num, rtol=1e-4, atol=1e-6)
     assert np.linalg.norm(grad) > 1e-4  # not trivially zero
@@ -173,9 +178,9 @@ def test_gradient_matches_finite_differences(seed, similarity):
 def test_pair_similarities_are_the_exact_similarities(similarity):
     texts, cluster = _clustered(0)
     st = featurize(texts)
-    prob = build_problem(st, cluster, 100, 0, similarity)
+    prob, _, _ = build_problem(st, cluster, 100, 0, similarity)
     w = np.random.default_rng(2).normal(size=len(FEATURES))
-    want = EXACT[similarity](st.sets.hashes, st.sets.offsets, entry_weights(feature_matrix(st), w), prob.a, prob.b)
+    want = EXACT[similarity](st.sets.hashes, st.sets.offsets, weigh(feature_matrix(st), w), prob.a, prob.b)
     np.testing.assert_allclose(pair_similarities(prob, w), want, atol=1e-12)
     assert want.max() > 0.3
 
@@ -212,8 +217,8 @@ def _length_separates(seed=0):
 @pytest.mark.parametrize("similarity", ["cosine", "jaccard"])
 def test_fit_learns_the_separating_feature(similarity):
     texts, cluster = _length_separates()
-    model = fit(texts, cluster, k=1, similarity=similarity, seed=0, n_pairs=3000)
-    assert model.similarity == similarity
+    model = fit(texts, cluster, k=1, similarity=similarity, seed=0, n_pairs=3000, objective="preference")
+    assert model.similarity == similarity and model.form == "linear"
     w = dict(zip(FEATURES, model.weights))
     assert model.info["loss_end"] < 0.5 * model.info["loss_start"]
     # the length weight is the largest one and outweighs every feature that varies here (idf is
@@ -222,7 +227,7 @@ def test_fit_learns_the_separating_feature(similarity):
     assert all(w["len"] > 1.5 * abs(w[f]) for f in ("tf", "tfidf", "loc", "caps"))
     # in the learned vectors long words carry (almost) all the weight
     st = featurize(texts)
-    v = entry_weights(feature_matrix(st), model.weights)
+    v = model.weigh(feature_matrix(st))
     long_w, short_w = v[st.length == 10].mean(), v[st.length == 3].mean()
     assert long_w > 5 * short_w
     # and near-duplicates now score far above non-duplicates
@@ -238,6 +243,66 @@ def test_fit_learns_the_separating_feature(similarity):
     base.finalize()
     sb = base.score(i, j)
     assert sb[same].mean() < 0.7 < s[same].mean()  # TF-IDF alone sees only half the words shared
+
+
+def _binary_overlaps(seed=0):
+    """Near-duplicates share some of their cluster's long words; every text draws most of its
+    words from one small pool of short words, so binary weights rank some unrelated pairs
+    above near-duplicates (long words are also rarer: len and idf both tell them apart)."""
+    rng = np.random.default_rng(seed)
+    letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))
+    short_pool = ["".join(rng.choice(letters, 3)) for _ in range(60)]
+    texts, cluster = [], []
+    for c in range(10):
+        longs = ["".join(rng.choice(letters, 10)) for _ in range(20)]
+        for _ in range(6):
+            toks = list(rng.choice(longs, 12, replace=False)) + list(rng.choice(short_pool, 40, replace=False))
+            rng.shuffle(toks)
+            texts.append(" ".join(toks))
+            cluster.append(c)
+    return texts, np.array(cluster)
+
+
+def test_f1_objective_learns_what_separates():
+    texts, cluster = _binary_overlaps()
+    st = featurize(texts)
+    i, j = np.triu_indices(len(texts), 1)
+    same = cluster[i] == cluster[j]
+    binary = sparse_cosine(st.sets.hashes, st.sets.offsets, np.ones(st.tf.shape[0]), i, j)
+    assert binary[same].min() < binary[~same].max()  # binary weights do not separate
+    model = fit(texts, cluster, k=1, seed=0)
+    assert model.form == "exp" and model.info["objective"] == "f1"
+    assert model.info["loss_end"] < 0.5 * model.info["loss_start"]
+    v = model.weigh(feature_matrix(st))
+    assert v[st.length == 10].mean() > 3 * v[st.length == 3].mean()
+    learned = sparse_cosine(st.sets.hashes, st.sets.offsets, v, i, j)
+    assert learned[same].min() > learned[~same].max()
+    # a strong pull toward binary weights keeps them (almost) binary
+    assert np.abs(fit(texts, cluster, k=1, seed=0, l2=1000.0).weights).max() < 0.01
+
+
+def test_f1_pairs_all_or_sampled_and_weighted_to_the_totals():
+    cluster = np.array([0, 0, 0, 1, 1, -1, -1, 2])
+    a, b, y, wt = f1_pairs(cluster, 100, seed=0)  # 28 pairs: all of them
+    assert a.shape == (28,) and np.all(a < b) and np.all(wt == 1.0)
+    np.testing.assert_array_equal(y, (cluster[a] == cluster[b]) & (cluster[a] >= 0))
+    big = np.repeat(np.arange(40), 5)  # 200 documents: 400 near-duplicate and 19,500 other pairs
+    a, b, y, wt = f1_pairs(big, 300, seed=1)
+    assert np.unique(a * 200 + b).shape == a.shape and a.shape[0] <= 600
+    np.testing.assert_array_equal(y, big[a] == big[b])
+    assert wt[y > 0].sum() == pytest.approx(400) and wt[y == 0].sum() == pytest.approx(19500)
+
+
+def test_exp_model_save_load_and_weighing(tmp_path):
+    texts, cluster = _clustered(3)
+    model = fit(texts, cluster, seed=1)
+    model.save(tmp_path / "m.json")
+    back = ANDDModel.load(tmp_path / "m.json")
+    assert back.form == "exp" and back.info == model.info
+    x = feature_matrix(featurize(texts))
+    np.testing.assert_allclose(back.weigh(x), model.weigh(x), rtol=1e-12)
+    np.testing.assert_allclose(back.weigh(x), np.exp(((x - model.center) / model.scale) @ model.weights), rtol=1e-12)
+    assert np.all(model.scale > 0)
 
 
 def test_fit_is_deterministic():
@@ -257,7 +322,7 @@ def test_fit_hook_trains_the_method_and_uses_the_model():
     m.fit(texts[:30], cluster[:30])  # five of the ten clusters
     want = fit(texts[:30], cluster[:30], k=1, similarity="jaccard", seed=3)
     np.testing.assert_array_equal(m.weighting().weights, want.weights)
-    assert want.info["n_pairs"] == 80000  # the paper's number by default
+    assert want.info["objective"] == "f1" and want.form == "exp"  # neardup's objective by default
     m.add(texts[30:])
     m.finalize()
     i, j = np.triu_indices(30, 1)
@@ -299,6 +364,10 @@ def test_v1_model_files_load_with_the_new_features_at_zero(tmp_path):
     assert model.similarity == "cosine" and model.k == 1
     assert dict(zip(FEATURES, model.weights)) == {**dict(zip(v1["features"], v1["weights"])),
                                                   "inhead": 0, "caps": 0, "df_avg": 0, "df_med": 0, "qf": 0}
+    assert model.form == "linear"
+    v2 = {**v1, "format": "neardup-andd-v2", "features": list(FEATURES), "weights": list(np.linspace(0, 1, len(FEATURES)))}
+    path.write_text(json.dumps(v2))
+    assert ANDDModel.load(path).form == "linear"  # v2 files are linear
     path.write_text(json.dumps({**v1, "features": v1["features"][:5] + ["color"]}))
     with pytest.raises(ValueError, match="not a neardup ANDD model.*color"):
         ANDDModel.load(path)
@@ -391,14 +460,15 @@ def test_train_command(tmp_path, similarity):
     model = ANDDModel.load(out)
     assert model.similarity == similarity
     np.testing.assert_array_equal(model.weights, fit(texts, cluster, similarity=similarity, seed=0, n_pairs=300).weights)
-    assert parser.parse_args(["train", str(path), "-o", str(out)]).n_pairs == 80000
+    defaults = parser.parse_args(["train", str(path), "-o", str(out)])
+    assert defaults.n_pairs is None and defaults.objective == "f1"  # None: the objective's own default
 
 
 def test_shipped_default_model_loads_and_differs_from_tfidf():
     shipped = ANDDMethod().weighting()
     assert (shipped.k, shipped.similarity) == (1, "cosine")
     assert not np.allclose(shipped.weights, ANDDModel.fixed("tfidf").weights)
-    assert shipped.info["n_pairs"] == 80000
+    assert shipped.info["objective"] == "f1" and shipped.form == "exp"
     with pytest.raises(ValueError, match="shipped ANDD model is for k = 1"):
         ANDDMethod(shingle_size=2).weighting()
 

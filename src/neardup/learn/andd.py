@@ -1,8 +1,8 @@
 """ANDD: learned k-gram weights for near-duplicate detection (Hajishirzi, Yih, Kolcz 2010).
 
-Each distinct k-gram ``g`` of document ``d`` gets the weight ``max(0, w . phi(g, d))``, a
-clipped linear function of cheap features -- the paper's Table 1, as far as the text
-alone gives them:
+Each distinct k-gram ``g`` of document ``d`` gets a weight computed from ``w . phi(g, d)``,
+a linear function of cheap features -- the paper's Table 1, as far as the text alone
+gives them:
 
 ======= =============================================================================
 bias    1
@@ -27,25 +27,10 @@ Left out: the paper's InURL (the k-gram occurs in the page's URL) needs the reco
 URL, and methods see only texts; the block's content probability is ~1 everywhere,
 since extraction keeps only the blocks it judged content.
 
-Training follows the paper's preference setting (Yih 2009): sample ``n_pairs``
-pair-pairs (80,000 as in the paper), each a near-duplicate pair (same cluster) and a
-non-duplicate pair (different clusters) drawn uniformly; with
-``delta = sim(pos) - sim(neg)`` minimize
-
-    L(w) = mean log(1 + exp(-gamma * delta)) + mu * (|w|^2 - 1)^2
-
-(the logistic loss with y = 1, the near-duplicate pair first).  ``sim`` is either
-
-* ``cosine`` of the weighted vectors, or
-* ``jaccard`` -- the weighted (generalized) Jaccard ``sum min(v_p, v_q) / sum max(v_p,
-  v_q)``, the paper's "extended Jaccard" read the way its signatures can estimate it:
-  Ioffe's consistent weighted sampling (:mod:`neardup.sketch.icws`) draws samples that
-  collide with exactly this probability from the real weights, with no binarization
-  of the weights (which the paper needed for plain min-hash).
-
-Both are unchanged when ``w`` is scaled, so the second term only pins ``|w|`` near 1.
-``L`` is minimized by SciPy's L-BFGS-B with the analytic (sub)gradient
-:func:`loss_and_grad`, starting from TF-IDF.  Everything is deterministic given ``seed``.
+Two weight forms (the ``form`` of a model): ``linear`` is the paper's clipped linear
+``max(0, w . phi)``; ``exp`` is ``exp(w . z)`` of the features standardized by the
+training set's mean and spread, ``z = (phi - center) / scale``, so that ``w = 0`` is binary
+weights.  :mod:`neardup.learn.training` learns either.
 """
 
 from __future__ import annotations
@@ -55,7 +40,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Sequence
 
 import numpy as np
 from numba import njit, prange
@@ -68,12 +53,12 @@ from ..text.tokenize import code_point, encode_batch, scan_tokens, token_hashes
 FEATURES = (
     "bias", "tf", "idf", "tfidf", "loc", "len", "inhead", "caps", "df_avg", "df_med", "qf",
 )
-FORMAT = "neardup-andd-v2"
-#: Older model formats that still load; features they lack get weight 0.
-OLD_FORMATS = ("neardup-andd-v1",)
+FORMAT = "neardup-andd-v3"
+#: Older model formats that still load (all linear); features they lack get weight 0.
+OLD_FORMATS = ("neardup-andd-v2", "neardup-andd-v1")
 SIMILARITIES = ("cosine", "jaccard")
-#: Pair-pairs sampled for training: the paper's 80,000.
-N_PAIRS = 80000
+#: The weight form each training objective learns (:mod:`neardup.learn.training`).
+FORM_OF = {"f1": "exp", "preference": "linear"}
 
 
 @lru_cache(maxsize=1)
@@ -312,9 +297,19 @@ def fixed_weights(name: str) -> np.ndarray:
     return w
 
 
-def entry_weights(x: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """Clipped linear weights ``max(0, X w)``."""
-    return np.maximum(x @ w, 0.0)
+def weigh(x: np.ndarray, w: np.ndarray, form: str = "linear") -> np.ndarray:
+    """Entry weights from (for ``exp``: standardized) features ``x``: ``max(0, x w)`` or ``exp(x w)``."""
+    if form == "linear":
+        return np.maximum(x @ w, 0.0)
+    return np.exp(np.clip(x @ w, -30.0, 30.0))
+
+
+def standardize(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``((x - center) / scale, center, scale)`` per column; a constant column gets scale 1."""
+    center = x.mean(axis=0)
+    scale = x.std(axis=0)
+    scale[scale < 1e-12] = 1.0
+    return (x - center) / scale, center, scale
 
 
 @njit(parallel=True, nogil=True, cache=True)
@@ -344,232 +339,6 @@ def sparse_cosine(hashes, offsets, v, a, b):
     return out
 
 
-@njit(cache=True)
-def _matches(hashes, offsets, a, b):
-    """Entry index pairs of the shared k-grams of each pair, and the pair of each match."""
-    total = 0
-    for i in range(a.shape[0]):
-        total += min(offsets[a[i] + 1] - offsets[a[i]], offsets[b[i] + 1] - offsets[b[i]])
-    ip = np.empty(total, dtype=np.int64)
-    iq = np.empty(total, dtype=np.int64)
-    pair = np.empty(total, dtype=np.int64)
-    m = 0
-    for i in range(a.shape[0]):
-        pe, qe = offsets[a[i] + 1], offsets[b[i] + 1]
-        p, q = next_shared(hashes, offsets[a[i]], pe, offsets[b[i]], qe)
-        while p < pe:
-            ip[m], iq[m], pair[m] = p, q, i
-            m += 1
-            p, q = next_shared(hashes, p + 1, pe, q + 1, qe)
-    return ip[:m], iq[:m], pair[:m]
-
-
-@dataclass
-class TrainingProblem:
-    """Everything the loss needs, precomputed once: features, pairs and their shared k-grams."""
-
-    x: np.ndarray  # (entries, features)
-    doc: np.ndarray  # document of each entry
-    n_docs: int
-    a: np.ndarray  # unique pairs (a < b)
-    b: np.ndarray
-    ip: np.ndarray  # shared entries of each pair
-    iq: np.ndarray
-    match_pair: np.ndarray
-    pos: np.ndarray  # index into the unique pairs of each pair-pair's near-duplicate pair
-    neg: np.ndarray  # ... and of its non-duplicate pair
-    similarity: str = "cosine"
-    gamma: float = 10.0
-    mu: float = 1.0
-
-
-@njit(cache=True)
-def _shared_sums(ip, iq, pair, v, n_pairs, jaccard):
-    """Per pair, the sum over its shared k-grams of ``min(v_p, v_q)`` (jaccard) or ``v_p v_q``."""
-    out = np.zeros(n_pairs)
-    for m in range(ip.shape[0]):
-        x, y = v[ip[m]], v[iq[m]]
-        out[pair[m]] += min(x, y) if jaccard else x * y
-    return out
-
-
-@njit(cache=True)
-def _shared_grads(ip, iq, pair, v, coef, n_entries, jaccard):
-    """``coef[pair]`` times the derivative of each shared term of :func:`_shared_sums`, per entry.
-
-    For ``min`` the smaller side takes it (a subgradient: at ties each side takes half).
-    """
-    g = np.zeros(n_entries)
-    for m in range(ip.shape[0]):
-        c, x, y = coef[pair[m]], v[ip[m]], v[iq[m]]
-        if jaccard:
-            side = 1.0 if x < y else (0.5 if x == y else 0.0)
-            g[ip[m]] += c * side
-            g[iq[m]] += c * (1.0 - side)
-        else:
-            g[ip[m]] += c * y
-            g[iq[m]] += c * x
-    return g
-
-
-#: ``(similarity of each unique pair, backward)``; ``backward(c)`` maps ``dL/dsim`` per pair
-#: to ``dL/dv`` per entry (before the clip).
-Forward = Callable[[TrainingProblem, np.ndarray], tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]]
-
-
-def _cosine(prob: TrainingProblem, v: np.ndarray):
-    sq = np.bincount(prob.doc, weights=v * v, minlength=prob.n_docs)
-    dot = _shared_sums(prob.ip, prob.iq, prob.match_pair, v, prob.a.shape[0], False)
-    den = np.sqrt(sq[prob.a] * sq[prob.b])
-    ok = den > 0
-    cos = np.divide(dot, den, out=np.zeros_like(dot), where=ok)
-
-    def backward(c: np.ndarray) -> np.ndarray:
-        # d cos / d v_p = v_q / (|p||q|) on shared entries  -  cos v_p / |p|^2 on all of p's entries
-        cm = np.divide(c, den, out=np.zeros_like(c), where=ok)
-        g = _shared_grads(prob.ip, prob.iq, prob.match_pair, v, cm, v.shape[0], False)
-        cc = np.where(ok, -c * cos, 0.0)
-        per_doc = np.bincount(prob.a, weights=np.divide(cc, sq[prob.a], out=np.zeros_like(cc), where=ok), minlength=prob.n_docs)
-        per_doc += np.bincount(prob.b, weights=np.divide(cc, sq[prob.b], out=np.zeros_like(cc), where=ok), minlength=prob.n_docs)
-        return g + per_doc[prob.doc] * v
-
-    return cos, backward
-
-
-def _jaccard(prob: TrainingProblem, v: np.ndarray):
-    total = np.bincount(prob.doc, weights=v, minlength=prob.n_docs)  # sum of each document's weights
-    lo = _shared_sums(prob.ip, prob.iq, prob.match_pair, v, prob.a.shape[0], True)  # sum min
-    hi = total[prob.a] + total[prob.b] - lo  # sum max
-    ok = hi > 0
-    jac = np.divide(lo, hi, out=np.zeros_like(lo), where=ok)
-
-    def backward(c: np.ndarray) -> np.ndarray:
-        # J = lo / (T_p + T_q - lo): dJ/dT_p = -lo / hi^2 for every entry of p, and
-        # dJ/dlo = (T_p + T_q) / hi^2 on the smaller side of each shared k-gram
-        ch = np.divide(c, hi * hi, out=np.zeros_like(c), where=ok)
-        per_doc = np.bincount(prob.a, weights=-ch * lo, minlength=prob.n_docs)
-        per_doc += np.bincount(prob.b, weights=-ch * lo, minlength=prob.n_docs)
-        g = _shared_grads(prob.ip, prob.iq, prob.match_pair, v, ch * (total[prob.a] + total[prob.b]), v.shape[0], True)
-        return g + per_doc[prob.doc]
-
-    return jac, backward
-
-
-_FORWARD: dict[str, Forward] = {"cosine": _cosine, "jaccard": _jaccard}
-
-
-def forward(prob: TrainingProblem, v: np.ndarray) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
-    """The similarity of each pair of ``prob`` under entry weights ``v``, and the map of
-    ``dL/dsim`` per pair to ``dL/dv`` per entry (before the clip) -- for any pair loss."""
-    return _FORWARD[prob.similarity](prob, v)
-
-
-def pair_similarities(prob: TrainingProblem, w: np.ndarray) -> np.ndarray:
-    """The similarity (``prob.similarity``) of each unique pair under weights ``w``."""
-    return forward(prob, entry_weights(prob.x, w))[0]
-
-
-def loss_and_grad(w: np.ndarray, prob: TrainingProblem) -> tuple[float, np.ndarray]:
-    """The preference loss at ``w`` and its (sub)gradient (mean over the pair-pairs)."""
-    v = entry_weights(prob.x, w)
-    sim, backward = forward(prob, v)
-    n = prob.pos.shape[0]
-    z = -prob.gamma * (sim[prob.pos] - sim[prob.neg])
-    loss = float(np.logaddexp(0.0, z).sum()) / n
-    dl_ddelta = -prob.gamma / (1.0 + np.exp(-z)) / n  # d log(1 + e^z) / d delta
-    c = np.bincount(prob.pos, weights=dl_ddelta, minlength=sim.shape[0])
-    c -= np.bincount(prob.neg, weights=dl_ddelta, minlength=sim.shape[0])  # dL / dsim per pair
-    g_v = backward(c)
-    g_v[v <= 0.0] = 0.0  # the clip's subgradient
-    norm2 = float(w @ w)
-    loss += prob.mu * (norm2 - 1.0) ** 2
-    return loss, prob.x.T @ g_v + prob.mu * 4.0 * (norm2 - 1.0) * w
-
-
-def sample_pair_pairs(cluster: np.ndarray, n_pairs: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``n_pairs`` (near-duplicate pair, non-duplicate pair) samples, each drawn uniformly.
-
-    Documents with a negative cluster are singletons.  Returns ``(pa, pb, na, nb)``,
-    ``pa < pb`` and ``na < nb``; empty when either kind of pair does not exist.
-    """
-    rng = np.random.default_rng(seed)
-    cluster = np.asarray(cluster)
-    n = cluster.shape[0]
-    keys = np.where(cluster >= 0, cluster, cluster.max(initial=0) + 1 + np.arange(n))
-    order = np.argsort(keys, kind="stable")
-    sk = keys[order]
-    bounds = np.r_[0, np.flatnonzero(sk[1:] != sk[:-1]) + 1, n]
-    sizes = np.diff(bounds)
-    pos_per = sizes * (sizes - 1) // 2
-    total_pos = int(pos_per.sum())
-    total_neg = n * (n - 1) // 2 - total_pos
-    empty = np.zeros(0, np.int64)
-    if total_pos == 0 or total_neg == 0 or n_pairs <= 0:
-        return empty, empty, empty, empty
-    # near-duplicate pairs: a cluster with weight = its number of pairs, then two members
-    c = rng.choice(sizes.shape[0], size=n_pairs, p=pos_per / total_pos)
-    x = rng.integers(0, sizes[c])
-    y = rng.integers(0, sizes[c] - 1)
-    y = y + (y >= x)
-    pa, pb = order[bounds[c] + x], order[bounds[c] + y]
-    # non-duplicate pairs: rejection sampling of uniform pairs from different clusters
-    na_, nb_ = [], []
-    need = n_pairs
-    while need > 0:
-        u = rng.integers(0, n, size=2 * need + 16)
-        v = rng.integers(0, n, size=2 * need + 16)
-        keep = keys[u] != keys[v]
-        na_.append(u[keep][:need])
-        nb_.append(v[keep][:need])
-        need -= int(min(keep.sum(), need))
-    na, nb = np.concatenate(na_), np.concatenate(nb_)
-    return (np.minimum(pa, pb), np.maximum(pa, pb), np.minimum(na, nb), np.maximum(na, nb))
-
-
-def build_problem(
-    stats: GramStats,
-    cluster: np.ndarray,
-    n_pairs: int,
-    seed: int,
-    similarity: str = "cosine",
-    gamma: float = 10.0,
-    qf: QueryFrequencies | None = None,
-) -> TrainingProblem:
-    """The training problem of documents ``stats`` labeled with ``cluster``."""
-    if similarity not in SIMILARITIES:
-        raise ValueError(f"similarity must be one of {', '.join(SIMILARITIES)}, got {similarity!r}")
-    pa, pb, na, nb = sample_pair_pairs(cluster, n_pairs, seed)
-    if not pa.shape[0]:
-        raise ValueError("training needs at least one near-duplicate and one non-duplicate pair")
-    n = len(stats.sets)
-    codes = np.r_[pa * n + pb, na * n + nb]
-    uniq, inverse = np.unique(codes, return_inverse=True)
-    return pairs_problem(
-        stats, feature_matrix(stats, qf), uniq // n, uniq % n, inverse[: pa.shape[0]], inverse[pa.shape[0]:],
-        similarity, gamma,
-    )
-
-
-def pairs_problem(
-    stats: GramStats,
-    x: np.ndarray,
-    a: np.ndarray,
-    b: np.ndarray,
-    pos: np.ndarray | None = None,
-    neg: np.ndarray | None = None,
-    similarity: str = "cosine",
-    gamma: float = 10.0,
-) -> TrainingProblem:
-    """The problem over the document pairs ``(a[i], b[i])`` of ``stats`` with features ``x``
-    (one row per entry); ``pos``/``neg`` index the pair-pairs (none: for other losses)."""
-    ip, iq, mp = _matches(stats.sets.hashes, stats.sets.offsets, a, b)
-    empty = np.zeros(0, dtype=np.int64)
-    return TrainingProblem(
-        x, stats.doc(), len(stats.sets), a, b, ip, iq, mp,
-        empty if pos is None else pos, empty if neg is None else neg, similarity, gamma,
-    )
-
-
 @dataclass
 class ANDDModel:
     """Learned feature weights (aligned with FEATURES) of the k-gram weighting function."""
@@ -578,13 +347,25 @@ class ANDDModel:
     k: int = 1
     similarity: str = "cosine"
     info: dict = field(default_factory=dict)
+    form: str = "linear"
+    center: np.ndarray | None = None  # exp form: the standardization of the features
+    scale: np.ndarray | None = None
+
+    def weigh(self, x: np.ndarray) -> np.ndarray:
+        """The weight of every entry with features ``x`` (rows of :func:`feature_matrix`)."""
+        if self.form == "exp":
+            x = (x - self.center) / self.scale
+        return weigh(x, self.weights, self.form)
 
     def save(self, path: str | Path) -> None:
         """Write as JSON."""
         doc = {
             "format": FORMAT, "k": self.k, "similarity": self.similarity, "features": list(FEATURES),
-            "weights": [float(x) for x in self.weights], "info": self.info,
+            "weights": [float(x) for x in self.weights], "form": self.form, "info": self.info,
         }
+        if self.form == "exp":
+            doc["center"] = [float(x) for x in self.center]
+            doc["scale"] = [float(x) for x in self.scale]
         Path(path).write_text(json.dumps(doc, indent=2) + "\n")
 
     @classmethod
@@ -601,9 +382,20 @@ class ANDDModel:
             similarity = doc.get("similarity", "cosine")
             if similarity not in SIMILARITIES:
                 raise ValueError(f"unknown similarity {similarity!r}")
+            form = doc.get("form", "linear")
+            if form not in FORM_OF.values():
+                raise ValueError(f"unknown weight form {form!r}")
+            index = [FEATURES.index(f) for f in names]
             weights = np.zeros(len(FEATURES))
-            weights[[FEATURES.index(f) for f in names]] = values
-            return cls(weights, int(doc["k"]), similarity, doc.get("info", {}))
+            weights[index] = values
+            center = scale = None
+            if form == "exp":  # features the file lacks: centered at 0, unit scale, weight 0
+                center, scale = np.zeros(len(FEATURES)), np.ones(len(FEATURES))
+                center[index] = [float(x) for x in doc["center"]]
+                scale[index] = [float(x) for x in doc["scale"]]
+                if len(doc["center"]) != len(names) or len(doc["scale"]) != len(names) or not (scale > 0).all():
+                    raise ValueError("center and scale must give one value per feature, scales > 0")
+            return cls(weights, int(doc["k"]), similarity, doc.get("info", {}), form, center, scale)
         except (OSError, KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"{path}: not a neardup ANDD model ({exc})") from None
 
@@ -611,38 +403,3 @@ class ANDDModel:
     def fixed(cls, name: str, k: int = 1, similarity: str = "cosine") -> "ANDDModel":
         """The untrained weighting ``name`` (a key of :data:`FIXED_WEIGHTINGS`)."""
         return cls(fixed_weights(name), k, similarity, {"fixed": name})
-
-
-def fit(
-    texts: Sequence[str],
-    clusters: np.ndarray,
-    k: int = 1,
-    similarity: str = "cosine",
-    seed: int = 0,
-    n_pairs: int = N_PAIRS,
-    gamma: float = 10.0,
-    max_iter: int = 200,
-    qf: QueryFrequencies | None = None,
-) -> ANDDModel:
-    """Learn the k-gram weights for ``similarity`` from documents ``texts`` labeled with ``clusters``.
-
-    ``clusters[i]`` is the cluster of text ``i`` (negative = a singleton); IDF is
-    computed over ``texts``.  Starts from TF-IDF weights.  Raises ValueError when the
-    labels give no near-duplicate or no non-duplicate pair.
-    """
-    stats = featurize(texts, k)
-    prob = build_problem(stats, np.asarray(clusters), n_pairs, seed, similarity, gamma, qf)
-    w0 = fixed_weights("tfidf")
-    from scipy.optimize import minimize  # here: importing it costs every command 0.27 s
-
-    res = minimize(loss_and_grad, w0, args=(prob,), jac=True, method="L-BFGS-B", options={"maxiter": max_iter})
-    w = res.x / max(np.linalg.norm(res.x), 1e-12)
-    loss0, _ = loss_and_grad(w0, prob)
-    info = {
-        "seed": seed, "n_pairs": int(prob.pos.shape[0]), "gamma": gamma, "documents": len(texts),
-        "loss_start": float(loss0), "loss_end": float(res.fun), "iterations": int(res.nit),
-        "converged": bool(res.success),
-    }
-    if qf is not None:
-        info["qf"] = qf.source
-    return ANDDModel(w, k, similarity, info)

@@ -11,7 +11,8 @@ import numpy as np
 
 def _cmd_train(args: argparse.Namespace) -> int:
     from ..evaluate.harness import load_labeled
-    from .andd import FEATURES, QueryFrequencies, fit
+    from .andd import FEATURES, QueryFrequencies
+    from .training import fit
 
     texts: list[str] = []
     clusters: list[np.ndarray] = []
@@ -25,11 +26,11 @@ def _cmd_train(args: argparse.Namespace) -> int:
         clusters.append(c)
     model = fit(texts, np.concatenate(clusters) if clusters else np.zeros(0, np.int64),
                 k=args.shingle_size, similarity=args.similarity, seed=args.seed, n_pairs=args.n_pairs,
-                qf=None if args.qf is None else QueryFrequencies.load(args.qf))
+                qf=None if args.qf is None else QueryFrequencies.load(args.qf), objective=args.objective, l2=args.l2)
     model.info["datasets"] = list(args.datasets)
     model.save(args.output)
     if not args.quiet:
-        print(json.dumps({"output": args.output, "similarity": model.similarity,
+        print(json.dumps({"output": args.output, "similarity": model.similarity, "form": model.form,
                           "weights": dict(zip(FEATURES, model.weights.tolist())),
                           **model.info}, indent=2), file=sys.stderr)
     return 0
@@ -38,7 +39,8 @@ def _cmd_train(args: argparse.Namespace) -> int:
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Add ``train`` to the ``neardup`` command's subparsers."""
     from ..cli import add_input_options
-    from .andd import N_PAIRS, SIMILARITIES
+    from .andd import SIMILARITIES
+    from .training import L2, N_PAIRS, OBJECTIVES
 
     p = subparsers.add_parser("train", help="learn ANDD k-gram weights from labeled near-duplicate clusters")
     p.add_argument("datasets", nargs="+", metavar="DATASET",
@@ -47,8 +49,13 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--shingle-size", type=int, default=1, help="words per k-gram, k (1)")
     p.add_argument("--similarity", choices=SIMILARITIES, default="cosine",
                    help="similarity the weights are learned for: cosine or weighted Jaccard sum(min)/sum(max) (cosine)")
-    p.add_argument("--n-pairs", type=int, default=N_PAIRS,
-                   help=f"sampled (near-dup pair, non-dup pair) pairs ({N_PAIRS}, as in the paper)")
+    p.add_argument("--objective", choices=OBJECTIVES, default="f1",
+                   help="f1: smoothed F1 over the training pairs, log-linear weights pulled toward binary (default); "
+                        "preference: the paper's pairwise loss, clipped linear weights")
+    p.add_argument("--n-pairs", type=int,
+                   help=f"f1: near-duplicate (and as many non-duplicate) pairs sampled when there are more than twice "
+                        f"as many pairs ({N_PAIRS['f1']}); preference: sampled pair-pairs ({N_PAIRS['preference']}, as in the paper)")
+    p.add_argument("--l2", type=float, default=L2, help=f"f1: pull toward binary weights ({L2})")
     p.add_argument("--qf", metavar="FILE", help="query frequencies for the qf feature: TSV of 'text<TAB>count' lines")
     p.add_argument("--seed", type=int, default=0, help="seed of the pair sampling (0)")
     p.add_argument("--quiet", action="store_true", help="no summary on stderr")

@@ -26,8 +26,8 @@ reads it.
   cosine signature: 48).  Candidates share an LSH band of the samples
   (:func:`neardup.index.banding.banded_candidates`, bands chosen from the threshold).
 
-The default threshold, 0.6, is where the shipped model reaches its Max F1 on the data it was
-trained on (GoldSet dev: 0.60 raw, 0.63 with 384 bits; at 0.9 it keeps only 64% of the pairs).
+The default threshold, 0.5, is where the shipped model reaches its Max F1 on the data it was
+trained on (GoldSet dev: 0.48 raw, 0.50 with 384 bits; its training learned 0.498).
 
 With ``raw`` the candidate step is widened by three standard deviations of the
 signature estimate (a larger Hamming radius, a lower banding threshold) and its pairs
@@ -47,16 +47,17 @@ from ..index import banding as lsh
 from ..index.banding import Banding, choose_banding
 from ..index.hamming import check_bits, hamming_distances, hamming_pairs
 from ..learn.andd import (
-    FEATURES, FIXED_WEIGHTINGS, SIMILARITIES, ANDDModel, GramStats, QueryFrequencies, entry_weights, feature_matrix,
-    featurize, fit, sparse_cosine,
+    FEATURES, FIXED_WEIGHTINGS, SIMILARITIES, ANDDModel, GramStats, QueryFrequencies, feature_matrix, featurize,
+    sparse_cosine,
 )
+from ..learn.training import OBJECTIVES, fit
 from ..sketch.compare import pair_equal_share
 from ..sketch.icws import ICWSampler, weighted_jaccard
 from ..sketch.simhash import SimHasher
 from .base import Method
 
 #: The shipped default model (trained on the GoldSet dev half; ``data/README.md`` says how).
-DEFAULT_MODEL = "data/andd-model-v2.json"
+DEFAULT_MODEL = "data/andd-model-v3.json"
 
 
 def bits_to_cosine(distance: np.ndarray, bits: int) -> np.ndarray:
@@ -116,33 +117,36 @@ class ANDDMethod(Method):
         "bits": "random-hyperplane signature bits, a multiple of 64 (andd: with similarity cosine)",
         "num_samples": "ICWS samples per signature (4 bytes each; andd: with similarity jaccard)",
         "qf": "query frequencies for the qf feature: TSV of `text<TAB>count` lines",
+        "objective": "what fit (eval --folds/--tune-on with model default) trains: f1 (smoothed F1, log-linear weights) or preference (the paper's loss, linear weights)",
         "seed": "random seed of the signatures and index tables (andd: also of training by fit)",
         "raw": "score by the exact similarity of the weighted vectors instead of the signature",
     }
-    param_choices = {"similarity": SIMILARITIES}
+    param_choices = {"similarity": SIMILARITIES, "objective": OBJECTIVES}
 
     def __init__(
         self,
-        threshold: float = 0.6,
+        threshold: float = 0.5,
         model: str = "default",
         shingle_size: int = 1,
         similarity: str = "cosine",
         bits: int = 384,
         num_samples: int = 80,
         qf: str | None = None,
+        objective: str = "f1",
         seed: int = 1,
         raw: bool = False,
     ) -> None:
         super().__init__(threshold, seed)
         check_bits(bits)
         check_shingle_size(shingle_size)
-        self.check_choices(similarity=similarity)
+        self.check_choices(similarity=similarity, objective=objective)
         self.model = str(model)
         self.shingle_size = shingle_size
         self.similarity = similarity
         self.bits = bits
         self.num_samples = num_samples
         self.qf = qf
+        self.objective = objective
         self.raw = bool(raw)
         self._qf = None if qf is None else QueryFrequencies.load(qf)
         self._sketcher = SimHasher(bits, seed) if similarity == "cosine" else ICWSampler(num_samples, seed)
@@ -164,9 +168,10 @@ class ANDDMethod(Method):
 
     def fit(self, texts: Sequence[str], clusters: np.ndarray) -> None:
         """Learn the weights from ``texts`` labeled with ``clusters`` (negative: a singleton)
-        for this method's k, similarity and query frequencies (training seed: ``seed``);
-        they replace ``model`` from then on."""
-        self._model = fit(texts, clusters, k=self.shingle_size, similarity=self.similarity, seed=self.seed, qf=self._qf)
+        for this method's k, similarity, query frequencies and objective (training seed:
+        ``seed``); they replace ``model`` from then on."""
+        self._model = fit(texts, clusters, k=self.shingle_size, similarity=self.similarity, seed=self.seed, qf=self._qf,
+                          objective=self.objective)
 
     def weighting(self) -> ANDDModel:
         """The model in use: the one fit, else ``model`` (read now)."""
@@ -191,7 +196,7 @@ class ANDDMethod(Method):
         stats = GramStats.concat(self._parts)
         self._parts = []
         self.sets_ = stats.sets
-        self.weights_ = entry_weights(feature_matrix(stats, self._qf), model.weights)
+        self.weights_ = model.weigh(feature_matrix(stats, self._qf))
         self.usable_ = np.bincount(stats.doc(), weights=self.weights_ > 0, minlength=len(stats.sets)) > 0
         if self.similarity == "cosine":
             self.signatures_ = self._sketcher.sketch(stats.sets, self.weights_)
