@@ -198,20 +198,27 @@ def test_sampled_pairs_are_balanced_and_labeled_right():
     assert sample_pair_pairs(np.array([0, 1, 2]), 10, 0)[0].shape == (0,)
 
 
-def _length_separates(seed=0):
-    """Duplicates share long (10-letter) words; short words are random. tf, df and loc carry nothing."""
+def _long_and_short(seed=0, pool=300, longs=30, per_text=30, shorts=30):
+    """10 clusters of 6 texts: ``per_text`` of the cluster's ``longs`` long (10-letter) words
+    and ``shorts`` random short words from a ``pool`` shared by all."""
     rng = np.random.default_rng(seed)
     letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))
-    short_pool = ["".join(rng.choice(letters, 3)) for _ in range(300)]
+    short_pool = ["".join(rng.choice(letters, 3)) for _ in range(pool)]
     texts, cluster = [], []
     for c in range(10):
-        longs = ["".join(rng.choice(letters, 10)) for _ in range(30)]
-        for _ in range(6):  # df of a long word = 6 = expected df of a short word (60 * 30 / 300)
-            toks = longs + list(rng.choice(short_pool, 30, replace=False))
+        long_words = ["".join(rng.choice(letters, 10)) for _ in range(longs)]
+        for _ in range(6):
+            toks = list(rng.choice(long_words, per_text, replace=False)) + list(rng.choice(short_pool, shorts, replace=False))
             rng.shuffle(toks)
             texts.append(" ".join(toks))
             cluster.append(c)
     return texts, np.array(cluster)
+
+
+def _length_separates(seed=0):
+    """Duplicates share long words; short words are random. tf, df and loc carry nothing:
+    df of a long word = 6 = expected df of a short word (60 * 30 / 300)."""
+    return _long_and_short(seed)
 
 
 @pytest.mark.parametrize("similarity", ["cosine", "jaccard"])
@@ -249,18 +256,7 @@ def _binary_overlaps(seed=0):
     """Near-duplicates share some of their cluster's long words; every text draws most of its
     words from one small pool of short words, so binary weights rank some unrelated pairs
     above near-duplicates (long words are also rarer: len and idf both tell them apart)."""
-    rng = np.random.default_rng(seed)
-    letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))
-    short_pool = ["".join(rng.choice(letters, 3)) for _ in range(60)]
-    texts, cluster = [], []
-    for c in range(10):
-        longs = ["".join(rng.choice(letters, 10)) for _ in range(20)]
-        for _ in range(6):
-            toks = list(rng.choice(longs, 12, replace=False)) + list(rng.choice(short_pool, 40, replace=False))
-            rng.shuffle(toks)
-            texts.append(" ".join(toks))
-            cluster.append(c)
-    return texts, np.array(cluster)
+    return _long_and_short(seed, pool=60, longs=20, per_text=12, shorts=40)
 
 
 def test_f1_objective_learns_what_separates():

@@ -57,7 +57,8 @@ GAMMA = {"preference": 10.0, "f1": 30.0}
 #: ``f1``'s pull toward binary weights.
 L2 = 0.1
 #: Features the exp form does without: a constant scales every weight alike (no similarity
-#: sees it), and ``exp(a tf + b idf)`` already spans TF-IDF-like weightings.
+#: sees it), and ``exp(a tf + b idf)`` of the features tf = log(1 + count) and idf already spans
+#: TF-IDF-like weightings.
 EXP_UNUSED = ("bias", "tfidf")
 
 
@@ -380,27 +381,14 @@ def f1_pairs(cluster: np.ndarray, n_pairs: int, seed: int) -> tuple[np.ndarray, 
     return a, b, labels, weight
 
 
-def fit(
-    texts: Sequence[str],
-    clusters: np.ndarray,
-    k: int = 1,
-    similarity: str = "cosine",
-    seed: int = 0,
-    n_pairs: int | None = None,
-    gamma: float | None = None,
-    max_iter: int = 300,
-    qf: QueryFrequencies | None = None,
-    objective: str = "f1",
-    l2: float = L2,
-) -> ANDDModel:
-    """Learn the k-gram weights for ``similarity`` from documents ``texts`` labeled with ``clusters``.
+def fit(texts: Sequence[str], clusters: np.ndarray, k: int = 1, **options) -> ANDDModel:
+    """Learn the k-gram weights from documents ``texts`` labeled with ``clusters``.
 
     ``clusters[i]`` is the cluster of text ``i`` (negative = a singleton); IDF is
-    computed over ``texts``.  ``n_pairs``, ``gamma``: the objective's defaults
-    (:data:`N_PAIRS`, :data:`GAMMA`) when None.  Raises ValueError when the labels give no
-    near-duplicate or no non-duplicate pair.
+    computed over ``texts``; ``options`` are those of :func:`fit_stats`.  Raises ValueError
+    when the labels give no near-duplicate or no non-duplicate pair.
     """
-    model = fit_stats(featurize(texts, k), clusters, similarity, seed, n_pairs, gamma, max_iter, qf, objective, l2)
+    model = fit_stats(featurize(texts, k), clusters, **options)
     model.info["documents"] = len(texts)
     return model
 
@@ -418,8 +406,12 @@ def fit_stats(
     l2: float = L2,
     x: np.ndarray | None = None,
 ) -> ANDDModel:
-    """:func:`fit` of featurized documents; ``x``: other entry features than :func:`feature_matrix`
-    (the model's weights then follow its columns)."""
+    """:func:`fit` of featurized documents: weights for ``similarity`` by ``objective``.
+
+    ``n_pairs``, ``gamma``: the objective's defaults (:data:`N_PAIRS`, :data:`GAMMA`)
+    when None; ``x``: other entry features than :func:`feature_matrix` (the model's
+    weights then follow its columns).
+    """
     n_pairs = N_PAIRS.get(objective, 0) if n_pairs is None else n_pairs
     prob, center, scale = build_problem(stats, np.asarray(clusters), n_pairs, seed, similarity, gamma, qf, objective, l2, x)
     width = prob.x.shape[1]
