@@ -460,13 +460,30 @@ def test_train_command(tmp_path, similarity):
     assert defaults.n_pairs is None and defaults.objective == "f1"  # None: the objective's own default
 
 
-def test_shipped_default_model_loads_and_differs_from_tfidf():
-    shipped = ANDDMethod().weighting()
-    assert (shipped.k, shipped.similarity) == (1, "cosine")
-    assert not np.allclose(shipped.weights, ANDDModel.fixed("tfidf").weights)
-    assert shipped.info["objective"] == "f1" and shipped.form == "exp"
-    with pytest.raises(ValueError, match="shipped ANDD model is for k = 1"):
+@pytest.mark.parametrize("k", [1, 3])
+def test_shipped_default_models_load_with_their_thresholds(k):
+    m = ANDDMethod(shingle_size=k)
+    assert m.threshold is None  # not known before the model is
+    shipped = m.weighting()
+    assert (shipped.k, shipped.similarity, shipped.form) == (k, "cosine", "exp")
+    assert shipped.info["objective"] == "f1" and np.any(shipped.weights != 0)
+    assert 0.05 < m.threshold == shipped.info["threshold"] < 0.9
+    assert m.get_params()["threshold"] == m.threshold
+    assert ANDDMethod(shingle_size=k, threshold=0.7).weighting() and ANDDMethod(threshold=0.7).threshold == 0.7
+    with pytest.raises(ValueError, match="shipped ANDD models are for k = 1 and cosine, k = 3 and cosine"):
         ANDDMethod(shingle_size=2).weighting()
+
+
+def test_a_model_without_a_learned_threshold_gets_the_fallback(tmp_path):
+    m = ANDDMethod(model="binary")
+    m.weighting()
+    assert m.threshold == 0.5
+    texts, cluster = _clustered(0)
+    learned = ANDDMethod(raw=True)
+    learned.fit(texts, cluster)  # a model fit in place brings its own threshold
+    learned.add(texts)
+    learned.finalize()
+    assert learned.threshold == learned.weighting().info["threshold"]
 
 
 def test_only_the_default_model_learns_and_binary_is_set_cosine(tmp_path):

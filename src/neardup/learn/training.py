@@ -435,7 +435,10 @@ def fit_stats(
         info["pair_pairs"] = int(prob.pos.shape[0])
     else:
         w = res.x[:-1]
-        info.update(l2=l2, threshold=float(res.x[-1]))
+        # the smoothed threshold leans high (the sigmoid's tails over many non-duplicates);
+        # the model keeps the exact one of best F1 on the training pairs
+        best = _best_threshold(pair_similarities(prob, w), prob.labels > 0, prob.pair_weight)
+        info.update(l2=l2, smoothed_threshold=float(res.x[-1]), threshold=best)
     if qf is not None:
         info["qf"] = qf.source
     return ANDDModel(w, stats.k, similarity, info, FORM_OF[objective], center, scale)

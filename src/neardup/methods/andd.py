@@ -26,8 +26,10 @@ reads it.
   cosine signature: 48).  Candidates share an LSH band of the samples
   (:func:`neardup.index.banding.banded_candidates`, bands chosen from the threshold).
 
-The default threshold, 0.5, is where the shipped model reaches its Max F1 on the data it was
-trained on (GoldSet dev: 0.48 raw, 0.50 with 384 bits; its training learned 0.498).
+The default threshold is the model's: the threshold of best F1 on its training pairs, which
+training by the F1 objective records (the shipped models: 0.480 for k = 1, 0.215 for k = 3;
+with 384 bits their own best thresholds on the GoldSet are 0.50 and 0.30), else 0.5.  It is
+known once the model is (``threshold`` is None until then).
 
 With ``raw`` the candidate step is widened by three standard deviations of the
 signature estimate (a larger Hamming radius, a lower banding threshold) and its pairs
@@ -56,8 +58,11 @@ from ..sketch.icws import ICWSampler, weighted_jaccard
 from ..sketch.simhash import SimHasher
 from .base import Method
 
-#: The shipped default model (trained on the GoldSet dev half; ``data/README.md`` says how).
-DEFAULT_MODEL = "data/andd-model-v3.json"
+#: The shipped default models by (k, similarity), trained on the GoldSet dev half
+#: (``data/README.md`` says how).
+SHIPPED_MODELS = {(1, "cosine"): "data/andd-model-v3.json", (3, "cosine"): "data/andd-model-v3-k3.json"}
+#: The threshold of a model that learned none (fixed weightings, the preference objective).
+FALLBACK_THRESHOLD = 0.5
 
 
 def bits_to_cosine(distance: np.ndarray, bits: int) -> np.ndarray:
@@ -89,13 +94,13 @@ def load_model(model: str, k: int, similarity: str) -> ANDDModel:
     if model in FIXED_WEIGHTINGS:
         return ANDDModel.fixed(model, k, similarity)
     if model == "default":
-        loaded = ANDDModel.load(resources.files("neardup").joinpath(DEFAULT_MODEL))
-        if (loaded.k, loaded.similarity) != (k, similarity):
+        if (k, similarity) not in SHIPPED_MODELS:
+            shipped = ", ".join(f"k = {sk} and {ss}" for sk, ss in SHIPPED_MODELS)
             raise ValueError(
-                f"the shipped ANDD model is for k = {loaded.k} and {loaded.similarity}; for k = {k} and "
-                f"{similarity} use --model tfidf or train one (neardup train)"
+                f"the shipped ANDD models are for {shipped}; for k = {k} and {similarity} use --model binary "
+                "or train one (neardup train)"
             )
-        return loaded
+        return ANDDModel.load(resources.files("neardup").joinpath(SHIPPED_MODELS[k, similarity]))
     loaded = ANDDModel.load(model)
     if (loaded.k, loaded.similarity) != (k, similarity):
         raise ValueError(
@@ -110,7 +115,7 @@ class ANDDMethod(Method):
     name = "andd"
     summary = "Cosine or weighted Jaccard of k-gram vectors with learned feature weights, via hyperplane bits or ICWS (Hajishirzi)."
     param_help = {
-        "threshold": "similarity at or above which a pair is a near-duplicate",
+        "threshold": "similarity at or above which a pair is a near-duplicate (andd: none = the model's learned threshold, else 0.5)",
         "model": "ANDD model: `default` (shipped, trained on the GoldSet dev half; eval --folds/--tune-on retrain it on each development side), `tfidf` or `binary` (fixed weightings), or a file from `neardup train` (used as given)",
         "shingle_size": "words per k-gram, k (must match the model's)",
         "similarity": "similarity the weights are learned for: cosine or weighted Jaccard (must match the model's)",
@@ -125,7 +130,7 @@ class ANDDMethod(Method):
 
     def __init__(
         self,
-        threshold: float = 0.5,
+        threshold: float | None = None,
         model: str = "default",
         shingle_size: int = 1,
         similarity: str = "cosine",
@@ -136,7 +141,8 @@ class ANDDMethod(Method):
         seed: int = 1,
         raw: bool = False,
     ) -> None:
-        super().__init__(threshold, seed)
+        super().__init__(FALLBACK_THRESHOLD if threshold is None else threshold, seed)
+        self.threshold = threshold  # None until the model is known: see weighting()
         check_bits(bits)
         check_shingle_size(shingle_size)
         self.check_choices(similarity=similarity, objective=objective)
@@ -174,7 +180,8 @@ class ANDDMethod(Method):
                           objective=self.objective)
 
     def weighting(self) -> ANDDModel:
-        """The model in use: the one fit, else ``model`` (read now)."""
+        """The model in use: the one fit, else ``model`` (read now).  A threshold not given
+        becomes the model's (of best F1 on its training pairs), else 0.5."""
         if self._model is None:
             self._model = load_model(self.model, self.shingle_size, self.similarity)
             if self._qf is None and self._model.weights[FEATURES.index("qf")] != 0.0:
@@ -182,6 +189,8 @@ class ANDDMethod(Method):
                     f"ANDD model {self.model} weighs query frequencies (from {self._model.info.get('qf')}), "
                     "but no qf file is given: the feature is 0", stacklevel=2,
                 )
+        if self.threshold is None:
+            self.threshold = float(self._model.info.get("threshold", FALLBACK_THRESHOLD))
         return self._model
 
     def add(self, texts: Sequence[str]) -> np.ndarray:
