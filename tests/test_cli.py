@@ -233,3 +233,20 @@ def test_eval_learning_curve_trains_andd_per_split(tmp_path, capsys):
     assert report["splits"] == 2 and (tmp_path / "learning_curve.png").stat().st_size > 0
     assert main(["eval", str(SAMPLE), "--method", "minhash", "--learning-curve"]) == 2
     assert "does not learn" in capsys.readouterr().err
+
+
+def test_eval_and_train_report_the_records_they_rejected(tmp_path, capsys):
+    lines = SAMPLE.read_text().splitlines()
+    path = tmp_path / "labeled.jsonl"
+    path.write_text("\n".join(lines[:20] + ['{"id": "bad"', '{"id": "e", "text": "", "cluster": "c"}'] + lines[20:]) + "\n")
+    assert main(["eval", str(path), "--method", "ffp"]) == 0
+    err = capsys.readouterr().err
+    assert f"{path}: read {len(lines) + 2} records, kept {len(lines)}, rejected 2 (empty text 1, invalid JSON 1)" in err
+    assert f"{path}:21: invalid JSON" in err and f"{path}:22: empty text" in err
+    model = tmp_path / "m.json"
+    assert main(["train", str(path), "-o", str(model), "--quiet"]) == 0
+    assert f"{path}:21: invalid JSON" in capsys.readouterr().err
+    info = orjson.loads(model.read_bytes())["info"]
+    assert info["datasets"] == {str(path): {"read": len(lines) + 2, "kept": len(lines), "rejected": 2}}
+    assert main(["eval", str(SAMPLE), "--method", "ffp"]) == 0
+    assert "rejected" not in capsys.readouterr().err  # nothing to say when nothing was

@@ -96,6 +96,10 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     given = _given_params(args)
     data = load_labeled(args.dataset, args.extract, truth=args.truth, pairs=args.pairs, prefer_html=args.html)
     tune = load_labeled(args.tune_on, args.extract, prefer_html=args.html) if args.tune_on else None
+    for labeled, source in ((data, args.dataset), (tune, args.tune_on)):
+        if labeled is not None:
+            for line in labeled.stats.rejection_report(source):
+                print(line, file=sys.stderr)
     reports, curves = [], {}
     for name in names:
         params = {k: v for k, v in given.items() if k in method_defaults(name)}

@@ -66,6 +66,27 @@ class RunStats:
         if len(self.rejections) < MAX_LISTED_REJECTIONS:
             self.rejections.append(rejection.message())
 
+    def counts(self) -> dict[str, Any]:
+        """Records read, kept and rejected (in all and by reason)."""
+        return {
+            "read": self.read,
+            "kept": self.kept,
+            "rejected": sum(self.reasons.values()),
+            "rejected_by_reason": dict(sorted(self.reasons.items())),
+        }
+
+    def rejection_report(self, source: str, listed: int = 5) -> list[str]:
+        """Lines telling what of ``source`` was rejected and why (none when nothing was)."""
+        c = self.counts()
+        if not c["rejected"]:
+            return []
+        why = ", ".join(f"{reason} {n:,}" for reason, n in c["rejected_by_reason"].items())
+        lines = [f"{source}: read {c['read']:,} records, kept {c['kept']:,}, rejected {c['rejected']:,} ({why})"]
+        lines += [f"  rejected {msg}" for msg in self.rejections[:listed]]
+        if c["rejected"] > listed:
+            lines.append(f"  ... {c['rejected'] - listed:,} more")
+        return lines
+
     def timed(self, stage: str, start: float) -> float:
         now = time.perf_counter()
         self.seconds[stage] = self.seconds.get(stage, 0.0) + now - start
@@ -110,12 +131,7 @@ class DedupResult:
     def summary(self) -> dict[str, Any]:
         s = self.stats
         return {
-            "documents": {
-                "read": s.read,
-                "kept": s.kept,
-                "rejected": sum(s.reasons.values()),
-                "rejected_by_reason": dict(sorted(s.reasons.items())),
-            },
+            "documents": s.counts(),
             "candidate_pairs": self.candidate_pairs,
             "pairs": int(self.a.shape[0]),
             "clusters": len(self.groups),

@@ -259,7 +259,7 @@ def _header(scored: Scored, name: str) -> dict[str, Any]:
         "params": scored.method.get_params() if scored.method else {},
         "dataset": scored.data.name,
         "documents": len(scored.data.ids),
-        "rejected": sum(scored.data.stats.reasons.values()),
+        "rejected": scored.data.stats.counts()["rejected"],
         "pairs": int(scored.scores.shape[0]),
         "positives": int(np.count_nonzero(scored.labels)),
         "seconds": round(scored.seconds, 3),

@@ -16,9 +16,13 @@ def _cmd_train(args: argparse.Namespace) -> int:
 
     texts: list[str] = []
     clusters: list[np.ndarray] = []
+    records = {}
     offset = 0
     for path in args.datasets:
         data = load_labeled(path, args.extract, prefer_html=args.html)
+        records[path] = {k: v for k, v in data.stats.counts().items() if k != "rejected_by_reason"}
+        for line in data.stats.rejection_report(path):
+            print(line, file=sys.stderr)
         texts.extend(data.texts)
         c = data.cluster.copy()
         c[c >= 0] += offset  # clusters of different datasets never merge
@@ -27,7 +31,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
     model = fit(texts, np.concatenate(clusters) if clusters else np.zeros(0, np.int64),
                 k=args.shingle_size, similarity=args.similarity, seed=args.seed, n_pairs=args.n_pairs,
                 qf=None if args.qf is None else QueryFrequencies.load(args.qf), objective=args.objective, l2=args.l2)
-    model.info["datasets"] = list(args.datasets)
+    model.info["datasets"] = records  # records read, kept and rejected of each
     model.save(args.output)
     if not args.quiet:
         print(json.dumps({"output": args.output, "similarity": model.similarity, "form": model.form,
