@@ -436,3 +436,16 @@ def test_500k_pairs_runs():
     c = confusion_at(scores, lab, res["threshold"])
     assert prf(c.tp, c.fp, c.fn) == approx((res["precision"], res["recall"], res["f1"]))
     json.dumps(res)
+
+
+def test_weighted_sweep_equals_the_sweep_of_repeated_pairs():
+    rng = np.random.default_rng(5)
+    s = rng.choice([0.1, 0.3, 0.5, 0.7, 0.9], 60)  # many ties
+    y = rng.random(60) < 0.4
+    w = rng.integers(1, 4, 60)
+    got = max_f1(s, y, w)
+    want = max_f1(np.repeat(s, w), np.repeat(y, w))
+    assert got == pytest.approx(want)
+    assert max_f1(s, y, np.ones(60)) == pytest.approx(max_f1(s, y))
+    with pytest.raises(ValueError, match="weights and scores differ"):
+        max_f1(s, y, w[:-1])

@@ -236,13 +236,15 @@ def mcc(tp: int, fp: int, fn: int, tn: int) -> float:
     return float(_mcc_arrays(tp, fp, fn, tn))
 
 
-def threshold_sweep(scores: ArrayLike, labels: ArrayLike) -> Sweep:
+def threshold_sweep(scores: ArrayLike, labels: ArrayLike, weights: ArrayLike | None = None) -> Sweep:
     """Precision, recall, F1 and MCC at every distinct score used as threshold.
 
     Sorts once by decreasing score and takes cumulative sums of the labels, so
     the whole curve costs O(m log m). The threshold ``t`` predicts
     ``score >= t``; the counts for ``t`` are read at the *last* pair scoring
     ``t`` so that tied pairs always fall on the same side of a threshold.
+    ``weights``: how many pairs each pair stands for (a sample's pairs weighted
+    back to the population); default 1 each.
 
     Returns
     -------
@@ -252,24 +254,29 @@ def threshold_sweep(scores: ArrayLike, labels: ArrayLike) -> Sweep:
         empty arrays.
     """
     s, y = _scores_labels(scores, labels)
+    w = np.ones(s.size, dtype=np.int64) if weights is None else np.asarray(weights, dtype=np.float64)
+    if w.shape != s.shape:
+        raise ValueError(f"weights and scores differ in length: {w.size} != {s.size}")
     order = np.argsort(-s, kind="stable")
     s_sorted = s[order]
-    tps = np.cumsum(y[order], dtype=np.int64)
+    tps = np.cumsum(w[order] * y[order])
+    flagged = np.cumsum(w[order])
     # last index of each run of equal scores (the final pair ends the last run)
     run_end = np.ones(s.size, dtype=np.bool_)
     run_end[:-1] = s_sorted[1:] != s_sorted[:-1]
     last = np.flatnonzero(run_end)
     tp = tps[last]
-    fp = last + 1 - tp
-    n_pos = int(tps[-1]) if s.size else 0
+    fp = flagged[last] - tp
+    n_pos = tps[-1] if s.size else 0
     fn = n_pos - tp
-    tn = (s.size - n_pos) - fp
+    tn = ((flagged[-1] if s.size else 0) - n_pos) - fp
     precision, recall, f1 = _prf_arrays(tp, fp, fn)
     return Sweep(s_sorted[last], precision, recall, f1, _mcc_arrays(tp, fp, fn, tn))
 
 
-def max_f1(scores: ArrayLike, labels: ArrayLike) -> MaxF1:
-    """The best F1 over all thresholds ``score >= t`` (the papers' Max-F1).
+def max_f1(scores: ArrayLike, labels: ArrayLike, weights: ArrayLike | None = None) -> MaxF1:
+    """The best F1 over all thresholds ``score >= t`` (the papers' Max-F1); ``weights`` as
+    in :func:`threshold_sweep`.
 
     Among thresholds with equal F1 the *highest* is chosen, so the result is
     deterministic and the chosen operating point flags the fewest pairs. With
@@ -281,7 +288,7 @@ def max_f1(scores: ArrayLike, labels: ArrayLike) -> MaxF1:
     MaxF1
         ``(f1, threshold, precision, recall)`` as Python floats.
     """
-    sw = threshold_sweep(scores, labels)
+    sw = threshold_sweep(scores, labels, weights)
     if sw.thresholds.size == 0:
         return MaxF1(0.0, math.nan, 0.0, 0.0)
     k = int(np.argmax(sw.f1))  # first maximum = highest threshold

@@ -42,6 +42,7 @@ from typing import Callable, Sequence
 import numpy as np
 from numba import njit
 
+from ..evaluate.measures import max_f1
 from ..features.sets import next_shared
 from .andd import (
     FEATURES, FORM_OF, SIMILARITIES, ANDDModel, GramStats, QueryFrequencies, feature_matrix, featurize, fixed_weights,
@@ -421,7 +422,7 @@ def fit_stats(
         theta0[: len(FEATURES)] = fixed_weights("tfidf")
     else:  # binary weights, at their best threshold
         sim = pair_similarities(prob, np.zeros(width))
-        theta0 = np.r_[np.zeros(width), _best_threshold(sim, prob.labels > 0, prob.pair_weight)]
+        theta0 = np.r_[np.zeros(width), max_f1(sim, prob.labels > 0, prob.pair_weight).threshold]
     from scipy.optimize import minimize  # here: importing it costs every command 0.27 s
 
     res = minimize(loss_and_grad, theta0, args=(prob,), jac=True, method="L-BFGS-B", options={"maxiter": max_iter})
@@ -437,17 +438,8 @@ def fit_stats(
         w = res.x[:-1]
         # the smoothed threshold leans high (the sigmoid's tails over many non-duplicates);
         # the model keeps the exact one of best F1 on the training pairs
-        best = _best_threshold(pair_similarities(prob, w), prob.labels > 0, prob.pair_weight)
+        best = max_f1(pair_similarities(prob, w), prob.labels > 0, prob.pair_weight).threshold
         info.update(l2=l2, smoothed_threshold=float(res.x[-1]), threshold=best)
     if qf is not None:
         info["qf"] = qf.source
     return ANDDModel(w, stats.k, similarity, info, FORM_OF[objective], center, scale)
-
-
-def _best_threshold(sim: np.ndarray, y: np.ndarray, weight: np.ndarray) -> float:
-    """The score threshold of the best weighted F1 (``score >= t`` predicted positive)."""
-    order = np.argsort(-sim, kind="stable")
-    tp = np.cumsum((weight * y)[order])
-    predicted = np.cumsum(weight[order])
-    f1 = 2.0 * tp / (predicted + float(weight @ y))
-    return float(sim[order[int(np.argmax(f1))]])
