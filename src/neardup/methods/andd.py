@@ -141,8 +141,7 @@ class ANDDMethod(Method):
         seed: int = 1,
         raw: bool = False,
     ) -> None:
-        super().__init__(FALLBACK_THRESHOLD if threshold is None else threshold, seed)
-        self.threshold = threshold  # None until the model is known: see weighting()
+        super().__init__(threshold, seed)  # None until the model is known: see weighting()
         check_bits(bits)
         check_shingle_size(shingle_size)
         self.check_choices(similarity=similarity, objective=objective)

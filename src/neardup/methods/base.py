@@ -37,8 +37,9 @@ class Method(ABC):
     #: Allowed values of the parameters that take one of a few.
     param_choices: ClassVar[dict[str, tuple[str, ...]]] = {}
 
-    def __init__(self, threshold: float, seed: int) -> None:
-        if not 0.0 <= threshold <= 1.0:
+    def __init__(self, threshold: float | None, seed: int) -> None:
+        """``threshold`` None: the method sets it once it can, before it scores (andd: from its model)."""
+        if threshold is not None and not 0.0 <= threshold <= 1.0:
             raise ValueError(f"threshold must be between 0 and 1, got {threshold}")
         self.threshold = threshold
         self.seed = seed
