@@ -204,6 +204,8 @@ def _cmd_synth(args: argparse.Namespace) -> int:
 
 
 def _print_summary(s: dict, outdir: str) -> None:
+    from .pipeline import listed_rejections
+
     d = s["documents"]
     lines = [
         f"documents  read {d['read']:,}   kept {d['kept']:,}   rejected {d['rejected']:,}",
@@ -219,10 +221,7 @@ def _print_summary(s: dict, outdir: str) -> None:
     ]
     if "unique_file" in s:
         lines.append(f"unique     {s['unique_written']:,} records -> {s['unique_file']}")
-    for msg in s["rejections"][:5]:
-        lines.append(f"  rejected {msg}")
-    if d["rejected"] > 5:
-        lines.append(f"  ... {d['rejected'] - 5:,} more rejections in summary.json")
+    lines += listed_rejections(s["rejections"], d["rejected"], more=" in summary.json")
     print("\n".join(lines), file=sys.stderr)
 
 

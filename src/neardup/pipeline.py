@@ -48,6 +48,14 @@ class Cluster:
     representative: str
 
 
+def listed_rejections(messages: list[str], total: int, listed: int = 5, more: str = "") -> list[str]:
+    """The first ``listed`` rejection messages as report lines, and how many more there were (``more``: where)."""
+    lines = [f"  rejected {msg}" for msg in messages[:listed]]
+    if total > listed:
+        lines.append(f"  ... {total - listed:,} more rejections{more}")
+    return lines
+
+
 @dataclass
 class RunStats:
     """What happened to the input: counts, rejections and time per stage."""
@@ -81,11 +89,8 @@ class RunStats:
         if not c["rejected"]:
             return []
         why = ", ".join(f"{reason} {n:,}" for reason, n in c["rejected_by_reason"].items())
-        lines = [f"{source}: read {c['read']:,} records, kept {c['kept']:,}, rejected {c['rejected']:,} ({why})"]
-        lines += [f"  rejected {msg}" for msg in self.rejections[:listed]]
-        if c["rejected"] > listed:
-            lines.append(f"  ... {c['rejected'] - listed:,} more")
-        return lines
+        head = f"{source}: read {c['read']:,} records, kept {c['kept']:,}, rejected {c['rejected']:,} ({why})"
+        return [head] + listed_rejections(self.rejections, c["rejected"], listed)
 
     def timed(self, stage: str, start: float) -> float:
         now = time.perf_counter()
