@@ -9,6 +9,10 @@ The Python API mirrors the command line::
 and :func:`dedup_files` runs a whole job from files to an output folder.
 """
 
+from .kernel_cache import use_source_keyed_cache
+
+use_source_keyed_cache()  # before any kernel loads: numba's cache keyed by the kernel sources
+
 from .io.readers import InputError, Record, Rejection, read_inputs
 from .methods import REGISTRY, get_method
 from .pipeline import Cluster, DedupResult, Deduplicator, Pair

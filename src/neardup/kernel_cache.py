@@ -1,0 +1,79 @@
+"""Where numba keeps neardup's compiled kernels: a folder named by a hash of their sources.
+
+numba's on-disk cache (``cache=True``) checks only the defining file of a kernel: after
+an edit of ``hashing.py`` the kernels of the eleven modules that call it would still load
+their old machine code from ``__pycache__`` (numba issue 1833).  So neardup points numba
+at a cache folder whose name is a hash of every source file in the package that uses
+numba: any edit of any kernel gives a new folder, and stale code cannot be linked.
+
+The folder is ``$NEARDUP_CACHE_DIR`` or ``$XDG_CACHE_HOME/neardup`` (``~/.cache/neardup``)
+followed by ``numba-<hash>``.  It must be set before the first kernel is compiled or
+loaded, so :mod:`neardup` calls :func:`use_source_keyed_cache` first thing.  A user who
+sets ``NUMBA_CACHE_DIR`` keeps it (and numba's own, per-file checks).  Folders of older
+sources are left in place (a few MB each); delete ``~/.cache/neardup`` to reclaim them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent
+
+
+def kernel_sources() -> list[Path]:
+    """The package's source files that mention numba, in a stable order."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if b"numba" in path.read_bytes():
+            found.append(path)
+    return found
+
+
+def sources_digest() -> str:
+    """A short hash of the kernel sources' paths (relative to the package) and contents."""
+    digest = hashlib.blake2b(digest_size=8)
+    for path in kernel_sources():
+        digest.update(path.relative_to(PACKAGE).as_posix().encode())
+        digest.update(b"\0")
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def cache_root() -> Path:
+    """Where neardup keeps caches: ``$NEARDUP_CACHE_DIR``, else the user's cache folder."""
+    explicit = os.environ.get("NEARDUP_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "neardup"
+
+
+def use_source_keyed_cache() -> Path | None:
+    """Point numba's cache at the folder for the current kernel sources; returns it.
+
+    Leaves ``NUMBA_CACHE_DIR`` alone when the user set it, and falls back to numba's
+    default (beside the sources) when no cache folder can be created; returns None then.
+    """
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return None
+    folder = cache_root() / f"numba-{sources_digest()}"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    if not os.access(folder, os.W_OK):
+        return None
+    os.environ["NUMBA_CACHE_DIR"] = str(folder)
+    _tell_loaded_numba(folder)
+    return folder
+
+
+def _tell_loaded_numba(folder: Path) -> None:
+    """numba reads ``NUMBA_CACHE_DIR`` at import; if it is loaded already, set its config too."""
+    import sys
+
+    config = sys.modules.get("numba.core.config")
+    if config is not None:
+        config.CACHE_DIR = str(folder)

@@ -1,0 +1,88 @@
+"""Start-up stays lean, and numba's cache cannot link stale kernels.
+
+The budget is counted, not timed, so it holds on a loaded CI machine: what ``import
+neardup.cli`` loads (no SciPy subpackages, no plotting, no data frames, no web stack)
+and that importing compiles no kernel.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from neardup import kernel_cache
+
+#: Heavy packages a command must not pay for unless it uses them.
+FORBIDDEN = ("scipy.stats", "scipy.linalg", "scipy.optimize", "scipy.sparse", "sklearn", "matplotlib",
+             "pandas", "jinja2", "starlette", "fastapi", "uvicorn", "pyspark", "datasets", "pycrfsuite")
+
+#: Modules loaded by ``import neardup.cli`` (about 700 when this was written, numba ~450 of them).
+MODULE_BUDGET = 900
+
+PROBE = r"""
+import json, sys
+import neardup.cli
+import numba.core.registry
+from numba.core.dispatcher import Dispatcher
+compiled = []
+for name, module in list(sys.modules.items()):
+    if name.startswith("neardup"):
+        for attr, value in vars(module).items():
+            if isinstance(value, Dispatcher) and value.overloads:
+                compiled.append(f"{name}.{attr}")
+print(json.dumps({"modules": sorted(sys.modules), "compiled": sorted(set(compiled))}))
+"""
+
+
+def _probe() -> dict:
+    out = subprocess.run([sys.executable, "-c", PROBE], check=True, capture_output=True, text=True)
+    return json.loads(out.stdout)
+
+
+def test_cli_import_loads_no_heavy_package_and_compiles_nothing():
+    found = _probe()
+    heavy = [m for m in found["modules"] if m.split(".")[0] in FORBIDDEN or ".".join(m.split(".")[:2]) in FORBIDDEN]
+    assert heavy == []
+    assert found["compiled"] == []
+    assert len(found["modules"]) < MODULE_BUDGET
+
+
+def test_cache_folder_changes_with_any_kernel_source(tmp_path, monkeypatch):
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "hashing.py").write_text("from numba import njit\n@njit(cache=True)\ndef h(x): return x\n")
+    (pkg / "sub" / "user.py").write_text("from numba import njit\nfrom ..hashing import h\n")
+    (pkg / "plain.py").write_text("X = 1\n")
+    monkeypatch.setattr(kernel_cache, "PACKAGE", pkg)
+    assert [p.name for p in kernel_cache.kernel_sources()] == ["hashing.py", "user.py"]
+    before = kernel_cache.sources_digest()
+    (pkg / "plain.py").write_text("X = 2\n")  # not a kernel source: same cache
+    assert kernel_cache.sources_digest() == before
+    (pkg / "hashing.py").write_text("from numba import njit\n@njit(cache=True)\ndef h(x): return x + 1\n")
+    assert kernel_cache.sources_digest() != before  # a callee's edit: a new folder for every kernel
+
+
+def test_cache_folder_respects_user_settings(tmp_path, monkeypatch):
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "mine"))
+    assert kernel_cache.use_source_keyed_cache() is None
+    monkeypatch.delenv("NUMBA_CACHE_DIR")
+    monkeypatch.setenv("NEARDUP_CACHE_DIR", str(tmp_path / "nd"))
+    folder = kernel_cache.use_source_keyed_cache()
+    assert folder is not None and folder.parent == tmp_path / "nd" and folder.is_dir()
+    assert folder.name == f"numba-{kernel_cache.sources_digest()}"
+
+
+def test_package_runs_kernels_from_the_keyed_folder(tmp_path):
+    env_probe = ("import os, neardup; from neardup.hashing import xxh64_bytes; import numpy as np;"
+                 "xxh64_bytes(np.frombuffer(b'abc', np.uint8), 0, 3, np.uint64(0));"
+                 "print(os.environ['NUMBA_CACHE_DIR'])")
+    import os
+
+    env = {**os.environ, "NEARDUP_CACHE_DIR": str(tmp_path)}
+    env.pop("NUMBA_CACHE_DIR", None)
+    out = subprocess.run([sys.executable, "-c", env_probe], check=True, capture_output=True, text=True, env=env)
+    folder = Path(out.stdout.strip())
+    assert folder.parent == tmp_path
+    assert any(folder.rglob("*.nbi"))  # the kernel was cached there, not beside the sources
