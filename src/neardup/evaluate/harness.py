@@ -28,7 +28,7 @@ import numpy as np
 import orjson
 
 from ..extract import DEFAULT_EXTRACTOR
-from ..io.readers import read_input
+from ..io.readers import InputError, read_input
 from ..methods import get_method
 from ..methods.base import Method
 from ..pipeline import RunStats, documents
@@ -70,7 +70,12 @@ def read_truth_clusters(path: str | Path) -> dict[str, str]:
     for number, line in enumerate(Path(path).read_bytes().splitlines(), start=1):
         if not line.strip():
             continue
-        rec = orjson.loads(line)
+        try:
+            rec = orjson.loads(line)
+        except orjson.JSONDecodeError as exc:
+            raise InputError(f"{path}:{number}: invalid JSON in the truth file ({exc})") from None
+        if not isinstance(rec, dict):
+            raise InputError(f"{path}:{number}: not a truth record (a JSON object)")
         if rec.get("type", "cluster") == "cluster" and "ids" in rec:
             for rid in rec["ids"]:
                 mapping[str(rid)] = str(rec["cluster"])
