@@ -1,5 +1,6 @@
 """The ``neardup`` command end to end: outputs, determinism across processes, options."""
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -48,11 +49,26 @@ def test_dedup_finds_the_planted_pairs_and_writes_every_output(tmp_path, corpus_
     assert all("extra" in u for u in unique)  # records are written back unchanged
 
 
-def test_scores_are_the_estimated_jaccard_or_exact(tmp_path, corpus_file):
-    out = tmp_path / "exact"
-    main(["dedup", str(corpus_file), "-o", str(out), "--shingle-size", "3", "--threshold", "0.7", "--exact", "--quiet"])
-    for p in read_jsonl(out / "pairs.jsonl"):
-        assert 0.7 <= p["score"] <= 1.0
+def _shingles(text: str, k: int = 3) -> set[tuple[str, ...]]:
+    words = re.findall(r"\w+", text.casefold())
+    return {tuple(words[i:i + k]) for i in range(len(words) - k + 1)}
+
+
+def test_scores_are_the_estimated_jaccard_or_exact(tmp_path, corpus_file, corpus):
+    texts = dict(corpus[0])
+    pairs = {}
+    for exact in (False, True):
+        out = tmp_path / f"exact{exact}"
+        main(["dedup", str(corpus_file), "-o", str(out), "--shingle-size", "3", "--threshold", "0.7", "--quiet",
+              "--num-perm", "128", *(["--exact"] if exact else [])])
+        pairs[exact] = {(p["a"], p["b"]): p["score"] for p in read_jsonl(out / "pairs.jsonl")}
+    assert pairs[True]
+    for (a, b), score in pairs[True].items():  # the exact Jaccard of the 3-shingle sets
+        sa, sb = _shingles(texts[a]), _shingles(texts[b])
+        assert score == pytest.approx(len(sa & sb) / len(sa | sb), abs=1e-6)
+    for score in pairs[False].values():  # the estimate: a share of 128 signature positions
+        assert score * 128 == pytest.approx(round(score * 128), abs=1e-3)
+    assert any(pairs[False][key] != pairs[True][key] for key in pairs[False].keys() & pairs[True].keys())
 
 
 def test_output_is_byte_identical_across_processes(tmp_path, corpus_file):
