@@ -60,8 +60,10 @@ def test_build_streams_any_input_and_accounts_for_rejections(tmp_path):
     path = tmp_path / "in.jsonl"
     path.write_bytes(b"\n".join(orjson.dumps(r) for r in rows) + b"\nnot json\n")
     stats, summary = build_stats([path], tmp_path / "out.npz", phrase_size=7)
-    assert summary["documents"] == 30 and summary["read"] == 32 and summary["rejected"] == 2
-    assert summary["phrases"] == 3  # "story k said the minister on tuesday", k = 0, 1, 2
+    assert summary["documents"] == {"read": 32, "kept": 30, "rejected": 2,
+                                    "rejected_by_reason": {"invalid JSON": 1, "missing text": 1}}
+    assert summary["rejections"][0].startswith(f"{path}:31: missing text") and summary["complete"] is True
+    assert summary["statistics"]["phrases"] == 3  # "story k said the minister on tuesday", k = 0, 1, 2
     assert load_stats(tmp_path / "out.npz").n_docs == 30
 
 
@@ -80,7 +82,7 @@ def test_cli_build_and_info(tmp_path, capsys, articles):
     out = tmp_path / "stats.npz"
     assert _run_cli(["stats", "build", str(path), "-o", str(out), "--phrase-size", "5", "--json"]) == 0
     summary = orjson.loads(capsys.readouterr().out)
-    assert summary["documents"] == len(articles) and summary["phrase_size"] == 5
+    assert summary["statistics"]["documents"] == len(articles) and summary["parameters"]["phrase_size"] == 5
     assert _run_cli(["stats", "info", str(out)]) == 0
     assert orjson.loads(capsys.readouterr().out)["documents"] == len(articles)
     assert _run_cli(["stats", "build", str(path), "-o", str(tmp_path / "x.npz"), "--approximate", "--width", "1024"]) == 0

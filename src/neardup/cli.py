@@ -1,6 +1,8 @@
 """The ``neardup`` command: parses options and calls the API, nothing more.
 
-Exit codes: 0 success, 2 bad input in ``--strict`` mode or unusable arguments.
+Exit codes (:func:`neardup.job.run_command`): 0 success; 2 a user error (unusable
+arguments or files, bad input in ``--strict`` mode, no usable record), one line; 1 a bug
+in neardup, with its traceback; 130/143 interrupted by SIGINT/SIGTERM.
 """
 
 from __future__ import annotations
@@ -11,9 +13,10 @@ import sys
 from typing import Sequence
 
 from .extract import DEFAULT_EXTRACTOR, EXTRACTORS
-from .io.readers import InputError
 from .io.writers import FORMATS
+from .job import print_report, run_command
 from .methods import REGISTRY, all_params, method_defaults, method_params
+from .errors import UserError
 
 
 def add_job_options(p: argparse.ArgumentParser, outputs: str) -> None:
@@ -21,6 +24,7 @@ def add_job_options(p: argparse.ArgumentParser, outputs: str) -> None:
     p.add_argument("inputs", nargs="+", metavar="INPUT", help="JSONL, Parquet, or a directory of .txt/.html files (gzip ok)")
     p.add_argument("-o", "--output", required=True, metavar="OUTDIR", help=f"folder for {outputs} and summary.json")
     add_input_options(p)
+    p.add_argument("--format", choices=FORMATS, default="jsonl", help=f"format of {outputs} (jsonl)")
     p.add_argument("--strict", action="store_true", help="stop with exit code 2 at the first bad record")
     p.add_argument("--quiet", action="store_true", help="no progress bar and no summary on stderr")
 
@@ -59,7 +63,7 @@ def method_options(args: argparse.Namespace) -> dict:
     foreign = sorted(set(given) - set(accepted))
     if foreign:
         flags = ", ".join("--" + f.replace("_", "-") for f in foreign)
-        raise ValueError(f"method {args.method} does not take {flags}")
+        raise UserError(f"method {args.method} does not take {flags}")
     return {"method": args.method, **given}
 
 
@@ -68,7 +72,7 @@ def _eval_located(args: argparse.Namespace) -> int:
     import json
 
     if not args.truth:
-        raise ValueError("--containments and --partials need --truth (the simulator's truth.jsonl)")
+        raise UserError("--containments and --partials need --truth (the simulator's truth.jsonl)")
     if args.containments:
         from .contain.evaluate import evaluate_containment_files
 
@@ -92,7 +96,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     names = args.compare.split(",") if args.compare else [args.method]
     for name in names:
         if name not in REGISTRY:
-            raise ValueError(f"unknown method {name!r}; choose from {', '.join(sorted(REGISTRY))}")
+            raise UserError(f"unknown method {name!r}; choose from {', '.join(sorted(REGISTRY))}")
     given = _given_params(args)
     data = load_labeled(args.dataset, args.extract, truth=args.truth, pairs=args.pairs, prefer_html=args.html)
     tune = load_labeled(args.tune_on, args.extract, prefer_html=args.html) if args.tune_on else None
@@ -170,6 +174,7 @@ def _cmd_dedup(args: argparse.Namespace) -> int:
         args.inputs,
         args.output,
         unique=args.unique,
+        keep_rejected=args.keep_rejected,
         fmt=args.format,
         prefer_html=args.html,
         extract=args.extract,
@@ -189,9 +194,15 @@ def _cmd_synth(args: argparse.Namespace) -> int:
     from .evaluate.corpora import load_texts, shipped_articles
     from .evaluate.synth import SynthConfig, write_corpus
 
-    articles = itertools.chain.from_iterable(load_texts(s) for s in args.sources) if args.sources else shipped_articles()
+    from .job import RunStats
+
+    rejected = RunStats()
+    articles = (itertools.chain.from_iterable(load_texts(s, rejected) for s in args.sources) if args.sources
+                else shipped_articles())
     knobs = {f.name: getattr(args, f.name) for f in fields(SynthConfig) if getattr(args, f.name, None) is not None}
     counts = write_corpus(articles, args.output, args.seed, args.docs, SynthConfig(**knobs))
+    for line in rejected.rejection_report(" ".join(args.sources)):
+        print(line, file=sys.stderr)
     if not args.quiet:
         kinds = ", ".join(f"{k} {counts.get(k, 0):,}" for k in ("original", "rewrite", "trim", "page"))
         print(
@@ -204,25 +215,15 @@ def _cmd_synth(args: argparse.Namespace) -> int:
 
 
 def _print_summary(s: dict, outdir: str) -> None:
-    from .pipeline import listed_rejections
-
-    d = s["documents"]
     lines = [
-        f"documents  read {d['read']:,}   kept {d['kept']:,}   rejected {d['rejected']:,}",
-    ]
-    for reason, count in d["rejected_by_reason"].items():
-        lines.append(f"           rejected: {reason}: {count:,}")
-    lines += [
         f"pairs      {s['pairs']:,} near-duplicate pairs (from {s['candidate_pairs']:,} candidates)",
         f"clusters   {s['clusters']:,} clusters holding {s['documents_in_clusters']:,} documents; "
         f"{s['duplicates_removable']:,} removable duplicates",
-        f"time       {s['seconds']['total']:.2f} s",
-        f"output     {outdir}/",
     ]
     if "unique_file" in s:
-        lines.append(f"unique     {s['unique_written']:,} records -> {s['unique_file']}")
-    lines += listed_rejections(s["rejections"], d["rejected"], more=" in summary.json")
-    print("\n".join(lines), file=sys.stderr)
+        which = "rejected records kept" if s["unique_keeps_rejected"] else "rejected records left out"
+        lines.append(f"unique     {s['unique_written']:,} records -> {s['unique_file']} ({which})")
+    print_report(s, f"{outdir}/", lines)
 
 
 def _cmd_methods(args: argparse.Namespace) -> int:
@@ -285,7 +286,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p = sub.add_parser("dedup", help="find near-duplicate pairs and clusters")
     add_job_options(p, "pairs, clusters")
     p.add_argument("--unique", metavar="FILE", help="also write the input records minus the duplicates (.jsonl or .parquet)")
-    p.add_argument("--format", choices=FORMATS, default="jsonl", help="format of pairs and clusters (jsonl)")
+    p.add_argument("--keep-rejected", action=argparse.BooleanOptionalAction, default=True,
+                   help="--unique also writes the records that were rejected (no text, no words, undecodable): "
+                        "they were not found to duplicate anything (on; --no-keep-rejected leaves them out)")
     add_method_options(p)
     p.set_defaults(func=_cmd_dedup)
 
@@ -331,20 +334,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if program else list(argv)
     args = build_parser(argv[0] if argv else None).parse_args(argv)
     try:
-        return args.func(args)
-    except InputError as exc:
-        print(f"neardup: error: {exc}", file=sys.stderr)
-        return 2
-    except ValueError as exc:
-        print(f"neardup: error: {exc}", file=sys.stderr)
-        return 2
-    except OSError as exc:  # unwritable output folder, a file where a folder should be, ...
-        print(f"neardup: error: {exc.strerror}: {exc.filename}", file=sys.stderr)
-        return 2
+        return run_command(args.func, args)
     finally:
         if program:
             gc.freeze()
-
 
 if __name__ == "__main__":
     sys.exit(main())

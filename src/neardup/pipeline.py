@@ -10,20 +10,18 @@ from __future__ import annotations
 
 import sys
 import time
-from collections import Counter, deque
+from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator, Protocol
+from dataclasses import dataclass
+from typing import Any, Iterable, Iterator, Protocol, Sequence
 
 import numpy as np
 
 from .cluster import clusters_from_pairs
 from .extract import DEFAULT_EXTRACTOR, get_extractor
-from .io.readers import InputError, Record, Rejection, record_from_mapping
+from .io.readers import Record, Rejection, mostly_replacement, record_from_mapping
+from .job import RunStats, run_report
 from .methods import get_method
-
-#: Rejections listed one by one in the summary; beyond this they are only counted.
-MAX_LISTED_REJECTIONS = 1000
 
 #: Batches read and waiting while one is sketched: reading goes on while numba starts up
 #: on the first batch (0.15 s) and while a batch takes longer than usual.
@@ -46,56 +44,6 @@ class Cluster:
     cluster: int
     ids: list[str]
     representative: str
-
-
-def listed_rejections(messages: list[str], total: int, listed: int = 5, more: str = "") -> list[str]:
-    """The first ``listed`` rejection messages as report lines, and how many more there were (``more``: where)."""
-    lines = [f"  rejected {msg}" for msg in messages[:listed]]
-    if total > listed:
-        lines.append(f"  ... {total - listed:,} more rejections{more}")
-    return lines
-
-
-@dataclass
-class RunStats:
-    """What happened to the input: counts, rejections and time per stage."""
-
-    read: int = 0
-    kept: int = 0
-    reasons: Counter = field(default_factory=Counter)
-    rejections: list[str] = field(default_factory=list)
-    seconds: dict[str, float] = field(default_factory=dict)
-
-    def reject(self, rejection: Rejection, strict: bool = False) -> None:
-        """Count ``rejection`` (and list it), or raise it in strict mode."""
-        if strict:
-            raise InputError(rejection.message())
-        self.reasons[rejection.reason] += 1
-        if len(self.rejections) < MAX_LISTED_REJECTIONS:
-            self.rejections.append(rejection.message())
-
-    def counts(self) -> dict[str, Any]:
-        """Records read, kept and rejected (in all and by reason)."""
-        return {
-            "read": self.read,
-            "kept": self.kept,
-            "rejected": sum(self.reasons.values()),
-            "rejected_by_reason": dict(sorted(self.reasons.items())),
-        }
-
-    def rejection_report(self, source: str, listed: int = 5) -> list[str]:
-        """Lines telling what of ``source`` was rejected and why (none when nothing was)."""
-        c = self.counts()
-        if not c["rejected"]:
-            return []
-        why = ", ".join(f"{reason} {n:,}" for reason, n in c["rejected_by_reason"].items())
-        head = f"{source}: read {c['read']:,} records, kept {c['kept']:,}, rejected {c['rejected']:,} ({why})"
-        return [head] + listed_rejections(self.rejections, c["rejected"], listed)
-
-    def timed(self, stage: str, start: float) -> float:
-        now = time.perf_counter()
-        self.seconds[stage] = self.seconds.get(stage, 0.0) + now - start
-        return now
 
 
 @dataclass
@@ -126,26 +74,27 @@ class DedupResult:
         members = [g.tolist() for g in self.groups]
         return [Cluster(n, [ids[i] for i in m], ids[m[0]]) for n, m in enumerate(members)]
 
-    def dropped_ids(self) -> set[str]:
-        """Ids not in the unique output: non-representatives and documents without words."""
+    def dropped_ids(self, keep_rejected: bool = False) -> set[str]:
+        """Ids not in the unique output: non-representatives, and documents without words unless ``keep_rejected``."""
         ids = self.ids
         dropped = {ids[i] for g in self.groups for i in g[1:].tolist()}
-        dropped.update(ids[i] for i in np.flatnonzero(~self.usable).tolist())
+        if not keep_rejected:
+            dropped.update(ids[i] for i in np.flatnonzero(~self.usable).tolist())
         return dropped
 
-    def summary(self) -> dict[str, Any]:
-        s = self.stats
+    def results(self) -> dict[str, Any]:
+        """What was found, in numbers (the job-specific part of the run report)."""
         return {
-            "documents": s.counts(),
             "candidate_pairs": self.candidate_pairs,
             "pairs": int(self.a.shape[0]),
             "clusters": len(self.groups),
             "documents_in_clusters": int(sum(g.shape[0] for g in self.groups)),
             "duplicates_removable": int(sum(g.shape[0] - 1 for g in self.groups)),
-            "seconds": {k: round(v, 3) for k, v in s.seconds.items()},
-            "parameters": self.params,
-            "rejections": s.rejections,
         }
+
+    def summary(self, inputs: Sequence[Any] = (), total: float | None = None, **extra: Any) -> dict[str, Any]:
+        """The run report (:func:`neardup.job.run_report`) of this result, with ``extra`` results."""
+        return run_report(self.stats, inputs, self.params, total, **self.results(), **extra)
 
 
 def as_records(docs: Iterable[Any]) -> Iterator[Record | Rejection]:
@@ -167,23 +116,41 @@ def documents(
     """The input stage: records with their text (extracted from HTML), ids unique.
 
     Every record that cannot be used is counted in ``stats`` with its reason (or, with
-    ``strict``, raised as :class:`InputError`).
+    ``strict``, raised as :class:`InputError`): a page the extractor fails on is one
+    rejection ("extraction failed", naming the error), never the end of the run, and a
+    text that is mostly U+FFFD (bytes no encoding explained) is "undecodable", never compared.
     """
     extractor = get_extractor(extract)
     seen: set[str] = set()
     for item in as_records(records):
         stats.read += 1
         if isinstance(item, Record):
-            if item.id in seen:
-                item = Rejection(item.source, item.line, "duplicate id", item.id)
-            else:
-                seen.add(item.id)
-                text = item.text if item.text is not None else extractor(item.html or "")
-                if text and not text.isspace():
-                    yield item, text
-                    continue
-                item = Rejection(item.source, item.line, "no text after extraction")
+            item = _text_of(item, extractor, seen)
+            if not isinstance(item, Rejection):
+                if item[0].encoding:
+                    stats.encodings[item[0].encoding] += 1
+                yield item
+                continue
         stats.reject(item, strict)
+
+
+def _text_of(record: Record, extractor: Any, seen: set[str]) -> tuple[Record, str] | Rejection:
+    """``record`` with its text, or why it has none usable (see :func:`documents`)."""
+    if record.id in seen:
+        return Rejection(record.source, record.line, "duplicate id", record.id)
+    seen.add(record.id)
+    if record.text is not None:
+        text = record.text
+    else:
+        try:
+            text = extractor(record.html or "")
+        except Exception as exc:  # one page, whatever went wrong in a parser, is one rejection
+            return Rejection(record.source, record.line, "extraction failed", f"{type(exc).__name__}: {exc}"[:200])
+    if not text or text.isspace():
+        return Rejection(record.source, record.line, "no text after extraction")
+    if mostly_replacement(text):
+        return Rejection(record.source, record.line, "undecodable", "mostly U+FFFD replacement characters")
+    return record, text
 
 
 class Progress(Protocol):
@@ -246,13 +213,19 @@ class Deduplicator:
         self.params = params
         get_method(method, **params)  # validate parameters now, not after reading
 
-    def _batches(self, docs: Iterable[Any], stats: RunStats) -> Iterator[tuple[list[str], list[str]]]:
-        """Documents grouped into batches of about ``batch_bytes`` characters of text."""
+    def _batches(
+        self, docs: Iterable[Any], stats: RunStats, where: list[tuple[str, int | None]]
+    ) -> Iterator[tuple[list[str], list[str]]]:
+        """Documents grouped into batches of about ``batch_bytes`` characters of text.
+
+        Appends each document's file and line to ``where`` (to name it if it has no words).
+        """
         ids: list[str] = []
         texts: list[str] = []
         size = 0
         for record, text in documents(docs, self.extract, stats, self.strict):
             ids.append(record.id)
+            where.append((record.source, record.line))
             texts.append(text)
             size += len(text)
             if size >= self.batch_bytes:
@@ -266,6 +239,7 @@ class Deduplicator:
         method = get_method(self.method_name, **self.params)
         stats = RunStats()
         ids: list[str] = []
+        where: list[tuple[str, int | None]] = []
         usable: list[np.ndarray] = []
         bar = progress_bar(self.progress)
         t = time.perf_counter()
@@ -274,7 +248,7 @@ class Deduplicator:
         # READ_AHEAD batches ahead.
         with ThreadPoolExecutor(max_workers=1) as worker:
             pending: deque[Future] = deque()
-            for batch_ids, batch_texts in self._batches(docs, stats):
+            for batch_ids, batch_texts in self._batches(docs, stats, where):
                 if len(pending) > READ_AHEAD:
                     usable.append(pending.popleft().result())
                 pending.append(worker.submit(method.add_prepared, method.prepare(batch_texts)))
@@ -294,7 +268,7 @@ class Deduplicator:
         t = stats.timed("verify", t)
         good = np.concatenate(usable) if usable else np.zeros(0, bool)
         for i in np.flatnonzero(~good):
-            stats.reject(Rejection("<text>", None, "no words", ids[i]), self.strict)
+            stats.reject(Rejection(*where[i], "no words", ids[i]), self.strict)
         groups = clusters_from_pairs(len(ids), a, b)
         stats.timed("cluster", t)
         stats.kept = int(good.sum())

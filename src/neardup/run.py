@@ -1,33 +1,43 @@
 """File-level jobs: inputs on disk in, result files out (what ``neardup dedup`` runs).
 
 :func:`dedup_files` reads the inputs, runs a :class:`~neardup.pipeline.Deduplicator`,
-and writes ``pairs``, ``clusters`` and ``summary.json`` into an output folder; with
-``unique`` it reads the inputs a second time and writes every kept record, unchanged,
-except the non-representative members of each cluster.
+and writes ``pairs``, ``clusters`` and ``summary.json`` into an output folder, all at
+once or not at all (:class:`~neardup.io.writers.OutputFolder`); with ``unique`` it reads
+the inputs a second time and writes every record, unchanged, except the
+non-representative members of each cluster (and, with ``keep_rejected=False``, the
+records that were rejected).
 """
 
 from __future__ import annotations
 
 import time
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, Sequence
 
 from .io.readers import Record, read_inputs
-from .io.writers import format_for, write_json, write_rows
+from .io.writers import OutputFolder, atomic_file, format_for, write_json, write_rows
 from .pipeline import DedupResult, Deduplicator
 
 
-def write_unique(result: DedupResult, inputs: Sequence[str], path: Path, prefer_html: bool = False) -> int:
-    """Write the input records minus the dropped duplicates; returns how many were written."""
-    dropped = result.dropped_ids()
-    kept_ids = set(result.ids)
+def write_unique(result: DedupResult, inputs: Sequence[str], path: Path, prefer_html: bool = False,
+                 keep_rejected: bool = True, fmt: str = "jsonl") -> int:
+    """Write the input records minus the dropped duplicates; returns how many were written.
+
+    ``keep_rejected``: records that were read but rejected (no text after extraction, no
+    words, undecodable, a repeated id) are written too -- they were not found to be
+    duplicates of anything; without it only the documents that were compared are written.
+    Input that is not a record at all (invalid JSON, an unreadable file) cannot be written back.
+    """
+    dropped = result.dropped_ids(keep_rejected)
+    compared = set(result.ids)
     written: set[str] = set()
 
     def rows():
         for item in read_inputs(inputs, prefer_html):
-            if not isinstance(item, Record) or item.id not in kept_ids:
+            if not isinstance(item, Record) or item.id in dropped:
                 continue
-            if item.id in dropped or item.id in written:
+            if item.id in written or not (keep_rejected or item.id in compared):
                 continue
             written.add(item.id)
             if item.fields:
@@ -36,7 +46,7 @@ def write_unique(result: DedupResult, inputs: Sequence[str], path: Path, prefer_
                 body = {"text": item.text} if item.text is not None else {"html": item.html}
                 yield {"id": item.id, **body}
 
-    return write_rows(path, rows(), format_for(path))
+    return write_rows(path, rows(), fmt)
 
 
 def dedup_files(
@@ -45,32 +55,38 @@ def dedup_files(
     unique: str | Path | None = None,
     fmt: str = "jsonl",
     prefer_html: bool = False,
+    keep_rejected: bool = True,
     **options: Any,
 ) -> tuple[DedupResult, dict[str, Any]]:
     """Run near-duplicate detection over files, write the result files into ``outdir``.
 
-    Returns the result and the summary written to ``summary.json``.
+    Returns the result and the summary written to ``summary.json``.  Raises
+    :class:`~neardup.errors.InputError` (writing nothing) when no record could be used.
     """
     start = time.perf_counter()
-    out = Path(outdir)
-    out.mkdir(parents=True, exist_ok=True)
-    result = Deduplicator(**options).run(read_inputs(inputs, prefer_html))
-    ext = "jsonl" if fmt == "jsonl" else "parquet"
-    write_rows(
-        out / f"pairs.{ext}",
-        ({"a": p.a, "b": p.b, "score": round(p.score, 6)} for p in result.pairs),
-        fmt,
-    )
-    write_rows(
-        out / f"clusters.{ext}",
-        ({"cluster": c.cluster, "ids": c.ids, "representative": c.representative} for c in result.clusters),
-        fmt,
-    )
-    summary = result.summary()
-    summary["inputs"] = [str(p) for p in inputs]
-    if unique is not None:
-        summary["unique_written"] = write_unique(result, inputs, Path(unique), prefer_html)
-        summary["unique_file"] = str(unique)
-    summary["seconds"]["total"] = round(time.perf_counter() - start, 3)
-    write_json(out / "summary.json", summary)
+    with OutputFolder(outdir) as out, ExitStack() as later:
+        # --unique is checked before the run and renamed into place right after the folder
+        unique_tmp = None if unique is None else later.enter_context(atomic_file(unique))
+        result = Deduplicator(**options).run(read_inputs(inputs, prefer_html))
+        result.stats.require_usable()
+        ext = "jsonl" if fmt == "jsonl" else "parquet"
+        write_rows(
+            out.path(f"pairs.{ext}"),
+            ({"a": p.a, "b": p.b, "score": round(p.score, 6)} for p in result.pairs),
+            fmt,
+        )
+        write_rows(
+            out.path(f"clusters.{ext}"),
+            ({"cluster": c.cluster, "ids": c.ids, "representative": c.representative} for c in result.clusters),
+            fmt,
+        )
+        extra: dict[str, Any] = {}
+        if unique is not None and unique_tmp is not None:
+            extra["unique_written"] = write_unique(result, inputs, unique_tmp, prefer_html, keep_rejected,
+                                                   format_for(Path(unique)))
+            extra["unique_file"] = str(unique)
+            extra["unique_keeps_rejected"] = keep_rejected
+        summary = result.summary(inputs, time.perf_counter() - start, **extra)
+        write_json(out.path("summary.json"), summary)
+        out.commit()
     return result, summary

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from .detector import DEFAULT_ETL, METHODS
 from .words import DEFAULT_PREFIX
+from ..errors import UserError
 
 _STOPWORD_LISTS = ("english", "none")
 
@@ -22,7 +23,7 @@ def stopword_option(value: str) -> list[str] | None:
         return None
     path = Path(value)
     if not path.is_file():
-        raise ValueError(f"--stopwords: expected english, none or a file, got {value!r}")
+        raise UserError(f"--stopwords: expected english, none or a file, got {value!r}")
     return [w for w in path.read_text(encoding="utf-8").split() if w]
 
 
@@ -31,7 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     from ..cli import add_job_options
 
     p = subparsers.add_parser("contain", help="find which documents contain which (CoDet and baselines)")
-    add_job_options(p, "containments.jsonl")
+    add_job_options(p, "containments")
     p.add_argument("--method", choices=METHODS, default="codet", help="CoDet or one of the paper's baselines (codet)")
     g = p.add_argument_group("words (every method)")
     g.add_argument("--word-prefix", type=int, default=DEFAULT_PREFIX,
@@ -62,7 +63,7 @@ def run_command(args: argparse.Namespace) -> int:
         method=args.method, etl=args.etl, depth=args.depth, suffixes=args.suffixes, sort_words=args.sort_words,
         word_prefix=args.word_prefix, stopwords=stopword_option(args.stopwords), stats=args.stats,
         window=args.window, extract=args.extract, strict=args.strict, batch_docs=args.batch_docs,
-        trace_every=args.trace, progress=not args.quiet and sys.stderr.isatty(),
+        trace_every=args.trace, progress=not args.quiet and sys.stderr.isatty(), fmt=args.format,
     )
     if not args.quiet:
         print_summary(summary, args.output, "containments", summary["containments"])
@@ -70,17 +71,14 @@ def run_command(args: argparse.Namespace) -> int:
 
 
 def print_summary(s: dict, outdir: str, what: str, count: int) -> None:
-    """A few lines about a run on stderr (shared by ``contain`` and ``partial``)."""
-    d = s["documents"]
-    lines = [f"documents  read {d['read']:,}   kept {d['kept']:,}   rejected {d['rejected']:,}"]
-    lines += [f"           rejected: {reason}: {n:,}" for reason, n in d["rejected_by_reason"].items()]
-    lines.append(f"{what:<10} {count:,}")
+    """The run report on stderr (:func:`neardup.job.print_report`) with what was found and its evaluation."""
+    from ..job import print_report
+
+    lines = [f"{what:<10} {count:,}"]
     if "evaluation" in s:
         lines.append("evaluation " + ", ".join(f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}"
                                                for k, v in _flat(s["evaluation"]).items()))
-    lines += [f"time       {s['seconds']['total']:.2f} s", f"output     {outdir}/"]
-    lines += [f"  rejected {m}" for m in s["rejections"][:5]]
-    print("\n".join(lines), file=sys.stderr)
+    print_report(s, f"{outdir}/", lines)
 
 
 def _flat(d: dict, prefix: str = "") -> dict:

@@ -29,13 +29,14 @@ import resource
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
 
 from ..extract import DEFAULT_EXTRACTOR
 from ..features.spots import ENGLISH_STOPWORDS
 from ..io.readers import Record, Rejection
+from ..job import run_report
 from ..pipeline import Progress, RunStats, documents, progress_bar
 from ..sentences import SentenceBatch
 from ..sentences.tokens import gram_sets
@@ -45,6 +46,7 @@ from .codet import containments
 from .tree import COUNT_WINDOW, NO_WINDOW, TIME_WINDOW, CorpusTree
 from .words import (DEFAULT_PREFIX, document_word_sets, idf_weights, load_word_stats, sentence_words,
                     sort_by_weight, stopword_hashes)
+from ..errors import UserError
 
 METHODS = ("codet",) + baselines.BASELINES
 #: Default equivalency threshold level (tuned on a simulated corpus of another seed; see the report).
@@ -60,11 +62,11 @@ def parse_window(spec: str | int | None) -> tuple[int, float]:
     if isinstance(spec, int) or str(spec).strip().isdigit():
         n = int(spec)
         if n < 1:
-            raise ValueError(f"window must be at least 1 document, got {n}")
+            raise UserError(f"window must be at least 1 document, got {n}")
         return COUNT_WINDOW, float(n)
     m = _DURATION.match(str(spec))
     if not m:
-        raise ValueError(f"window must be a number of documents or a duration like 30m, 48h, 7d; got {spec!r}")
+        raise UserError(f"window must be a number of documents or a duration like 30m, 48h, 7d; got {spec!r}")
     return TIME_WINDOW, float(m.group(1)) * _UNITS[m.group(2)]
 
 
@@ -80,7 +82,7 @@ def record_time(record: Record) -> float | None:
             return datetime.fromisoformat(value.strip().replace("Z", "+00:00")).timestamp()
         except ValueError:
             pass
-    raise ValueError(f"time {value!r} is neither ISO 8601 nor a number")
+    raise UserError(f"time {value!r} is neither ISO 8601 nor a number")
 
 
 @dataclass(frozen=True)
@@ -155,11 +157,11 @@ class ContainmentDetector:
         trace_every: int = 0,
     ) -> None:
         if method not in METHODS:
-            raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+            raise UserError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
         if not etl > 0:
-            raise ValueError(f"ETL must be positive, got {etl}")
+            raise UserError(f"ETL must be positive, got {etl}")
         if depth < 1 or suffixes < 1 or batch_docs < 1:
-            raise ValueError("depth, suffixes and batch size must be at least 1")
+            raise UserError("depth, suffixes and batch size must be at least 1")
         self.method, self.etl, self.depth, self.suffixes = method, etl, depth, suffixes
         self.sort_words, self.word_prefix = sort_words, word_prefix
         self.stopwords = stopword_hashes(stopwords)
@@ -337,16 +339,11 @@ class ContainmentDetector:
             return np.abs(times[x] - times[y]) <= self.window_size
         return np.ones(x.shape[0], dtype=bool)
 
-    def summary(self) -> dict[str, Any]:
-        s = self.run_stats
+    def results(self) -> dict[str, Any]:
+        """What the last run found, in numbers (the job-specific part of its report)."""
         out: dict[str, Any] = {
-            "documents": {"read": s.read, "kept": s.kept, "rejected": sum(s.reasons.values()),
-                          "rejected_by_reason": dict(sorted(s.reasons.items()))},
             "containments": self.counts.get("containments", 0),
             "late_documents": self.counts.get("late", 0),
-            "seconds": {k: round(v, 3) for k, v in s.seconds.items()},
-            "parameters": self.params(),
-            "rejections": s.rejections,
         }
         if self.tree is not None:
             out["tree"] = {"nodes": len(self.tree), "live_postings": self.tree.live_postings,
@@ -355,6 +352,10 @@ class ContainmentDetector:
         if self.trace:
             out["memory_trace"] = self.trace
         return out
+
+    def summary(self, inputs: Sequence[Any] = (), total: float | None = None, **extra: Any) -> dict[str, Any]:
+        """The report of the last run (:func:`neardup.job.run_report`), with ``extra`` results."""
+        return run_report(self.run_stats, inputs, self.params(), total, **self.results(), **extra)
 
 
 def _select_words(words: np.ndarray, word_off: np.ndarray, sent_keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

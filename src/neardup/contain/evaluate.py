@@ -29,6 +29,7 @@ import orjson
 
 from ..evaluate.measures import prf
 from .truth import Truth
+from ..errors import UserError
 
 
 def _labels(truth: Truth, container: list[str], contained: list[str], ids: list[str] | None):
@@ -100,7 +101,7 @@ def read_containments(path: str | Path) -> list[tuple[str, str, float]]:
                 r = orjson.loads(line)
                 out.append((str(r["container"]), str(r["contained"]), float(r["score"])))
             except (orjson.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
-                raise ValueError(f"{path}:{number}: not a containment record ({exc})") from None
+                raise UserError(f"{path}:{number}: not a containment record ({exc})") from None
     return out
 
 

@@ -43,6 +43,7 @@ import numpy as np
 from numba import njit
 
 from ..hashing import xxh64_lanes
+from ..errors import UserError
 
 #: Window kinds: none (keep everything), a number of documents, a duration in seconds.
 NO_WINDOW, COUNT_WINDOW, TIME_WINDOW = 0, 1, 2
@@ -317,7 +318,7 @@ class CorpusTree:
 
     def __init__(self, depth: int = 5, suffixes: int = 1, window_kind: int = NO_WINDOW, window: float = 0) -> None:
         if depth < 1 or suffixes < 1:
-            raise ValueError("depth and suffixes must be at least 1")
+            raise UserError("depth and suffixes must be at least 1")
         self.depth, self.suffixes = depth, suffixes
         self.window_kind, self.window = window_kind, float(window)
         self.keys = np.zeros(1024, np.uint64)

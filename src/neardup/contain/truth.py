@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import orjson
+from ..errors import UserError
 
 
 @dataclass
@@ -48,7 +49,7 @@ class Truth:
                     truth.partials.append({"a": str(rec["a"]), "b": str(rec["b"]),
                                            "a_chars": tuple(rec["a_chars"]), "b_chars": tuple(rec["b_chars"])})
             except (orjson.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
-                raise ValueError(f"{path}:{number}: not a truth record ({exc})") from None
+                raise UserError(f"{path}:{number}: not a truth record ({exc})") from None
         return truth
 
     def parts(self) -> set[str]:

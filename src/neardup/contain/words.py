@@ -35,6 +35,8 @@ from ..hashing import xxh64_bytes
 from ..stats.df import DocumentFrequencies
 from ..text.normalize import char_classes
 from ..text.tokenize import scan_tokens, encode_batch
+from ..errors import UserError
+from ..io.writers import atomic_file
 
 #: The paper's cut: first five letters.
 DEFAULT_PREFIX = 5
@@ -115,7 +117,7 @@ def stopword_hashes(words: Iterable[str] | None = ENGLISH_STOPWORDS) -> np.ndarr
 def sentence_words(sentences: list[str], prefix: int, stopwords: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """CSR ``(hashes, offsets)``: each sentence's words in text order, stopwords dropped, cut."""
     if prefix < 0:
-        raise ValueError(f"word prefix must be 0 (whole words) or more, got {prefix}")
+        raise UserError(f"word prefix must be 0 (whole words) or more, got {prefix}")
     buf, offsets = encode_batch(sentences)
     stop = np.unique(np.asarray(stopwords, dtype=np.uint64))
     hashes, keep, counts = _words(buf, offsets, char_classes(), prefix, stop, np.uint64(0))
@@ -138,16 +140,18 @@ def idf_weights(df: DocumentFrequencies, hashes: np.ndarray) -> np.ndarray:
 def save_word_stats(df: DocumentFrequencies, path: str | Path, prefix: int) -> None:
     """Write document frequencies of cut words, with the cut, to an ``.npz`` file."""
     df.compact()
-    np.savez_compressed(path, n_docs=np.int64(df.n_docs), keys=df.keys, counts=df.counts, word_prefix=np.int64(prefix))
+    with atomic_file(path) as tmp, open(tmp, "wb") as fh:  # a file handle: savez adds .npz to bare names
+        np.savez_compressed(fh, n_docs=np.int64(df.n_docs), keys=df.keys, counts=df.counts,
+                            word_prefix=np.int64(prefix))
 
 
 def load_word_stats(path: str | Path, prefix: int) -> DocumentFrequencies:
     """Read word statistics for words cut to ``prefix`` letters; refuse a file made otherwise."""
     df = DocumentFrequencies.load(path)
-    with np.load(path) as data:
+    with np.load(path) as data:  # readable: DocumentFrequencies.load checked it
         made = int(data["word_prefix"]) if "word_prefix" in data.files else 0
     if made != prefix:
         how = "whole words" if made == 0 else f"words cut to {made} letters"
-        raise ValueError(f"{path}: statistics of {how}, but words are cut to {prefix} letters here "
+        raise UserError(f"{path}: statistics of {how}, but words are cut to {prefix} letters here "
                          f"(use --word-prefix {made}, or save new statistics with --save-stats)")
     return df

@@ -19,6 +19,10 @@ from pathlib import Path
 
 import orjson
 
+from ..io.readers import Rejection
+from ..job import RunStats
+from ..errors import UserError
+
 __all__ = [
     "ReutersStats",
     "iter_reuters",
@@ -199,21 +203,29 @@ def iter_bbc(path: str | Path) -> Iterator[dict]:
 # --------------------------------------------------------------------------- JSONL
 
 
-def iter_jsonl_texts(path: str | Path) -> Iterator[dict]:
+def iter_jsonl_texts(path: str | Path, rejected: RunStats | None = None) -> Iterator[dict]:
     """Yield records of a JSONL file that have a non-empty string ``text``.
 
     ``id`` defaults to ``"<file stem>-<line number>"`` and ``title`` to ``""``; all other
-    fields are passed through unchanged.  Blank lines and records without text are
-    skipped.
+    fields are passed through unchanged.  Blank lines are skipped; lines that are not
+    such a record are counted in ``rejected`` (file:line and why) and skipped.
     """
     path = Path(path)
+    rejected = rejected if rejected is not None else RunStats()
     with path.open("rb") as fh:
         for lineno, line in enumerate(fh, 1):
             if not line.strip():
                 continue
-            rec = orjson.loads(line)
-            if not isinstance(rec, dict) or not isinstance(rec.get("text"), str) or not rec["text"].strip():
+            rejected.read += 1
+            try:
+                rec = orjson.loads(line.removeprefix(b"\xef\xbb\xbf") if lineno == 1 else line)
+            except orjson.JSONDecodeError as exc:
+                rejected.reject(Rejection(str(path), lineno, "invalid JSON", str(exc).split(":")[0]))
                 continue
+            if not isinstance(rec, dict) or not isinstance(rec.get("text"), str) or not rec["text"].strip():
+                rejected.reject(Rejection(str(path), lineno, "no text", "needs a non-empty string 'text'"))
+                continue
+            rejected.kept += 1
             rec["id"] = str(rec["id"]) if rec.get("id") is not None else f"{path.stem}-{lineno}"
             rec["title"] = str(rec.get("title") or "")
             yield rec
@@ -232,7 +244,7 @@ def shipped_articles() -> Iterator[dict]:
             yield orjson.loads(line)
 
 
-def load_texts(spec: str | Path) -> Iterator[dict]:
+def load_texts(spec: str | Path, rejected: RunStats | None = None) -> Iterator[dict]:
     """Pick a loader from what ``spec`` is and return its iterator.
 
     - a folder holding ``reut2-*.sgm`` (or one such file) -> :func:`iter_reuters`
@@ -249,5 +261,5 @@ def load_texts(spec: str | Path) -> Iterator[dict]:
         if p.name.startswith("reut2-") and p.suffix == ".sgm":
             return iter_reuters(p)
         if p.suffix == ".jsonl":
-            return iter_jsonl_texts(p)
-    raise ValueError(f"don't know how to read article texts from {spec!r}")
+            return iter_jsonl_texts(p, rejected)
+    raise UserError(f"don't know how to read article texts from {spec!r}")

@@ -33,6 +33,7 @@ from ..methods import get_method
 from ..methods.base import Method
 from ..pipeline import RunStats, documents
 from .measures import evaluate_scores
+from ..errors import UserError
 
 #: Above this many documents, scoring every pair is refused (it grows quadratically).
 MAX_ALL_PAIRS_DOCS = 8000
@@ -129,7 +130,7 @@ def _read_labeled_pairs(path: str | Path, index: dict[str, int]) -> tuple[np.nda
             a.append(index[str(rec["a"])])
             b.append(index[str(rec["b"])])
         except KeyError as exc:
-            raise ValueError(f"{path}:{number}: pair names unknown document {exc}") from None
+            raise UserError(f"{path}:{number}: pair names unknown document {exc}") from None
         y.append(bool(rec["label"]))
     lo, hi = np.minimum(a, b), np.maximum(a, b)
     return lo.astype(np.int64), hi.astype(np.int64), np.array(y, dtype=bool)
@@ -149,7 +150,7 @@ def scored_pairs(data: LabeledSet, m: Method) -> tuple[np.ndarray, np.ndarray, n
         i, j, y = data.pairs
     else:
         if len(data) > MAX_ALL_PAIRS_DOCS:
-            raise ValueError(
+            raise UserError(
                 f"{data.name}: {len(data):,} documents are too many to score every pair "
                 f"(limit {MAX_ALL_PAIRS_DOCS:,}); give labeled pairs with --pairs"
             )
@@ -343,7 +344,7 @@ def learning_curve(
     Returns one row per size: mean and spread over the splits.
     """
     if not get_method(method, **params).learns:
-        raise ValueError(f"method {method} does not learn: a learning curve needs one that does (andd)")
+        raise UserError(f"method {method} does not learn: a learning curve needs one that does (andd)")
     rows = []
     masks = half_splits(data.cluster, splits, split_seed)
     for n in sizes:

@@ -11,13 +11,14 @@ from pathlib import Path
 import numpy as np
 
 from .measures import threshold_sweep
+from ..errors import UserError
 
 
 def _pyplot():
     try:
         import matplotlib
     except ImportError:
-        raise ValueError("--plot needs matplotlib: pip install 'neardup[plot]'") from None
+        raise UserError("--plot needs matplotlib: pip install 'neardup[plot]'") from None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

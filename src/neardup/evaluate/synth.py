@@ -53,6 +53,7 @@ from pathlib import Path
 
 import numpy as np
 import orjson
+from ..errors import UserError
 
 __all__ = ["SynthConfig", "Syndicator", "simulate", "write_corpus", "prepare_stories", "sentence_spans"]
 
@@ -368,7 +369,7 @@ class Syndicator:
         self.py = random.Random(self.seed)  # for made-up words
         self.stories = prepare_stories(articles, cfg.min_source_words, cfg.max_digit_share)
         if not self.stories:
-            raise ValueError("no usable source articles (check min_source_words)")
+            raise UserError("no usable source articles (check min_source_words)")
         self.titles = [s.title for s in self.stories]
         self.words = _Words(self.py)
         self.sites = [_make_site(i, self.py, self.words, self.titles) for i in range(cfg.n_sites)]

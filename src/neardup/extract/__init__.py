@@ -17,6 +17,7 @@ from typing import Callable
 
 from .extractor import Extracted, extract, heuristic_text, model_text
 from .visible import visible_text
+from ..errors import UserError
 
 Extractor = Callable[[str], str]
 
@@ -34,7 +35,7 @@ def get_extractor(name: str) -> Extractor:
     try:
         return EXTRACTORS[name]
     except KeyError:
-        raise ValueError(f"unknown extractor {name!r}; choose from {', '.join(EXTRACTORS)}") from None
+        raise UserError(f"unknown extractor {name!r}; choose from {', '.join(EXTRACTORS)}") from None
 
 
 __all__ = ["DEFAULT_EXTRACTOR", "EXTRACTORS", "Extracted", "Extractor", "extract", "get_extractor"]

@@ -17,10 +17,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from contextlib import ExitStack
 from typing import Callable, Sequence, TextIO
 
 from .extractor import Extracted, extract, extract_heuristic
 from .visible import visible_text
+from ..errors import UserError
 
 EXTRACTOR_CHOICES = ("model", "heuristic", "none")
 
@@ -68,28 +70,39 @@ def extractor(name: str, model_path: str | None = None) -> Callable[[str], Extra
         return extract_heuristic
     if name == "none":
         return lambda html: Extracted("", visible_text(html))
-    raise ValueError(f"unknown extractor {name!r}; choose from {', '.join(EXTRACTOR_CHOICES)}")
+    raise UserError(f"unknown extractor {name!r}; choose from {', '.join(EXTRACTOR_CHOICES)}")
 
 
 def _extract(argv: Sequence[str]) -> int:
-    from ..io.readers import InputError, Record, read_inputs
+    """Extract every record; ``--jsonl`` is written whole or not at all.  A page the
+    extractor fails on is skipped and named, as is any input that is not a record."""
+    from ..io.readers import Record, Rejection, read_inputs
+    from ..io.writers import atomic_file
+    from ..job import RunStats
 
     args = _extract_parser().parse_args(argv)
     fn = extractor(args.extractor, args.model)
-    out: TextIO = open(args.jsonl, "w", encoding="utf-8") if args.jsonl else sys.stdout
-    try:
+    stats = RunStats()
+    with ExitStack() as stack:
+        out: TextIO = (stack.enter_context(open(stack.enter_context(atomic_file(args.jsonl)), "w", encoding="utf-8"))
+                       if args.jsonl else sys.stdout)
         for item in read_inputs(args.inputs):
-            if not isinstance(item, Record):
-                if args.strict:
-                    raise InputError(item.message())
-                print(f"neardup extract: skipped {item.message()}", file=sys.stderr)
-                continue
-            got = fn(item.html) if item.html is not None else Extracted("", item.text or "")
-            row = {"id": item.id, "source": item.source, "title": got.title, "text": got.text}
-            out.write(json.dumps(row, ensure_ascii=False) + "\n")
-    finally:
-        if out is not sys.stdout:
-            out.close()
+            stats.read += 1
+            if isinstance(item, Record):
+                try:
+                    got = fn(item.html) if item.html is not None else Extracted("", item.text or "")
+                except Exception as exc:  # one page, whatever went wrong in a parser, is one rejection
+                    item = Rejection(item.source, item.line, "extraction failed", f"{type(exc).__name__}: {exc}"[:200])
+                else:
+                    stats.kept += 1
+                    row = {"id": item.id, "source": item.source, "title": got.title, "text": got.text}
+                    out.write(json.dumps(row, ensure_ascii=False) + "\n")
+                    continue
+            stats.reject(item, args.strict)
+            print(f"neardup extract: skipped {item.message()}", file=sys.stderr)
+        stats.require_usable()
+    if stats.reasons:
+        print("\n".join(stats.rejection_report("neardup extract")), file=sys.stderr)
     return 0
 
 
@@ -146,16 +159,12 @@ def _eval(argv: Sequence[str]) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m neardup.extract.cli ...``: the ``extract`` command on its own."""
-    from ..io.readers import InputError
+    from ..job import run_command
 
     parser = argparse.ArgumentParser(prog="neardup")
     register(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(["extract", *(sys.argv[1:] if argv is None else argv)])
-    try:
-        return args.func(args)
-    except (InputError, ValueError) as exc:
-        print(f"neardup: error: {exc}", file=sys.stderr)
-        return 2
+    return run_command(args.func, args)
 
 
 if __name__ == "__main__":

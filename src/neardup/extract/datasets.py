@@ -31,6 +31,7 @@ import numpy as np
 
 from ..io.readers import decode_html
 from .blocks import Page, clean, parse, split, titles
+from ..errors import UserError
 
 CONTENT_CLASSES = frozenset({1, 2})
 """Annotation classes that are content: headline and full text."""
@@ -241,7 +242,7 @@ def load(*paths: str | Path) -> list[LabeledPage]:
     pages: list[LabeledPage] = []
     for path in map(Path, paths):
         if not path.is_dir():
-            raise ValueError(f"no such data folder: {path}")
+            raise UserError(f"no such data folder: {path}")
         found = False
         for folder in sorted([path, *(p for p in path.rglob("*") if p.is_dir())]):
             if (folder / "annotated").is_dir() and (folder / "original").is_dir():
@@ -251,7 +252,7 @@ def load(*paths: str | Path) -> list[LabeledPage]:
                 pages.extend(_gold_pages(folder, path.name))
                 found = True
         if not found:
-            raise ValueError(f"{path}: no annotated/+original/ or html/+gold/ folders found")
+            raise UserError(f"{path}: no annotated/+original/ or html/+gold/ folders found")
     for page in pages:
         if page.annotated is not None:
             blocks, labels, page.gold = annotated_page(page.annotated)

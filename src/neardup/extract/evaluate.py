@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass
 from typing import Callable, Sequence
 
 import numpy as np
+from ..errors import UserError
 
 SHINGLE = 4
 _TOKEN = re.compile(r"\w+")
@@ -210,7 +211,7 @@ def neardup_runs(pages, examples, names: Sequence[str], folds: np.ndarray, seed:
         elif name == "model":
             runs[name] = run_model(model or load_default(), htmls, examples, range(len(htmls)))
         else:
-            raise ValueError(f"unknown extractor {name!r}; choose from {', '.join(EXTRACTOR_NAMES)}")
+            raise UserError(f"unknown extractor {name!r}; choose from {', '.join(EXTRACTOR_NAMES)}")
     return runs
 
 

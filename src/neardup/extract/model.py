@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from importlib import resources
 from importlib.resources.abc import Traversable
@@ -23,6 +24,8 @@ from numba import njit
 
 from .blocks import Page
 from .features import FEATURE_SETS, FEATURES_VERSION, FEATURIZERS, LAYOUTS, BlockStats
+from ..errors import UserError
+from ..io.writers import atomic_file
 
 KINDS = ("crf", "logreg")
 DEFAULT_MODEL = "extract-model-v1.npz"
@@ -72,9 +75,9 @@ class BlockModel:
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
-            raise ValueError(f"unknown model kind {self.kind!r}; choose from {', '.join(KINDS)}")
+            raise UserError(f"unknown model kind {self.kind!r}; choose from {', '.join(KINDS)}")
         if self.features not in FEATURE_SETS:
-            raise ValueError(f"unknown feature set {self.features!r}")
+            raise UserError(f"unknown feature set {self.features!r}")
         # Only score differences matter for two labels: one weight per column.
         self._margin = np.zeros(LAYOUTS[self.features].size, dtype=np.float64)
         self._margin[self.cols] = self.weights[:, 1] - self.weights[:, 0]
@@ -100,7 +103,7 @@ class BlockModel:
                   "meta": np.array(json.dumps(meta, sort_keys=True))}
         if self.transitions is not None:
             arrays["transitions"] = self.transitions.astype(np.float32)
-        with open(path, "wb") as fh:
+        with atomic_file(path) as tmp, open(tmp, "wb") as fh:
             np.savez_compressed(fh, **arrays)
 
     @classmethod
@@ -110,10 +113,10 @@ class BlockModel:
             with np.load(path, allow_pickle=False) as data:
                 meta = json.loads(str(data["meta"]))
                 arrays = {k: data[k] for k in ("cols", "weights", "transitions") if k in data}
-        except (OSError, KeyError, ValueError, zipfile.BadZipFile) as exc:
-            raise ValueError(f"{path}: not a neardup extraction model ({exc})") from None
+        except (OSError, EOFError, KeyError, ValueError, zipfile.BadZipFile, zlib.error) as exc:
+            raise UserError(f"{path}: not a neardup extraction model ({exc})") from None
         if meta.get("features_version") != FEATURES_VERSION:
-            raise ValueError(
+            raise UserError(
                 f"{path}: model made for block features v{meta.get('features_version')}, "
                 f"this neardup computes v{FEATURES_VERSION}; retrain it"
             )

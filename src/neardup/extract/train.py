@@ -35,6 +35,7 @@ from .features import (
     block_stats,
 )
 from .model import BlockModel
+from ..errors import UserError
 
 CRF_PARAMS = {"c1": 0.1, "c2": 1.0, "max_iterations": 150}
 LOGREG_PARAMS = {"C": 1.0, "max_iter": 1000}
@@ -127,7 +128,7 @@ TRAINERS = {"crf": train_crf, "logreg": train_logreg}
 def fit(examples: Sequence[Example], kind: str = "crf", seed: int = 0, **params: float) -> BlockModel:
     """Train a ``kind`` model (``crf`` or ``logreg``) on ``examples``."""
     if kind not in TRAINERS:
-        raise ValueError(f"unknown model kind {kind!r}; choose from {', '.join(TRAINERS)}")
+        raise UserError(f"unknown model kind {kind!r}; choose from {', '.join(TRAINERS)}")
     return TRAINERS[kind](examples, seed=seed, **params)
 
 

@@ -35,11 +35,9 @@ class HashedSets:
 
     def subset(self, keep: np.ndarray) -> "HashedSets":
         """The same documents with only the features where the boolean ``keep`` is true."""
-        counts = np.add.reduceat(keep, self.offsets[:-1]) if len(self) else np.zeros(0, np.int64)
-        counts = np.where(self.sizes() > 0, counts, 0)
-        offsets = np.zeros_like(self.offsets)
-        np.cumsum(counts, out=offsets[1:])
-        return HashedSets(self.hashes[keep], offsets)
+        kept_before = np.zeros(keep.shape[0] + 1, dtype=np.int64)  # features kept before each position
+        np.cumsum(keep, out=kept_before[1:])
+        return HashedSets(self.hashes[keep], kept_before[self.offsets])
 
     @staticmethod
     def concat(parts: list["HashedSets"]) -> "HashedSets":

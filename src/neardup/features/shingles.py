@@ -23,6 +23,7 @@ from ..hashing import xxh64_lanes
 from ..text.normalize import char_classes
 from ..text.tokenize import doc_tokens, encode_batch
 from .sets import HashedSets, sort_unique_segments
+from ..errors import UserError
 
 
 @njit(cache=True)
@@ -55,7 +56,7 @@ def _batch_shingles(buf, offsets, table, k, seed):
 def check_shingle_size(k: int) -> None:
     """Reject shingle sizes below one."""
     if k < 1:
-        raise ValueError(f"shingle size must be at least 1, got {k}")
+        raise UserError(f"shingle size must be at least 1, got {k}")
 
 
 def word_shingles(texts: Sequence[str], k: int, seed: int = 0) -> tuple[HashedSets, np.ndarray]:

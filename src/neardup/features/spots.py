@@ -51,6 +51,7 @@ from ..hashing import hash_str, xxh64_lanes
 from ..text.normalize import char_classes
 from ..text.tokenize import encode_batch, token_hashes, tokenize
 from .sets import HashedSets, sort_unique_segments
+from ..errors import UserError
 
 #: The antecedents of the paper's best GoldSet run (Alonso et al. 2013, section 4.8).
 DEFAULT_ANTECEDENTS = ("is", "the", "said", "was")
@@ -80,7 +81,7 @@ def word_hashes(words: Iterable[str]) -> np.ndarray:
     for word in words:
         toks = tokenize(word)
         if len(toks) != 1:
-            raise ValueError(f"{word!r} is not one word for the tokenizer (it gives {toks})")
+            raise UserError(f"{word!r} is not one word for the tokenizer (it gives {toks})")
         out.append(hash_str(toks[0]))
     return np.unique(np.array(out, dtype=np.uint64))
 
@@ -129,9 +130,9 @@ def spot_strings(
 def check_spot_params(distance: int, chain: int) -> None:
     """Reject a spot distance or chain length below one."""
     if distance < 1:
-        raise ValueError(f"spot distance must be at least 1, got {distance}")
+        raise UserError(f"spot distance must be at least 1, got {distance}")
     if chain < 1:
-        raise ValueError(f"chain length must be at least 1, got {chain}")
+        raise UserError(f"chain length must be at least 1, got {chain}")
 
 
 @njit(inline="always", cache=True)

@@ -31,6 +31,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..hashing import xxh64_lanes
+from ..errors import UserError
 
 
 @dataclass(frozen=True)
@@ -85,7 +86,7 @@ def choose_banding(
     Otherwise any ``bands * rows <= num_perm`` is allowed, as in datasketch.
     """
     if not 0.0 < threshold <= 1.0:
-        raise ValueError(f"threshold must be in (0, 1], got {threshold}")
+        raise UserError(f"threshold must be in (0, 1], got {threshold}")
     options = [
         (b, r)
         for b in range(max(1, min_shared), num_perm + 1)

@@ -30,6 +30,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..hashing import xxh64_lanes
+from ..errors import UserError
 
 #: Above this many tables the search for the number of blocks stops.
 MAX_TABLES = 20000
@@ -147,7 +148,7 @@ def choose_blocks(bits: int, k: int, n: int) -> int:
 def check_bits(bits: int) -> None:
     """Reject fingerprint lengths that are not a positive multiple of 64."""
     if bits < 64 or bits % 64:
-        raise ValueError(f"fingerprint bits must be a positive multiple of 64, got {bits}")
+        raise UserError(f"fingerprint bits must be a positive multiple of 64, got {bits}")
 
 
 def hamming_pairs(
@@ -170,7 +171,7 @@ def hamming_pairs(
         return a.astype(np.int64), b.astype(np.int64)
     blocks = choose_blocks(bits, k, n) if blocks is None else blocks
     if not k < blocks <= bits:
-        raise ValueError(f"blocks must be more than k = {k} and at most {bits}, got {blocks}")
+        raise UserError(f"blocks must be more than k = {k} and at most {bits}, got {blocks}")
     masks = block_masks(bits, blocks)
     found_a, found_b = [], []
     for table in combinations(range(blocks), blocks - k):

@@ -38,6 +38,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..features.sets import HashedSets, sorted_overlap
+from ..errors import UserError
 
 MEASURES = ("jaccard", "containment")
 _JACCARD, _CONTAINMENT = 0, 1
@@ -70,7 +71,7 @@ def set_similarity(sets: HashedSets, a: np.ndarray, b: np.ndarray, measure: str 
 
 def _measure_code(measure: str) -> int:
     if measure not in MEASURES:
-        raise ValueError(f"measure must be one of {', '.join(MEASURES)}, got {measure!r}")
+        raise UserError(f"measure must be one of {', '.join(MEASURES)}, got {measure!r}")
     return MEASURES.index(measure)
 
 

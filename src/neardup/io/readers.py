@@ -3,26 +3,40 @@
 Every input becomes a stream of :class:`Record` (a document) and :class:`Rejection`
 (something that could not become one, with the file, the line or row, and the reason).
 Nothing is dropped silently: the caller counts both, and ``--strict`` turns the first
-rejection into an error.  Records keep all their original fields, so ``--unique`` can
-write them back unchanged.
+rejection into an error.  Faults are contained per file: a file that cannot be read,
+decompressed or decoded (a truncated gzip, a damaged Parquet page, an unreadable folder)
+is a rejection naming it (and the line or row reached), and the run goes on; special
+files (FIFOs, devices) are skipped and counted, never opened.  Records keep all their
+original fields, so ``--unique`` can write them back unchanged.
 """
 
 from __future__ import annotations
 
 import gzip
 import os
-import re
+import stat
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 import orjson
 
+from ..errors import InputError
+from .decode import decode, decode_html, decode_page, mostly_replacement, wide_unicode
+
+__all__ = ["InputError", "Record", "Rejection", "decode_html", "mostly_replacement", "read_input", "read_inputs"]
+
 TEXT_SUFFIXES = (".txt",)
 HTML_SUFFIXES = (".htm", ".html")
 JSONL_SUFFIXES = (".jsonl", ".ndjson", ".json")
 PARQUET_SUFFIXES = (".parquet", ".pq")
-_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
+
+#: Largest document file read (after decompression); larger ones are rejected, not read into memory.
+MAX_DOCUMENT_BYTES = 64 << 20
+
+#: What reading, decompressing or decoding one damaged file can raise.
+FILE_FAULTS = (OSError, EOFError, zlib.error, UnicodeError)
 
 
 @dataclass
@@ -35,6 +49,7 @@ class Record:
     source: str
     line: int | None
     fields: dict[str, Any] = field(default_factory=dict)
+    encoding: str | None = None  # the encoding detected or declared, when the bytes were not UTF-8
 
 
 @dataclass
@@ -51,48 +66,44 @@ class Rejection:
         return f"{where}: {self.reason}" + (f" ({self.detail})" if self.detail else "")
 
 
-class InputError(Exception):
-    """Raised for a rejection in strict mode, or an input that cannot be opened at all."""
-
-
 def _strip_gz(path: Path) -> str:
     name = path.name.lower()
     return name[:-3] if name.endswith(".gz") else name
 
 
 def _read_bytes(path: Path) -> bytes:
-    data = path.read_bytes()
-    return gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data
+    """The bytes of one document file, decompressed; ``ValueError`` beyond :data:`MAX_DOCUMENT_BYTES`."""
+    with open(path, "rb") as fh:
+        gzipped = fh.read(2) == b"\x1f\x8b"
+        fh.seek(0)
+        with (gzip.GzipFile(fileobj=fh) if gzipped else fh) as raw:
+            data = raw.read(MAX_DOCUMENT_BYTES + 1)
+    if len(data) > MAX_DOCUMENT_BYTES:
+        raise ValueError(f"larger than {MAX_DOCUMENT_BYTES >> 20} MiB")
+    return data
+
+
+def _special_file(path: Path) -> str | None:
+    """What ``path`` is when it is not a regular file (a FIFO, a device, a socket), else None."""
+    mode = path.stat().st_mode
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    for test, what in ((stat.S_ISFIFO, "FIFO"), (stat.S_ISCHR, "character device"),
+                       (stat.S_ISBLK, "block device"), (stat.S_ISSOCK, "socket")):
+        if test(mode):
+            return what
+    return "special file"
 
 
 def _open_text_lines(path: Path) -> Iterator[tuple[int, bytes]]:
+    """Numbered lines of a (gzipped) text file; a UTF-8 byte-order mark at the start is dropped."""
     with open(path, "rb") as probe:
         gzipped = probe.read(2) == b"\x1f\x8b"
     with (gzip.open(path, "rb") if gzipped else open(path, "rb")) as fh:
         for number, line in enumerate(fh, start=1):
+            if number == 1 and line.startswith(b"\xef\xbb\xbf"):
+                line = line[3:]
             yield number, line
-
-
-def decode_html(data: bytes) -> str:
-    """Decode page bytes: valid UTF-8 first, else the declared charset, else windows-1252.
-
-    Bytes that decode as UTF-8 are almost never meant as anything else, while declared
-    charsets are often stale (pages re-encoded to UTF-8 keep their old ``<meta charset>``);
-    windows-1252 is HTML5's default for undeclared legacy pages.
-    """
-    if data.startswith(b"\xef\xbb\xbf"):
-        return data[3:].decode("utf-8", errors="replace")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        pass
-    declared = _META_CHARSET.search(data[:4096])
-    if declared:
-        try:
-            return data.decode(declared.group(1).decode("ascii"), errors="replace")
-        except LookupError:
-            pass
-    return data.decode("cp1252", errors="replace")
 
 
 def record_from_mapping(obj: Any, source: str, line: int, prefer_html: bool = False) -> Record | Rejection:
@@ -122,8 +133,17 @@ def read_jsonl(path: Path, prefer_html: bool = False) -> Iterator[Record | Rejec
     """Records of a JSONL file (one JSON object per line, blank lines ignored)."""
     source = str(path)
     seen_any = False
-    for number, raw in _open_text_lines(path):
-        if raw.isspace():  # blank line (a line read from a file is never empty)
+    number = 0
+    lines = _open_text_lines(path)
+    while True:
+        try:
+            number, raw = next(lines)
+        except StopIteration:
+            break
+        except FILE_FAULTS as exc:  # truncated or corrupt gzip, a read error: the rest of the file is lost
+            yield Rejection(source, number + 1, "unreadable file", _fault(exc))
+            return
+        if not raw or raw.isspace():  # blank line (or a byte-order mark alone)
             continue
         seen_any = True
         try:
@@ -156,7 +176,15 @@ def read_parquet(path: Path, prefer_html: bool = False) -> Iterator[Record | Rej
         yield Rejection(source, None, "unreadable Parquet", str(exc))
         return
     row = 0
-    for batch in pf.iter_batches(batch_size=4096):
+    batches = pf.iter_batches(batch_size=4096)
+    while True:
+        try:
+            batch = next(batches)
+        except StopIteration:
+            break
+        except Exception as exc:  # a damaged page or column chunk: pyarrow raises several types
+            yield Rejection(source, row + 1, "unreadable Parquet", _fault(exc))
+            return
         for obj in batch.to_pylist():
             row += 1
             yield record_from_mapping(obj, source, row, prefer_html)
@@ -168,28 +196,42 @@ def read_document_file(path: Path, rid: str) -> Record | Rejection:
     """One ``.txt`` / ``.htm`` / ``.html`` file (optionally ``.gz``) as one document."""
     source = str(path)
     try:
+        special = _special_file(path)
+        if special:
+            return Rejection(source, None, "special file", f"a {special}, not read")
         data = _read_bytes(path)
-    except (OSError, EOFError, gzip.BadGzipFile) as exc:
-        return Rejection(source, None, "unreadable file", str(exc))
-    if b"\x00" in data[:8192]:
-        return Rejection(source, None, "binary file")
+    except FILE_FAULTS + (ValueError,) as exc:
+        return Rejection(source, None, "unreadable file", _fault(exc))
     is_html = _strip_gz(path).endswith(HTML_SUFFIXES)
-    if is_html:
-        body = decode_html(data)
+    if b"\x00" in data[:8192] and not data.startswith((b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")):
+        encoding = wide_unicode(data)
+        if encoding is None:
+            return Rejection(source, None, "binary file")
+        body = data.decode(encoding, errors="replace")
     else:
-        try:
-            body = data.decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            return Rejection(source, None, "undecodable bytes", f"not UTF-8 at byte {exc.start}")
+        body, encoding = decode_page(data) if is_html else decode(data)
     if not body or body.isspace():
         return Rejection(source, None, "empty text")
-    return Record(rid, None if is_html else body, body if is_html else None, source, None, {})
+    if mostly_replacement(body):
+        return Rejection(source, None, "undecodable", f"mostly U+FFFD after decoding as {encoding or 'utf-8'}")
+    return Record(rid, None if is_html else body, body if is_html else None, source, None, {}, encoding)
+
+
+def _fault(exc: BaseException) -> str:
+    """What went wrong reading a file, in a few words (the type when the message is empty)."""
+    text = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def read_directory(root: Path) -> Iterator[Record | Rejection]:
     """Every text/HTML file below ``root`` in sorted order; id = path relative to ``root``."""
     found = False
-    for dirpath, dirnames, filenames in os.walk(root):
+    unreadable: list[OSError] = []
+    for dirpath, dirnames, filenames in os.walk(root, onerror=unreadable.append):
+        while unreadable:  # a folder that vanished or cannot be listed: named and counted
+            exc = unreadable.pop()
+            found = True
+            yield Rejection(str(exc.filename or dirpath), None, "unreadable folder", _fault(exc))
         dirnames.sort()
         for name in sorted(filenames):
             path = Path(dirpath) / name
@@ -198,6 +240,9 @@ def read_directory(root: Path) -> Iterator[Record | Rejection]:
                 yield Rejection(str(path), None, "unsupported file type")
                 continue
             yield read_document_file(path, path.relative_to(root).as_posix())
+    for exc in unreadable:  # the last folder's error comes after the walk
+        found = True
+        yield Rejection(str(exc.filename), None, "unreadable folder", _fault(exc))
     if not found:
         yield Rejection(str(root), None, "empty input", "no files")
 
@@ -214,6 +259,9 @@ def read_input(path: str | os.PathLike[str], prefer_html: bool = False) -> Itera
         return
     if not p.exists():
         raise InputError(f"{p}: no such file or directory")
+    special = _special_file(p)
+    if special:
+        raise InputError(f"{p}: a {special}, not a file neardup reads")
     name = _strip_gz(p)
     if name.endswith(JSONL_SUFFIXES):
         yield from read_jsonl(p, prefer_html)

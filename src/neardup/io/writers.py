@@ -1,21 +1,46 @@
-"""Writers for result tables and record streams: JSONL (orjson) or Parquet (pyarrow).
+"""Writers: result tables and record streams as JSONL (orjson) or Parquet (pyarrow), written atomically.
 
 Output is deterministic: rows are written in the order given, keys in a fixed order,
 so the same input and seed give byte-identical files.
+
+Output is all-or-nothing.  A job's files are written into a temporary folder beside
+the output folder (:class:`OutputFolder`) and moved into place in one step at the end;
+a single file (``--unique``, a statistics file, a model) is written under a temporary
+name and renamed (:func:`atomic_file`).  A run that fails, is interrupted or is killed
+leaves the previous outputs as they were (or nothing); one that succeeds replaces
+them as a whole, so files of an older run (say ``pairs.parquet`` beside a new
+``pairs.jsonl``) never linger.
 """
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import os
+import shutil
+from glob import escape as glob_escape
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 import orjson
 
+from ..errors import UserError
+
 FORMATS = ("jsonl", "parquet")
+
+#: Temporary files and folders of runs in progress, removed on an interrupt (see ``neardup.job``).
+PENDING: set[Path] = set()
+
+_TMP_TAG = ".neardup-tmp-"
+_RENAME_EXCHANGE = 2  # renameat2 flag: swap two paths atomically (Linux >= 3.15)
+_AT_FDCWD = -100
 
 
 def write_rows(path: Path, rows: Iterable[dict[str, Any]], fmt: str = "jsonl") -> int:
-    """Write ``rows`` to ``path`` as JSONL or Parquet; returns the number written."""
+    """Write ``rows`` to ``path`` as JSONL or Parquet; returns the number written.
+
+    Nested values (lists of spans, of sentence pairs) are kept as nested Parquet columns.
+    """
     if fmt == "jsonl":
         n = 0
         with open(path, "wb") as fh:
@@ -33,7 +58,7 @@ def write_rows(path: Path, rows: Iterable[dict[str, Any]], fmt: str = "jsonl") -
         table = pa.table({c: [row.get(c) for row in rows] for c in columns})
         pq.write_table(table, path)
         return table.num_rows
-    raise ValueError(f"unknown format {fmt!r}; choose from {', '.join(FORMATS)}")
+    raise UserError(f"unknown format {fmt!r}; choose from {', '.join(FORMATS)}")
 
 
 def write_json(path: Path, obj: Any) -> None:
@@ -44,3 +69,147 @@ def write_json(path: Path, obj: Any) -> None:
 def format_for(path: Path) -> str:
     """``parquet`` for a ``.parquet``/``.pq`` file name, else ``jsonl``."""
     return "parquet" if path.suffix.lower() in (".parquet", ".pq") else "jsonl"
+
+
+def _fsync(path: Path) -> None:
+    """Flush ``path`` (a file or a folder) to disk, so a rename never publishes unwritten data."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _tmp_name(path: Path) -> Path:
+    return path.with_name(f".{path.name}{_TMP_TAG}{os.getpid()}")
+
+
+def _writable_parent(path: Path) -> Path:
+    parent = path.parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"cannot create folder {parent} for {path}: {exc.strerror}") from None
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise UserError(f"cannot write {path}: folder {parent} is not writable")
+    return parent
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+
+
+def remove_pending() -> None:
+    """Delete the temporary files and folders of runs in progress (on an interrupt)."""
+    for path in list(PENDING):
+        _remove(path)
+        PENDING.discard(path)
+
+
+@contextlib.contextmanager
+def atomic_file(path: str | os.PathLike[str]) -> Iterator[Path]:
+    """A temporary path to write ``path``'s content to; renamed onto ``path`` when the block ends well.
+
+    On an error the temporary file is removed and ``path`` is left as it was.
+    """
+    final = Path(path)
+    if final.is_dir():
+        raise UserError(f"cannot write {final}: it is a folder")
+    _writable_parent(final)
+    tmp = _tmp_name(final)
+    PENDING.add(tmp)
+    try:
+        yield tmp
+        _fsync(tmp)
+        os.replace(tmp, final)
+    finally:
+        PENDING.discard(tmp)
+        _remove(tmp)
+
+
+def _remove_stale(final: Path) -> None:
+    """Delete temporary outputs of ``final`` left by killed runs (their process is gone)."""
+    prefix = f".{final.name}{_TMP_TAG}"
+    for leftover in final.parent.glob(glob_escape(prefix) + "*"):
+        pid = leftover.name[len(prefix):]
+        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+            _remove(leftover)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two paths in one step (Linux ``renameat2(RENAME_EXCHANGE)``); False where unsupported."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    renameat2 = getattr(libc, "renameat2", None)
+    if renameat2 is None:
+        return False
+    done = renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE)
+    return done == 0
+
+
+class OutputFolder:
+    """The files of one run, written into a temporary folder and moved into ``outdir`` at :meth:`commit`.
+
+    An existing ``outdir`` is replaced as a whole; one that holds files but no
+    ``summary.json`` (so not a neardup output) is refused rather than deleted.
+    Used as a context manager: leaving the block without :meth:`commit` (an error)
+    removes the temporary folder.
+    """
+
+    def __init__(self, outdir: str | os.PathLike[str]) -> None:
+        self.final = Path(outdir)
+        if self.final.exists() and not self.final.is_dir():
+            raise UserError(f"output folder {self.final} is a file")
+        if self.final.is_dir() and any(self.final.iterdir()) and not (self.final / "summary.json").is_file():
+            raise UserError(f"output folder {self.final} holds files that are not a neardup output "
+                            "(no summary.json); choose a new or empty folder")
+        _writable_parent(self.final)
+        _remove_stale(self.final)
+        self.tmp = _tmp_name(self.final)
+        _remove(self.tmp)
+        self.tmp.mkdir()
+        PENDING.add(self.tmp)
+
+    def path(self, name: str) -> Path:
+        """Where to write the output file ``name`` during the run."""
+        return self.tmp / name
+
+    def commit(self) -> None:
+        """Move the written files into ``outdir`` in one step (the previous output is removed)."""
+        for child in self.tmp.iterdir():
+            _fsync(child)
+        _fsync(self.tmp)
+        if not self.final.exists():
+            os.rename(self.tmp, self.final)
+        elif not _exchange(self.tmp, self.final):
+            # no atomic swap on this system: a kill between the two renames leaves the old
+            # output under the temporary name and no outdir ("nothing", never a mix)
+            old = self.final.with_name(self.final.name + _TMP_TAG + "old")
+            _remove(old)
+            os.rename(self.final, old)
+            os.rename(self.tmp, self.final)
+            self.tmp = old
+        _fsync(self.final.parent)
+        PENDING.discard(self.tmp)
+        _remove(self.tmp)  # after an exchange: the previous output
+
+    def __enter__(self) -> "OutputFolder":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        PENDING.discard(self.tmp)
+        if self.tmp != self.final and self.tmp.exists():
+            _remove(self.tmp)

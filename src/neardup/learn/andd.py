@@ -49,6 +49,8 @@ from ..features.sets import HashedSets, next_shared, sort_unique_segments
 from ..hashing import xxh64_bytes, xxh64_lanes
 from ..text.normalize import TABLE_SIZE, char_classes
 from ..text.tokenize import code_point, encode_batch, scan_tokens, token_hashes
+from ..errors import UserError
+from ..io.writers import atomic_file
 
 FEATURES = (
     "bias", "tf", "idf", "tfidf", "loc", "len", "inhead", "caps", "df_avg", "df_med", "qf",
@@ -185,7 +187,7 @@ class GramStats:
 def featurize(texts: Sequence[str], k: int = 1) -> GramStats:
     """The distinct k-grams of ``texts`` with their per-document statistics."""
     if k < 1:
-        raise ValueError(f"k must be at least 1, got {k}")
+        raise UserError(f"k must be at least 1, got {k}")
     buf, offsets = encode_batch(texts)
     cbuf, coffsets = encode_batch(texts, fold_case=False)
     h, ln, head, cap, tok, sizes, ntok = _batch_grams(
@@ -251,7 +253,7 @@ class QueryFrequencies:
                         raise ValueError("no tab")
                     counts.append(float(count))
                 except ValueError:
-                    raise ValueError(f"{path}:{number}: expected 'text<TAB>count'") from None
+                    raise UserError(f"{path}:{number}: expected 'text<TAB>count'") from None
                 texts.append(text)
         return cls(texts, counts, str(path))
 
@@ -366,7 +368,8 @@ class ANDDModel:
         if self.form == "exp":
             doc["center"] = [float(x) for x in self.center]
             doc["scale"] = [float(x) for x in self.scale]
-        Path(path).write_text(json.dumps(doc, indent=2) + "\n")
+        with atomic_file(path) as tmp:
+            tmp.write_text(json.dumps(doc, indent=2) + "\n")
 
     @classmethod
     def load(cls, path: str | Path) -> "ANDDModel":
@@ -397,7 +400,7 @@ class ANDDModel:
                     raise ValueError("center and scale must give one value per feature, scales > 0")
             return cls(weights, int(doc["k"]), similarity, doc.get("info", {}), form, center, scale)
         except (OSError, KeyError, TypeError, ValueError) as exc:
-            raise ValueError(f"{path}: not a neardup ANDD model ({exc})") from None
+            raise UserError(f"{path}: not a neardup ANDD model ({exc})") from None
 
     @classmethod
     def fixed(cls, name: str, k: int = 1, similarity: str = "cosine") -> "ANDDModel":

@@ -48,6 +48,7 @@ from .andd import (
     FEATURES, FORM_OF, SIMILARITIES, ANDDModel, GramStats, QueryFrequencies, feature_matrix, featurize, fixed_weights,
     standardize, weigh,
 )
+from ..errors import UserError
 
 #: Training objectives (the key) and the weight form each learns.
 OBJECTIVES = tuple(FORM_OF)
@@ -328,9 +329,9 @@ def build_problem(
 
     ``x``: the entries' features, when not :func:`feature_matrix` (to try others)."""
     if similarity not in SIMILARITIES:
-        raise ValueError(f"similarity must be one of {', '.join(SIMILARITIES)}, got {similarity!r}")
+        raise UserError(f"similarity must be one of {', '.join(SIMILARITIES)}, got {similarity!r}")
     if objective not in OBJECTIVES:
-        raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
+        raise UserError(f"objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
     cluster = np.asarray(cluster)
     n = len(stats.sets)
     x, center, scale = (feature_matrix(stats, qf) if x is None else x), None, None
@@ -341,14 +342,14 @@ def build_problem(
     if objective == "preference":
         pa, pb, na, nb = sample_pair_pairs(cluster, n_pairs, seed)
         if not pa.shape[0]:
-            raise ValueError("training needs at least one near-duplicate and one non-duplicate pair")
+            raise UserError("training needs at least one near-duplicate and one non-duplicate pair")
         a, b, inverse = _unique_pairs(n, np.r_[pa, na], np.r_[pb, nb])
         prob = pairs_problem(stats, x, a, b, objective, similarity, pos=inverse[: pa.shape[0]],
                              neg=inverse[pa.shape[0]:], **settings)
         return prob, center, scale
     a, b, labels, weight = f1_pairs(cluster, n_pairs, seed)
     if not labels.any() or labels.all():
-        raise ValueError("training needs at least one near-duplicate and one non-duplicate pair")
+        raise UserError("training needs at least one near-duplicate and one non-duplicate pair")
     prob = pairs_problem(stats, x, a, b, objective, similarity, labels=labels, pair_weight=weight, **settings)
     return prob, center, scale
 

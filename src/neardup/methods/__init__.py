@@ -17,6 +17,7 @@ from .minhash import MinHashMethod
 from .simhash import SimHashMethod
 from .spotsigs import SpotSigsMethod
 from .wsample import WeightedSamplingMethod
+from ..errors import UserError
 
 REGISTRY: dict[str, type[Method]] = {cls.name: cls for cls in (MinHashMethod, ANDDMethod, SpotSigsMethod, SimHashMethod, FullFingerprintMethod, IMatchMethod, WeightedSamplingMethod)}
 
@@ -26,7 +27,7 @@ def get_method_class(name: str) -> type[Method]:
     try:
         return REGISTRY[name]
     except KeyError:
-        raise ValueError(f"unknown method {name!r}; choose from {', '.join(sorted(REGISTRY))}") from None
+        raise UserError(f"unknown method {name!r}; choose from {', '.join(sorted(REGISTRY))}") from None
 
 
 def get_method(name: str, **params: Any) -> Method:

@@ -57,6 +57,7 @@ from ..sketch.compare import pair_equal_share
 from ..sketch.icws import ICWSampler, weighted_jaccard
 from ..sketch.simhash import SimHasher
 from .base import Method
+from ..errors import UserError
 
 #: The shipped default models by (k, similarity), trained on the GoldSet dev half
 #: (``data/README.md`` says how).
@@ -96,14 +97,14 @@ def load_model(model: str, k: int, similarity: str) -> ANDDModel:
     if model == "default":
         if (k, similarity) not in SHIPPED_MODELS:
             shipped = ", ".join(f"k = {sk} and {ss}" for sk, ss in SHIPPED_MODELS)
-            raise ValueError(
+            raise UserError(
                 f"the shipped ANDD models are for {shipped}; for k = {k} and {similarity} use --model binary "
                 "or train one (neardup train)"
             )
         return ANDDModel.load(resources.files("neardup").joinpath(SHIPPED_MODELS[k, similarity]))
     loaded = ANDDModel.load(model)
     if (loaded.k, loaded.similarity) != (k, similarity):
-        raise ValueError(
+        raise UserError(
             f"model {model} was trained for k = {loaded.k} and {loaded.similarity}, not k = {k} and {similarity}"
         )
     return loaded

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Sequence, get_args, get_type_hints
 
 import numpy as np
+from ..errors import UserError
 
 
 class Method(ABC):
@@ -40,7 +41,7 @@ class Method(ABC):
     def __init__(self, threshold: float | None, seed: int) -> None:
         """``threshold`` None: the method sets it once it can, before it scores (andd: from its model)."""
         if threshold is not None and not 0.0 <= threshold <= 1.0:
-            raise ValueError(f"threshold must be between 0 and 1, got {threshold}")
+            raise UserError(f"threshold must be between 0 and 1, got {threshold}")
         self.threshold = threshold
         self.seed = seed
         self.n_docs_ = 0
@@ -50,7 +51,7 @@ class Method(ABC):
         for name, value in values.items():
             allowed = self.param_choices[name]
             if value not in allowed:
-                raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
+                raise UserError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
 
     def __len__(self) -> int:
         """Number of documents added."""

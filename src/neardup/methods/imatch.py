@@ -53,6 +53,7 @@ from ..index import banding as lsh
 from ..stats.build import check_stats_path
 from ..stats.df import DocumentFrequencies
 from .base import Method
+from ..errors import UserError
 
 SELECTIONS = ("lexicon", "codet")
 IDF_SCALES = ("nidf", "percentile", "idf")
@@ -134,19 +135,19 @@ class IMatchMethod(Method):
         seed: int = 1,
     ) -> None:
         if lexicons < 1:
-            raise ValueError(f"lexicons must be at least 1, got {lexicons}")
+            raise UserError(f"lexicons must be at least 1, got {lexicons}")
         if not 1 <= min_matches <= lexicons:
-            raise ValueError(f"min_matches must be between 1 and lexicons ({lexicons}), got {min_matches}")
+            raise UserError(f"min_matches must be between 1 and lexicons ({lexicons}), got {min_matches}")
         super().__init__(min_matches / lexicons if threshold is None else threshold, seed)
         self.check_choices(selection=selection, idf_scale=idf_scale)
         if idf_min > idf_max:
-            raise ValueError(f"idf_min ({idf_min}) exceeds idf_max ({idf_max})")
+            raise UserError(f"idf_min ({idf_min}) exceeds idf_max ({idf_max})")
         if idf_scale != "idf" and not 0.0 <= idf_min <= idf_max <= 1.0:
-            raise ValueError(f"{idf_scale} bounds must be within [0, 1], got {idf_min}, {idf_max}")
+            raise UserError(f"{idf_scale} bounds must be within [0, 1], got {idf_min}, {idf_max}")
         if not 0.0 <= lexicon_drop < 1.0:
-            raise ValueError(f"lexicon_drop must be in [0, 1), got {lexicon_drop}")
+            raise UserError(f"lexicon_drop must be in [0, 1), got {lexicon_drop}")
         if min_terms < 1 or skip_top < 0 or top_terms < 1:
-            raise ValueError("min_terms and top_terms must be at least 1, skip_top at least 0")
+            raise UserError("min_terms and top_terms must be at least 1, skip_top at least 0")
         check_stats_path(stats)
         self.stats = stats
         self.selection = selection

@@ -31,6 +31,7 @@ from ..sketch.compare import pair_equal_share
 from ..sketch.minhash import MinHasher
 from ..text.tokenize import encode_batch
 from .base import Method
+from ..errors import UserError
 
 class MinHashMethod(Method):
     """Word k-shingles, MinHash signatures, banded candidates, estimated-Jaccard verify."""
@@ -69,13 +70,13 @@ class MinHashMethod(Method):
         super().__init__(threshold, seed)
         self.check_choices(candidates=candidates)
         if shingle_size < 1:
-            raise ValueError(f"shingle_size must be at least 1, got {shingle_size}")
+            raise UserError(f"shingle_size must be at least 1, got {shingle_size}")
         if max_df is not None and max_df < 1:
-            raise ValueError(f"max_df must be at least 1, got {max_df}")
+            raise UserError(f"max_df must be at least 1, got {max_df}")
         if (bands is None) != (rows is None):
-            raise ValueError("give both bands and rows, or neither")
+            raise UserError("give both bands and rows, or neither")
         if bands is not None and rows is not None and bands * rows > num_perm:
-            raise ValueError(f"bands x rows = {bands * rows} exceeds num_perm = {num_perm}")
+            raise UserError(f"bands x rows = {bands * rows} exceeds num_perm = {num_perm}")
         self.shingle_size = shingle_size
         self.num_perm = num_perm
         self.candidates = candidates

@@ -35,6 +35,7 @@ from ..index.hamming import check_bits, hamming_pairs
 from ..sketch.simhash import SimHasher, max_distance, similarity
 from ..stats.df import DocumentFrequencies
 from .base import Method
+from ..errors import UserError
 
 WEIGHTINGS = ("idf", "tfidf", "uniform")
 
@@ -70,7 +71,7 @@ class SimHashMethod(Method):
         check_shingle_size(shingle_size)
         self.check_choices(weighting=weighting)
         if blocks is not None and not 1 <= blocks <= bits:
-            raise ValueError(f"blocks must be between 1 and bits = {bits}, got {blocks}")
+            raise UserError(f"blocks must be between 1 and bits = {bits}, got {blocks}")
         self.bits = bits
         self.shingle_size = shingle_size
         self.weighting = weighting

@@ -51,12 +51,13 @@ from ..features.spots import (
 )
 from ..index.inverted import InvertedIndex
 from .base import Method
+from ..errors import UserError
 
 
 def _words(spec: str, what: str) -> list[str]:
     words = [w.strip() for w in spec.split(",") if w.strip()]
     if not words:
-        raise ValueError(f"{what}: give comma-separated words, got {spec!r}")
+        raise UserError(f"{what}: give comma-separated words, got {spec!r}")
     return words
 
 
@@ -97,9 +98,9 @@ class SpotSigsMethod(Method):
             try:
                 self._top = int(spec[4:])
             except ValueError:
-                raise ValueError(f"antecedents: top:N needs a whole number, got {antecedents!r}") from None
+                raise UserError(f"antecedents: top:N needs a whole number, got {antecedents!r}") from None
             if self._top < 1:
-                raise ValueError(f"antecedents: top:N needs N >= 1, got {antecedents!r}")
+                raise UserError(f"antecedents: top:N needs N >= 1, got {antecedents!r}")
             self._ante = np.zeros(0, np.uint64)
         else:
             self._top = 0

@@ -68,6 +68,7 @@ from ..sketch.compare import pair_equal_share
 from ..sketch.icws import ICWSampler, weighted_jaccard
 from ..stats.build import COMMON_DF, CollectionStats, DocFeatures, check_stats_path, doc_features, load_stats
 from .base import Method
+from ..errors import UserError
 
 
 #: f of Table 4, applied to the document frequency of a phrase's first word (df >= 1).
@@ -162,15 +163,15 @@ class WeightedSamplingMethod(Method):
         super().__init__(threshold, seed)
         self.check_choices(weight=weight, phrase_idf=phrase_idf)
         if phrase_size < 1:
-            raise ValueError(f"phrase_size must be at least 1, got {phrase_size}")
+            raise UserError(f"phrase_size must be at least 1, got {phrase_size}")
         if rare is not None and not 0.0 <= rare <= 100.0:
-            raise ValueError(f"rare must be a percentage between 0 and 100, got {rare}")
+            raise UserError(f"rare must be a percentage between 0 and 100, got {rare}")
         if common_df < 0:
-            raise ValueError(f"common_df must be at least 0, got {common_df}")
+            raise UserError(f"common_df must be at least 0, got {common_df}")
         if supershingles is not None and not 1 <= supershingles <= num_samples:
-            raise ValueError(f"supershingles must be between 1 and num_samples, got {supershingles}")
+            raise UserError(f"supershingles must be between 1 and num_samples, got {supershingles}")
         if min_shared is not None and min_shared < 1:
-            raise ValueError(f"min_shared must be at least 1, got {min_shared}")
+            raise UserError(f"min_shared must be at least 1, got {min_shared}")
         check_stats_path(stats)
         self.phrase_size = phrase_size
         self.num_samples = num_samples
@@ -196,7 +197,7 @@ class WeightedSamplingMethod(Method):
         if self._stats is None:
             self._stats = load_stats(self.stats)
             if self._stats.phrase_size != self.phrase_size:
-                raise ValueError(
+                raise UserError(
                     f"{self.stats} counts {self._stats.phrase_size}-word phrases, "
                     f"this method uses {self.phrase_size}"
                 )

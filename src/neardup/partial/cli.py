@@ -14,7 +14,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     from ..cli import add_job_options
 
     p = subparsers.add_parser("partial", help="find copied runs of sentences between documents, located (PDC)")
-    add_job_options(p, "partials.jsonl")
+    add_job_options(p, "partials")
     g = p.add_argument_group("sentence duplicates")
     g.add_argument("--signature", choices=SIGNATURES, default="shingles", help="sentence signatures (shingles)")
     g.add_argument("--shingle-size", type=int, default=4, help="words per shingle (4)")
@@ -38,7 +38,7 @@ def run_command(args: argparse.Namespace) -> int:
         args.inputs, args.output, prefer_html=args.html, truth=args.truth,
         signature=args.signature, shingle_size=args.shingle_size, tau=args.tau, gamma=args.gamma, gap=args.gap,
         idf_min=args.idf_min, idf_max=args.idf_max, antecedents=args.antecedents, stats=args.stats,
-        extract=args.extract, strict=args.strict, progress=not args.quiet and sys.stderr.isatty(),
+        extract=args.extract, strict=args.strict, progress=not args.quiet and sys.stderr.isatty(), fmt=args.format,
     )
     if not args.quiet:
         print_summary(summary, args.output, "pairs", summary.get("pairs", 0))

@@ -15,18 +15,20 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
 
 from ..extract import DEFAULT_EXTRACTOR
 from ..features.sets import HashedSets
+from ..job import run_report
 from ..pipeline import Progress, RunStats, documents, progress_bar
 from ..sentences import SentenceBatch
 from ..sentences.tokens import distinct, sentence_tokens
 from ..stats.df import DocumentFrequencies
 from .signatures import SIGNATURES, imatch_signatures, shingle_signatures, spot_signatures
 from .stages import Sentences, index, jaccard_threshold_ok, sentence_duplicates, sequence_matching
+from ..errors import UserError
 
 
 @dataclass(frozen=True)
@@ -83,12 +85,12 @@ class PartialDetector:
         batch_docs: int = 1000,
     ) -> None:
         if signature not in SIGNATURES:
-            raise ValueError(f"signature must be one of {', '.join(SIGNATURES)}, got {signature!r}")
+            raise UserError(f"signature must be one of {', '.join(SIGNATURES)}, got {signature!r}")
         jaccard_threshold_ok(tau)
         if shingle_size < 1 or gamma < 1 or gap < 0 or antecedents < 1 or batch_docs < 1:
-            raise ValueError("shingle size, gamma, antecedents and batch size must be at least 1, gap at least 0")
+            raise UserError("shingle size, gamma, antecedents and batch size must be at least 1, gap at least 0")
         if not 0 <= idf_min <= idf_max:
-            raise ValueError(f"need 0 <= idf_min <= idf_max, got {idf_min}, {idf_max}")
+            raise UserError(f"need 0 <= idf_min <= idf_max, got {idf_min}, {idf_max}")
         self.signature, self.shingle_size, self.tau = signature, shingle_size, tau
         self.gamma, self.gap = gamma, gap
         self.idf_min, self.idf_max, self.antecedents = idf_min, idf_max, antecedents
@@ -213,16 +215,10 @@ class PartialDetector:
         found = list(self.stream(docs))
         return PartialResult(found, self.summary())
 
-    def summary(self) -> dict[str, Any]:
-        s = self.run_stats
-        return {
-            "documents": {"read": s.read, "kept": s.kept, "rejected": sum(s.reasons.values()),
-                          "rejected_by_reason": dict(sorted(s.reasons.items()))},
-            **{k: v for k, v in self.counts.items() if k != "documents"},
-            "seconds": {k: round(v, 3) for k, v in s.seconds.items()},
-            "parameters": self.params(),
-            "rejections": s.rejections,
-        }
+    def summary(self, inputs: Sequence[Any] = (), total: float | None = None, **extra: Any) -> dict[str, Any]:
+        """The report of the last run (:func:`neardup.job.run_report`), with ``extra`` results."""
+        results = {k: v for k, v in self.counts.items() if k != "documents"}
+        return run_report(self.run_stats, inputs, self.params(), total, **results, **extra)
 
 
 def _concat(parts: list[np.ndarray], dtype: type) -> np.ndarray:

@@ -35,6 +35,7 @@ import orjson
 from ..extract import DEFAULT_EXTRACTOR
 from ..contain.truth import Truth
 from ..evaluate.measures import prf
+from ..errors import UserError
 
 
 def _inside(starts: np.ndarray, ends: np.ndarray, lo: int, hi: int) -> set[int]:
@@ -120,9 +121,9 @@ def read_partials(path: str | Path) -> list[dict[str, Any]]:
             try:
                 r = orjson.loads(line)
             except orjson.JSONDecodeError as exc:
-                raise ValueError(f"{path}:{number}: invalid JSON ({exc})") from None
+                raise UserError(f"{path}:{number}: invalid JSON ({exc})") from None
             if not isinstance(r, dict) or not {"a", "b", "spans"} <= r.keys():
-                raise ValueError(f"{path}:{number}: not a partial-duplicate record (needs a, b, spans)")
+                raise UserError(f"{path}:{number}: not a partial-duplicate record (needs a, b, spans)")
             out.append(r)
     return out
 
@@ -144,5 +145,5 @@ def evaluate_partial_files(partials: str | Path, truth: str | Path, inputs: list
                  for rec, text in documents(read_inputs(inputs, prefer_html), extract, RunStats()) if rec.id in need}
     missing = need - sentences.keys()
     if missing:
-        raise ValueError(f"{len(missing)} documents of the truth are not in the inputs, e.g. {sorted(missing)[0]}")
+        raise UserError(f"{len(missing)} documents of the truth are not in the inputs, e.g. {sorted(missing)[0]}")
     return evaluate_partials(read_partials(partials), gold, sentences, gamma)

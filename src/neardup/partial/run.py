@@ -1,7 +1,9 @@
-"""File jobs of ``neardup partial``: inputs on disk in, ``partials.jsonl`` and ``summary.json`` out.
+"""File jobs of ``neardup partial``: inputs on disk in, ``partials`` and ``summary.json`` out.
 
-With ``truth`` (a simulator's ``truth.jsonl``) the run is also evaluated (span and
-document-pair P/R/F1) and the measures go into the summary.
+Written through the shared output layer (:class:`~neardup.io.writers.OutputFolder`:
+all files or none; JSONL or Parquet, spans as nested columns).  With ``truth`` (a
+simulator's ``truth.jsonl``) the run is also evaluated (span and document-pair P/R/F1)
+and the measures go into the summary.
 """
 
 from __future__ import annotations
@@ -9,13 +11,11 @@ from __future__ import annotations
 import time
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, Sequence
-
-import orjson
+from typing import Any, Iterator, Sequence
 
 from ..contain.truth import Truth
 from ..io.readers import read_inputs
-from ..io.writers import write_json
+from ..io.writers import OutputFolder, write_json, write_rows
 from .detector import PartialDetector
 from .evaluate import evaluate_partials
 
@@ -25,29 +25,33 @@ def partial_files(
     outdir: str | Path,
     prefer_html: bool = False,
     truth: str | Path | None = None,
+    fmt: str = "jsonl",
     **options: Any,
 ) -> dict[str, Any]:
-    """Run partial-duplicate detection over files; write ``partials.jsonl`` and ``summary.json``.
+    """Run partial-duplicate detection over files; write ``partials.<fmt>`` and ``summary.json``.
 
-    ``options`` are :class:`PartialDetector` parameters.  Returns the summary.
+    ``options`` are :class:`PartialDetector` parameters.  Returns the summary; raises
+    :class:`~neardup.errors.InputError` (writing nothing) when no record could be used.
     """
     start = time.perf_counter()
     detector = PartialDetector(**options)
     gold = Truth.read(truth) if truth is not None else None
-    out = Path(outdir)
-    out.mkdir(parents=True, exist_ok=True)
-    found = []
-    with open(out / "partials.jsonl", "wb") as fh:
+    found: list[dict[str, Any]] = []
+
+    def rows() -> Iterator[dict[str, Any]]:
         for pair in detector.stream(read_inputs(inputs, prefer_html)):
             row = asdict(pair)
             row["coverage_a"], row["coverage_b"] = round(pair.coverage_a, 6), round(pair.coverage_b, 6)
-            fh.write(orjson.dumps(row) + b"\n")
             if gold is not None:
                 found.append(row)
-    summary = detector.summary()
-    summary["inputs"] = [str(p) for p in inputs]
-    if gold is not None:
-        summary["evaluation"] = evaluate_partials(found, gold, detector.sentence_offsets(), detector.gamma)
-    summary["seconds"]["total"] = round(time.perf_counter() - start, 3)
-    write_json(out / "summary.json", summary)
+            yield row
+
+    with OutputFolder(outdir) as out:
+        write_rows(out.path(f"partials.{fmt}"), rows(), fmt)
+        detector.run_stats.require_usable()
+        extra = {} if gold is None else {
+            "evaluation": evaluate_partials(found, gold, detector.sentence_offsets(), detector.gamma)}
+        summary = detector.summary(inputs, time.perf_counter() - start, **extra)
+        write_json(out.path("summary.json"), summary)
+        out.commit()
     return summary

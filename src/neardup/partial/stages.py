@@ -37,6 +37,7 @@ import numpy as np
 from numba import njit
 
 from ..features.sets import HashedSets, exact_jaccard
+from ..errors import UserError
 
 
 @dataclass(frozen=True)
@@ -180,7 +181,7 @@ def _diagonals(key, a, b, runs, gap, gamma, out):
 def sequence_matching(duplicates: Records, gap: int = 1, gamma: int = 3) -> np.ndarray:
     """Job 3: ``(doc pair key, a_start, b_start, length)`` rows of every span, by key then position."""
     if gap < 0 or gamma < 1:
-        raise ValueError(f"gap must be at least 0 and gamma at least 1, got {gap} and {gamma}")
+        raise UserError(f"gap must be at least 0 and gamma at least 1, got {gap} and {gamma}")
     d = duplicates.shuffle()
     runs = d.runs()
     a, b = d.values["a"].astype(np.int64), d.values["b"].astype(np.int64)
@@ -193,4 +194,4 @@ def sequence_matching(duplicates: Records, gap: int = 1, gamma: int = 3) -> np.n
 def jaccard_threshold_ok(tau: float) -> None:
     """Reject a Jaccard threshold outside (0, 1]."""
     if not 0 < tau <= 1 or math.isnan(tau):
-        raise ValueError(f"tau must be in (0, 1], got {tau}")
+        raise UserError(f"tau must be in (0, 1], got {tau}")

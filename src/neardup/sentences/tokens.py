@@ -18,6 +18,7 @@ from numba import njit, prange
 from ..features.sets import HashedSets, sort_unique_segments
 from ..features.spots import TokenBatch
 from ..hashing import xxh64_lanes
+from ..errors import UserError
 
 
 def sentence_tokens(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -51,7 +52,7 @@ def _grams(words, offsets, k, every):
 def gram_sets(words: np.ndarray, offsets: np.ndarray, k: int, every: int = 1) -> HashedSets:
     """Sorted unique k-gram hash sets of CSR token sequences (every ``every``-th gram by position)."""
     if k < 1 or every < 1:
-        raise ValueError(f"gram size and step must be at least 1, got {k} and {every}")
+        raise UserError(f"gram size and step must be at least 1, got {k} and {every}")
     values, starts, sizes = _grams(words, offsets, k, every)
     return HashedSets(*sort_unique_segments(values, starts, sizes))
 

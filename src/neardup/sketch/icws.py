@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit, prange
+from ..errors import UserError
 
 EMPTY = np.uint32(0xFFFFFFFF)
 
@@ -167,7 +168,7 @@ class ICWSampler:
 
     def __init__(self, num_samples: int = 128, seed: int = 1) -> None:
         if num_samples < 1:
-            raise ValueError(f"num_samples must be at least 1, got {num_samples}")
+            raise UserError(f"num_samples must be at least 1, got {num_samples}")
         self.num_samples = num_samples
         self.seed = seed
         rng = np.random.Generator(np.random.PCG64(seed))

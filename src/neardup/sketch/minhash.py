@@ -18,6 +18,7 @@ from numba import njit, prange
 from ..features.sets import HashedSets
 from ..features.shingles import check_shingle_size, doc_shingles
 from ..text.normalize import char_classes
+from ..errors import UserError
 
 EMPTY = np.uint32(0xFFFFFFFF)
 
@@ -62,7 +63,7 @@ class MinHasher:
 
     def __init__(self, num_perm: int = 128, seed: int = 1) -> None:
         if num_perm < 1:
-            raise ValueError(f"num_perm must be at least 1, got {num_perm}")
+            raise UserError(f"num_perm must be at least 1, got {num_perm}")
         self.num_perm = num_perm
         self.seed = seed
         rng = np.random.Generator(np.random.PCG64(seed))

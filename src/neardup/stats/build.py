@@ -29,6 +29,8 @@ ones when approximate), ``approximate``, ``heavy_df`` and the sketch's ``cms_*``
 from __future__ import annotations
 
 import time
+import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
@@ -40,8 +42,10 @@ from ..features.sets import HashedSets
 from ..hashing import xxh64_lanes
 from ..text.normalize import char_classes
 from ..text.tokenize import doc_tokens, encode_batch
+from ..io.writers import atomic_file
 from .df import DocumentFrequencies
 from .sketch import CountMinSketch
+from ..errors import UserError
 
 FORMAT = "neardup-stats-1"
 
@@ -137,7 +141,7 @@ class DocFeatures:
 
 def check_phrase_size(k: int) -> None:
     if k < 1:
-        raise ValueError(f"phrase size must be at least 1, got {k}")
+        raise UserError(f"phrase size must be at least 1, got {k}")
 
 
 def doc_features(texts: Sequence[str], phrase_size: int = 7) -> DocFeatures:
@@ -215,7 +219,7 @@ class CollectionStats:
         """Keys and document frequencies of the phrases found in more than ``min_df`` documents."""
         if self.sketch is not None:
             if min_df < self.heavy_df:
-                raise ValueError(
+                raise UserError(
                     f"these approximate statistics recorded phrases in more than {self.heavy_df} "
                     f"documents only; cannot list those in more than {min_df}"
                 )
@@ -262,7 +266,7 @@ class CollectionStats:
         }
         if self.sketch is not None:
             arrays.update(self.sketch.to_arrays())
-        with open(path, "wb") as fh:  # keep the name as given (savez adds .npz to bare names)
+        with atomic_file(path) as tmp, open(tmp, "wb") as fh:  # a file handle: savez adds .npz to bare names
             np.savez_compressed(fh, **arrays)
 
     @classmethod
@@ -280,8 +284,8 @@ class CollectionStats:
                 out.phrases.counts = data["phrase_counts"].astype(np.int64)
                 if out.approximate:
                     out.sketch = CountMinSketch.from_arrays(data)
-        except (OSError, KeyError, ValueError) as exc:
-            raise ValueError(f"{path}: not a neardup statistics file ({exc})") from None
+        except (OSError, EOFError, KeyError, ValueError, zipfile.BadZipFile, zlib.error) as exc:
+            raise UserError(f"{path}: not a neardup statistics file, or damaged ({type(exc).__name__}: {exc})") from None
         return out
 
 
@@ -293,7 +297,7 @@ def load_stats(path: str | Path) -> CollectionStats:
 def check_stats_path(path: str | None) -> None:
     """Reject a ``stats`` parameter naming no file, before any work is done."""
     if path is not None and not Path(path).is_file():
-        raise ValueError(f"stats file {path} not found (make one with `neardup stats build`)")
+        raise UserError(f"stats file {path} not found (make one with `neardup stats build`)")
 
 
 def text_batches(
@@ -334,7 +338,8 @@ def build_stats(
     """
     from ..extract import DEFAULT_EXTRACTOR
     from ..io.readers import read_inputs
-    from ..pipeline import RunStats, progress_bar
+    from ..job import RunStats, run_report
+    from ..pipeline import progress_bar
 
     extract = extract or DEFAULT_EXTRACTOR
     start = time.perf_counter()
@@ -346,16 +351,12 @@ def build_stats(
         bar.update(len(texts))
     bar.close()
     run.kept = stats.n_docs
+    run.require_usable()
     if output is not None:
         stats.save(output)
-    summary = {
-        "inputs": [str(p) for p in inputs],
-        "output": None if output is None else str(output),
-        "extract": extract,
-        "read": run.read,
-        "rejected": sum(run.reasons.values()),
-        "rejected_by_reason": dict(sorted(run.reasons.items())),
-        **stats.summary(),
-        "seconds": round(time.perf_counter() - start, 3),
-    }
+    parameters = {"phrase_size": phrase_size, "extract": extract, "approximate": approximate}
+    if approximate:
+        parameters.update(width=width, depth=depth, common_df=heavy_df)
+    summary = run_report(run, inputs, parameters, time.perf_counter() - start,
+                         output=None if output is None else str(output), statistics=stats.summary())
     return stats, summary

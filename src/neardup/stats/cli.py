@@ -13,13 +13,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from ..errors import UserError
 
 
 def _cmd_build(args: argparse.Namespace) -> int:
     from .build import build_stats
 
     if args.width < 1 or args.width & (args.width - 1):
-        raise ValueError(f"--width must be a power of two, got {args.width}")
+        raise UserError(f"--width must be a power of two, got {args.width}")
     _, summary = build_stats(
         args.inputs,
         args.output,
@@ -40,13 +41,11 @@ def _cmd_build(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print(summary: dict) -> None:
-    lines = [
-        f"documents  read {summary['read']:,}   counted {summary['documents']:,}   rejected {summary['rejected']:,}",
-    ]
-    for reason, count in summary["rejected_by_reason"].items():
-        lines.append(f"           rejected: {reason}: {count:,}")
-    lines.append(f"words      {summary['words']:,} distinct")
+def _print(report: dict) -> None:
+    from ..job import print_report
+
+    summary = report["statistics"]
+    lines = [f"words      {summary['words']:,} distinct"]
     if summary["approximate"]:
         sk = summary["sketch"]
         lines.append(
@@ -56,9 +55,7 @@ def _print(summary: dict) -> None:
     else:
         lines.append(f"phrases    {summary['phrase_size']}-word, {summary['phrases']:,} distinct (exact)")
     lines.append(f"common     {summary['common_phrases']:,} phrases in more than {summary['common_df']} documents")
-    lines.append(f"time       {summary['seconds']:.2f} s")
-    lines.append(f"output     {summary['output']}")
-    print("\n".join(lines), file=sys.stderr)
+    print_report(report, report["output"], lines)
 
 
 def _cmd_info(args: argparse.Namespace) -> int:

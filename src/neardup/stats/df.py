@@ -11,11 +11,15 @@ counts, answers vectorized look-ups by binary search, and saves to / loads from 
 
 from __future__ import annotations
 
+import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
 
 from ..features.sets import HashedSets
+from ..io.writers import atomic_file
+from ..errors import UserError
 
 
 class DocumentFrequencies:
@@ -77,7 +81,8 @@ class DocumentFrequencies:
     def save(self, path: str | Path) -> None:
         """Write to an ``.npz`` file."""
         self.compact()
-        np.savez_compressed(path, n_docs=np.int64(self.n_docs), keys=self.keys, counts=self.counts)
+        with atomic_file(path) as tmp, open(tmp, "wb") as fh:  # a file handle: savez adds .npz to bare names
+            np.savez_compressed(fh, n_docs=np.int64(self.n_docs), keys=self.keys, counts=self.counts)
 
     @classmethod
     def load(cls, path: str | Path) -> "DocumentFrequencies":
@@ -87,6 +92,6 @@ class DocumentFrequencies:
                 out = cls()
                 out.n_docs = int(data["n_docs"])
                 out.keys, out.counts = data["keys"], data["counts"]
-        except (OSError, KeyError, ValueError) as exc:
-            raise ValueError(f"{path}: not a neardup statistics file ({exc})") from None
+        except (OSError, EOFError, KeyError, ValueError, zipfile.BadZipFile, zlib.error) as exc:
+            raise UserError(f"{path}: not a neardup statistics file, or damaged ({type(exc).__name__}: {exc})") from None
         return out

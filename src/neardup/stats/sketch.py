@@ -29,6 +29,7 @@ weighted sampling needs (alonso2013: phrases in more than 42 documents are commo
 from __future__ import annotations
 
 import numpy as np
+from ..errors import UserError
 
 _MASK32 = np.uint64(0xFFFFFFFF)
 
@@ -38,9 +39,9 @@ class CountMinSketch:
 
     def __init__(self, width: int = 1 << 22, depth: int = 4, seed: int = 0) -> None:
         if width < 1 or width & (width - 1):
-            raise ValueError(f"width must be a power of two, got {width}")
+            raise UserError(f"width must be a power of two, got {width}")
         if depth < 1:
-            raise ValueError(f"depth must be at least 1, got {depth}")
+            raise UserError(f"depth must be at least 1, got {depth}")
         self.width = width
         self.depth = depth
         self.seed = seed

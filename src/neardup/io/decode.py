@@ -1,0 +1,106 @@
+"""Bytes to text for pages and text files: BOM, UTF-8, the declared charset checked, else detected.
+
+The fast path is valid UTF-8 (almost all pages today; bytes that decode as UTF-8 are
+almost never meant as anything else).  Otherwise a declared charset is used only if it
+is a text encoding and decodes the bytes without error -- declarations are often stale
+(a cp1251 page saying ``utf-8``) or nonsense (``idna``) -- and when it does not, the
+encoding is detected by charset-normalizer (a well-kept detector, imported only on this
+slow path).  The encoding used is returned so the run can report it.  A text that is
+still mostly U+FFFD afterwards is "undecodable" (:func:`mostly_replacement`) and must
+not be compared: two unrelated articles of replacement characters look identical.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+
+_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
+
+#: Byte-order marks, longest first (the UTF-32 LE mark starts with the UTF-16 LE one).
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"), (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+
+#: Codecs Python knows that are not character sets of documents.
+_NOT_CHARSETS = {"idna", "punycode", "undefined", "unicode-escape", "raw-unicode-escape", "rot-13"}
+
+#: Share of U+FFFD above which a text is undecodable.
+MAX_REPLACEMENT_SHARE = 0.2
+
+
+def text_codec(name: str) -> str | None:
+    """Python's name of the charset ``name`` if it is a text encoding of documents, else None."""
+    try:
+        info = codecs.lookup(name)
+    except (LookupError, ValueError):
+        return None
+    if not getattr(info, "_is_text_encoding", True) or info.name in _NOT_CHARSETS:
+        return None
+    return info.name
+
+
+def detect(data: bytes) -> str | None:
+    """The encoding charset-normalizer finds most plausible for ``data``, or None."""
+    from charset_normalizer import from_bytes
+
+    best = from_bytes(data).best()
+    return None if best is None else text_codec(best.encoding)
+
+
+def decode(data: bytes, declared: str | None = None, fallback: str = "cp1252") -> tuple[str, str | None]:
+    """``data`` as text and the encoding used (None for UTF-8).
+
+    Order: a byte-order mark; valid UTF-8; ``declared`` if it is a text encoding that
+    decodes the bytes without error; the detected encoding; ``fallback`` (windows-1252,
+    HTML5's default for undeclared legacy pages) with replacement characters.
+    """
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            return data[len(bom):].decode(encoding, errors="replace"), None if encoding == "utf-8" else encoding
+    try:
+        return data.decode("utf-8"), None
+    except UnicodeDecodeError:
+        pass
+    codec = text_codec(declared) if declared else None
+    if codec and codec != "utf-8":
+        try:
+            return data.decode(codec), codec
+        except (UnicodeError, ValueError):  # the declaration does not fit the bytes
+            pass
+    detected = detect(data)
+    if detected:
+        try:
+            return data.decode(detected), detected
+        except (UnicodeError, ValueError):
+            pass
+    return data.decode(fallback, errors="replace"), fallback
+
+
+def declared_charset(data: bytes) -> str | None:
+    """The charset a page's ``<meta>`` declares in its first 4 KiB, if any."""
+    match = _META_CHARSET.search(data[:4096])
+    return match.group(1).decode("ascii") if match else None
+
+
+def decode_page(data: bytes) -> tuple[str, str | None]:
+    """Page bytes as text and the encoding used (see :func:`decode`), the ``<meta>`` charset as declared."""
+    return decode(data, declared_charset(data))
+
+
+def decode_html(data: bytes) -> str:
+    """Page bytes as text (see :func:`decode_page`)."""
+    return decode_page(data)[0]
+
+
+def wide_unicode(data: bytes) -> str | None:
+    """The UTF-16/32 encoding of bytes with NULs but no byte-order mark, or None (binary)."""
+    detected = detect(data[:65536])
+    return detected if detected and detected.replace("_", "-").startswith(("utf-16", "utf-32")) else None
+
+
+def mostly_replacement(text: str) -> bool:
+    """True when more than :data:`MAX_REPLACEMENT_SHARE` of ``text`` is U+FFFD."""
+    bad = text.count("\ufffd")
+    return bad > 0 and bad > MAX_REPLACEMENT_SHARE * len(text)

@@ -1,0 +1,191 @@
+"""What every file job shares: the input account, the run report, its printer, and the command runner.
+
+A file job (``dedup``, ``contain``, ``partial``, ``stats build``, ``train``, ``extract``)
+reads inputs, accounts for every one of them in a :class:`RunStats` (read = kept +
+rejected, with the file and line of each rejection), writes its outputs through
+:mod:`neardup.io.writers` (atomically) and describes the run in one report
+(:func:`run_report`: ``summary.json``, ending with ``complete: true``) that
+:func:`print_report` shows on stderr.  :func:`run_command` is how the command line runs
+a job: user errors exit 2 with one line, bugs exit 1 with a traceback and a request for
+a report, SIGINT/SIGTERM exit 130/143 with one line and the outputs as they were.
+
+Kept free of heavy imports: the command line imports it at start-up.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+import threading
+import time
+import traceback
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator, Sequence
+
+from .errors import InputError, UserError
+from .io.writers import remove_pending
+
+#: Rejections listed one by one in the summary; beyond this they are only counted.
+MAX_LISTED_REJECTIONS = 1000
+
+#: Where to report a bug (printed under the traceback of an internal error).
+REPORT_TO = "the neardup issue tracker"
+
+
+def listed_rejections(messages: list[str], total: int, listed: int = 5, more: str = "") -> list[str]:
+    """The first ``listed`` rejection messages as report lines, and how many more there were (``more``: where)."""
+    lines = [f"  rejected {msg}" for msg in messages[:listed]]
+    if total > listed:
+        lines.append(f"  ... {total - listed:,} more rejections{more}")
+    return lines
+
+
+@dataclass
+class RunStats:
+    """What happened to the input: counts, rejections, detected encodings and time per stage."""
+
+    read: int = 0
+    kept: int = 0
+    reasons: Counter = field(default_factory=Counter)
+    rejections: list[str] = field(default_factory=list)
+    seconds: dict[str, float] = field(default_factory=dict)
+    encodings: Counter = field(default_factory=Counter)
+
+    def reject(self, rejection: Any, strict: bool = False) -> None:
+        """Count ``rejection`` (a :class:`~neardup.io.readers.Rejection`) and list it, or raise it in strict mode."""
+        if strict:
+            raise InputError(rejection.message())
+        self.reasons[rejection.reason] += 1
+        if len(self.rejections) < MAX_LISTED_REJECTIONS:
+            self.rejections.append(rejection.message())
+
+    def counts(self) -> dict[str, Any]:
+        """Records read, kept and rejected (in all and by reason); encodings detected, if any."""
+        out: dict[str, Any] = {
+            "read": self.read,
+            "kept": self.kept,
+            "rejected": sum(self.reasons.values()),
+            "rejected_by_reason": dict(sorted(self.reasons.items())),
+        }
+        if self.encodings:
+            out["detected_encodings"] = dict(sorted(self.encodings.items()))
+        return out
+
+    def rejection_report(self, source: str, listed: int = 5) -> list[str]:
+        """Lines telling what of ``source`` was rejected and why (none when nothing was)."""
+        c = self.counts()
+        if not c["rejected"]:
+            return []
+        why = ", ".join(f"{reason} {n:,}" for reason, n in c["rejected_by_reason"].items())
+        head = f"{source}: read {c['read']:,} records, kept {c['kept']:,}, rejected {c['rejected']:,} ({why})"
+        return [head] + listed_rejections(self.rejections, c["rejected"], listed)
+
+    def timed(self, stage: str, start: float) -> float:
+        now = time.perf_counter()
+        self.seconds[stage] = self.seconds.get(stage, 0.0) + now - start
+        return now
+
+    def require_usable(self) -> None:
+        """Raise :class:`InputError` when no record could be used: such a run failed."""
+        if self.kept:
+            return
+        c = self.counts()
+        why = ", ".join(f"{reason} {n:,}" for reason, n in c["rejected_by_reason"].items()) or "no records"
+        first = f"; first: {self.rejections[0]}" if self.rejections else ""
+        raise InputError(f"no usable record: read {c['read']:,}, rejected {c['rejected']:,} ({why}){first}")
+
+
+def run_report(stats: RunStats, inputs: Sequence[Any], parameters: dict[str, Any], total: float | None = None,
+               **results: Any) -> dict[str, Any]:
+    """The summary of a run (``summary.json``): counts, ``results``, time, parameters, rejections.
+
+    ``total``: seconds of the whole run (default: the sum of the stages').  ``complete:
+    true`` comes last: a summary without it was not written by a finished run.
+    """
+    seconds = {k: round(v, 3) for k, v in stats.seconds.items() if k != "total"}
+    seconds["total"] = round(sum(seconds.values()) if total is None else total, 3)
+    return {
+        "documents": stats.counts(),
+        **results,
+        "seconds": seconds,
+        "parameters": parameters,
+        "inputs": [str(p) for p in inputs],
+        "rejections": stats.rejections,
+        "complete": True,
+    }
+
+
+def print_report(s: dict[str, Any], outdir: str, lines: Sequence[str]) -> None:
+    """A few lines about a run on stderr: the input account, the job's own ``lines``, time, output, rejections."""
+    d = s["documents"]
+    out = [f"documents  read {d['read']:,}   kept {d['kept']:,}   rejected {d['rejected']:,}"]
+    out += [f"           rejected: {reason}: {n:,}" for reason, n in d["rejected_by_reason"].items()]
+    if d.get("detected_encodings"):
+        out.append("           decoded as: " + ", ".join(f"{e} {n:,}" for e, n in d["detected_encodings"].items()))
+    out += list(lines)
+    out += [f"time       {s['seconds']['total']:.2f} s", f"output     {outdir}"]
+    listed = len(s["rejections"])
+    where = " in summary.json" if listed >= d["rejected"] else f" (summary.json lists the first {listed:,})"
+    out += listed_rejections(s["rejections"], d["rejected"], more=where)
+    print("\n".join(out), file=sys.stderr)
+
+
+def _describe_os_error(exc: OSError) -> str:
+    what = exc.strerror or str(exc)
+    if exc.filename is None:
+        return str(exc)
+    return f"{what}: {exc.filename}" + (f" -> {exc.filename2}" if exc.filename2 else "")
+
+
+@contextlib.contextmanager
+def interrupts() -> Iterator[None]:
+    """SIGINT/SIGTERM end the run at once with one line and exit 130/143, temporary outputs removed.
+
+    The handler exits with ``os._exit``: no traceback from whatever was running (a
+    compiled kernel, a worker thread), and the outputs of earlier runs stay as they were
+    because nothing is moved into place before the run's last step.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        remove_pending()
+        os.write(2, f"neardup: interrupted ({signal.Signals(signum).name})\n".encode())
+        os._exit(128 + signum)
+
+    previous = {s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+
+
+def run_command(func: Callable[[Any], int], args: Any) -> int:
+    """Run one command's function with neardup's error taxonomy; returns the exit code.
+
+    :class:`UserError` (and :class:`OSError`: a full disk, a missing permission) -> one line, 2;
+    anything else is a bug -> traceback and a request to report it, 1.
+    """
+    try:
+        with interrupts():
+            return func(args)
+    except UserError as exc:
+        print(f"neardup: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"neardup: error: {_describe_os_error(exc)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:  # raised before the handler was installed
+        remove_pending()
+        print("neardup: interrupted (SIGINT)", file=sys.stderr)
+        return 130
+    except Exception:
+        traceback.print_exc()
+        print(f"neardup: internal error: this is a bug in neardup, not a problem with your input; "
+              f"please report it to {REPORT_TO} with the command line and the traceback above", file=sys.stderr)
+        return 1
