@@ -45,8 +45,15 @@ def detect(data: bytes) -> str | None:
     """The encoding charset-normalizer finds most plausible for ``data``, or None."""
     from charset_normalizer import from_bytes
 
-    best = from_bytes(data).best()
-    return None if best is None else text_codec(best.encoding)
+    matches = from_bytes(data)
+    best = matches.best()
+    if best is None:
+        return None
+    # bytes several code pages explain equally well: windows-1252, HTML5's legacy default, when it is one
+    for match in matches:
+        if match.chaos <= best.chaos and "cp1252" in (match.encoding, *match.could_be_from_charset):
+            return "cp1252"
+    return text_codec(best.encoding)
 
 
 def decode(data: bytes, declared: str | None = None, fallback: str = "cp1252") -> tuple[str, str | None]:

@@ -176,18 +176,22 @@ def read_parquet(path: Path, prefer_html: bool = False) -> Iterator[Record | Rej
         yield Rejection(source, None, "unreadable Parquet", str(exc))
         return
     row = 0
-    batches = pf.iter_batches(batch_size=4096)
-    while True:
-        try:
-            batch = next(batches)
-        except StopIteration:
-            break
-        except Exception as exc:  # a damaged page or column chunk: pyarrow raises several types
-            yield Rejection(source, row + 1, "unreadable Parquet", _fault(exc))
-            return
-        for obj in batch.to_pylist():
-            row += 1
-            yield record_from_mapping(obj, source, row, prefer_html)
+    for group in range(pf.num_row_groups):  # a damaged row group is one rejection; the others are read
+        end = row + pf.metadata.row_group(group).num_rows
+        batches = pf.iter_batches(batch_size=4096, row_groups=[group])
+        while True:
+            try:
+                batch = next(batches)
+            except StopIteration:
+                break
+            except Exception as exc:  # a damaged page or column chunk: pyarrow raises several types
+                yield Rejection(source, row + 1, "unreadable Parquet",
+                                f"row group {group}, rows {row + 1}-{end} lost: {_fault(exc)}")
+                break
+            for obj in batch.to_pylist():
+                row += 1
+                yield record_from_mapping(obj, source, row, prefer_html)
+        row = end
     if row == 0:
         yield Rejection(source, None, "empty input", "no records")
 

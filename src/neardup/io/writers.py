@@ -36,11 +36,27 @@ _RENAME_EXCHANGE = 2  # renameat2 flag: swap two paths atomically (Linux >= 3.15
 _AT_FDCWD = -100
 
 
+@contextlib.contextmanager
+def _naming(path: Path) -> Iterator[None]:
+    """Errors writing ``path`` name it (a full disk says which file it stopped)."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is not None:
+            raise
+        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
+
+
 def write_rows(path: Path, rows: Iterable[dict[str, Any]], fmt: str = "jsonl") -> int:
     """Write ``rows`` to ``path`` as JSONL or Parquet; returns the number written.
 
     Nested values (lists of spans, of sentence pairs) are kept as nested Parquet columns.
     """
+    with _naming(path):
+        return _write_rows(path, rows, fmt)
+
+
+def _write_rows(path: Path, rows: Iterable[dict[str, Any]], fmt: str) -> int:
     if fmt == "jsonl":
         n = 0
         with open(path, "wb") as fh:
@@ -63,7 +79,8 @@ def write_rows(path: Path, rows: Iterable[dict[str, Any]], fmt: str = "jsonl") -
 
 def write_json(path: Path, obj: Any) -> None:
     """Write one JSON document, indented for people."""
-    path.write_bytes(orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY) + b"\n")
+    with _naming(path):
+        path.write_bytes(orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY) + b"\n")
 
 
 def format_for(path: Path) -> str:
