@@ -137,6 +137,7 @@ def atomic_file(path: str | os.PathLike[str]) -> Iterator[Path]:
     if final.is_dir():
         raise UserError(f"cannot write {final}: it is a folder")
     _writable_parent(final)
+    _remove_stale(final)
     tmp = _tmp_name(final)
     PENDING.add(tmp)
     try:

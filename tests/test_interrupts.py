@@ -1,0 +1,133 @@
+"""Killed and interrupted runs: what is left is the old output set or the new one, never a mix.
+
+Whole processes: ``kill -9`` at several moments of a run that writes ~100,000 pair lines
+over a previous run's outputs, and SIGINT/SIGTERM while a run is under way (one line on
+stderr, exit 130/143, outputs untouched, no temporary left behind).
+"""
+
+from __future__ import annotations
+
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import orjson
+import pytest
+
+NEARDUP = [sys.executable, "-m", "neardup.cli"]
+
+
+@pytest.fixture(scope="module")
+def big_corpus(tmp_path_factory) -> Path:
+    """2,000 documents in 20 stories of 100 near-identical copies: ~100,000 pairs to write."""
+    rng = random.Random(5)
+    rows = []
+    for story in range(20):
+        words = [f"s{story}w{rng.randrange(4000)}" for _ in range(150)]
+        for copy in range(100):
+            edited = list(words)
+            edited[rng.randrange(150)] = f"edit{copy}"
+            rows.append({"id": f"{story}-{copy}", "text": " ".join(edited)})
+    path = tmp_path_factory.mktemp("big") / "docs.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in rows))
+    return path
+
+
+def output_set(folder: Path) -> dict[str, object] | None:
+    """The files of an output folder, the summary without its timings; None when absent."""
+    if not folder.exists():
+        return None
+    files: dict[str, object] = {}
+    for path in sorted(folder.iterdir()):
+        if path.name == "summary.json":
+            s = orjson.loads(path.read_bytes())
+            s.pop("seconds")
+            files[path.name] = s
+        else:
+            files[path.name] = path.read_bytes()
+    return files
+
+
+def neardup(*argv: str) -> subprocess.CompletedProcess:
+    return subprocess.run([*NEARDUP, *argv], capture_output=True, text=True, timeout=300)
+
+
+def test_kill_9_at_any_moment_leaves_the_old_outputs_or_the_new(tmp_path, big_corpus):
+    old_dir, new_dir, out = tmp_path / "old", tmp_path / "new", tmp_path / "out"
+    assert neardup("dedup", str(big_corpus), "-o", str(old_dir), "--threshold", "0.99", "--quiet").returncode == 0
+    start = time.perf_counter()
+    assert neardup("dedup", str(big_corpus), "-o", str(new_dir), "--quiet").returncode == 0
+    duration = time.perf_counter() - start
+    old, new = output_set(old_dir), output_set(new_dir)
+    assert old != new and len(new["pairs.jsonl"].splitlines()) > 50_000
+    outcomes = set()
+    for share in (0.2, 0.4, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 1.0, 1.1):
+        shutil.rmtree(out, ignore_errors=True)
+        shutil.copytree(old_dir, out)
+        proc = subprocess.Popen([*NEARDUP, "dedup", str(big_corpus), "-o", str(out), "--quiet"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(share * duration)
+        proc.kill()
+        proc.wait()
+        left = output_set(out)
+        assert left in (old, new), f"killed at {share:.0%} of a run: a mixed output set"
+        outcomes.add("old" if left == old else "new")
+        if list(tmp_path.glob(".out.neardup-tmp-*")):
+            outcomes.add("mid-run")  # killed with its outputs half written
+    assert "mid-run" in outcomes  # some kills did land while the run was writing
+    # a later run cleans up what killed runs left beside the output folder
+    assert neardup("dedup", str(big_corpus), "-o", str(out), "--quiet").returncode == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["new", "old", "out"]
+
+
+def test_kill_9_during_stats_build_never_leaves_a_truncated_file(tmp_path, big_corpus):
+    stats = tmp_path / "s.npz"
+    assert neardup("stats", "build", str(big_corpus), "-o", str(stats), "--quiet", "--phrase-size", "3").returncode == 0
+    old = stats.read_bytes()
+    start = time.perf_counter()
+    assert neardup("stats", "build", str(big_corpus), "-o", str(stats), "--quiet").returncode == 0
+    duration = time.perf_counter() - start
+    new = stats.read_bytes()
+    assert old != new
+    outcomes = set()
+    for share in (0.3, 0.6, 0.8, 0.9, 1.0, 1.1):
+        stats.write_bytes(old)
+        proc = subprocess.Popen([*NEARDUP, "stats", "build", str(big_corpus), "-o", str(stats), "--quiet"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(share * duration)
+        proc.kill()
+        proc.wait()
+        left = stats.read_bytes()
+        assert left in (old, new), f"killed at {share:.0%} of a run: a damaged statistics file"
+        outcomes.add(left == old)
+    assert True in outcomes
+    assert neardup("stats", "build", str(big_corpus), "-o", str(stats), "--quiet").returncode == 0
+    assert [p.name for p in tmp_path.iterdir()] == ["s.npz"]  # temporaries of killed runs removed
+
+
+def _wait_for_temporary(out: Path, proc: subprocess.Popen) -> None:
+    """Wait until the run has started writing (its temporary output folder exists)."""
+    deadline = time.time() + 120
+    while not list(out.parent.glob(f".{out.name}.neardup-tmp-*")):
+        assert proc.poll() is None and time.time() < deadline, "the run ended before it could be interrupted"
+        time.sleep(0.005)
+
+
+@pytest.mark.parametrize("sig,code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_interrupts_end_with_one_line_and_leave_outputs_untouched(tmp_path, big_corpus, sig, code):
+    out = tmp_path / "out"
+    assert neardup("dedup", str(big_corpus), "-o", str(out), "--threshold", "0.99", "--quiet").returncode == 0
+    before = output_set(out)
+    proc = subprocess.Popen([*NEARDUP, "dedup", str(big_corpus), str(big_corpus), "-o", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    _wait_for_temporary(out, proc)
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == code
+    assert err == f"neardup: interrupted ({sig.name})\n"
+    assert output_set(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
