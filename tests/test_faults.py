@@ -313,9 +313,10 @@ def test_unique_keeps_rejected_records_unless_asked(tmp_path, capsys):
         assert ("rejected records kept" if not flag else "rejected records left out") in err
 
 
-def test_no_words_rejections_name_file_and_line(tmp_path, capsys):
+@pytest.mark.parametrize("command", ["dedup", "contain"])
+def test_no_words_rejections_name_file_and_line(tmp_path, capsys, command):
     path = write_jsonl(tmp_path / "in.jsonl", [{"id": "a", "text": article(1)}, {"id": "b", "text": "!!! ???"}])
-    assert run(["dedup", str(path), "-o", str(tmp_path / "o")], capsys)[0] == 0
+    assert run([command, str(path), "-o", str(tmp_path / "o")], capsys)[0] == 0
     assert summary(tmp_path / "o")["rejections"] == [f"{path}:2: no words (b)"]
 
 

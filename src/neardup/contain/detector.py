@@ -191,6 +191,7 @@ class ContainmentDetector:
         ids: list[str] = []
         texts: list[str] = []
         times: list[float] = []
+        where: list[tuple[str, int | None]] = []  # file and line of each, to name one without words
         latest = -np.inf
         for record, text in documents(docs, self.extract, stats, self.strict):
             try:
@@ -211,20 +212,22 @@ class ContainmentDetector:
             ids.append(record.id)
             texts.append(text)
             times.append(when)
+            where.append((record.source, record.line))
             if len(ids) == self.batch_docs:
-                yield self._prepare(ids, texts, times)
-                ids, texts, times = [], [], []
+                yield self._prepare(ids, texts, times, where)
+                ids, texts, times, where = [], [], [], []
         if ids:
-            yield self._prepare(ids, texts, times)
+            yield self._prepare(ids, texts, times, where)
 
-    def _prepare(self, ids: list[str], texts: list[str], times: list[float]) -> _Batch:
+    def _prepare(self, ids: list[str], texts: list[str], times: list[float],
+                 where: list[tuple[str, int | None]]) -> _Batch:
         sb = SentenceBatch.from_texts(texts)
         words, word_off = sentence_words(sb.texts, self.word_prefix, self.stopwords)
         batch = _Batch(ids, np.array(times, np.float64), sb, words, word_off)
         w_off = word_off[sb.doc_offsets]
         empty = np.flatnonzero(np.diff(w_off) == 0)
         for i in empty.tolist():
-            self.run_stats.reject(Rejection("<text>", None, "no words", ids[i]), self.strict)
+            self.run_stats.reject(Rejection(*where[i], "no words", ids[i]), self.strict)
         return self._drop(batch, empty) if empty.shape[0] else batch
 
     @staticmethod
