@@ -133,7 +133,7 @@ def atomic_file(path: str | os.PathLike[str]) -> Iterator[Path]:
 
     On an error the temporary file is removed and ``path`` is left as it was.
     """
-    final = Path(path)
+    final = Path(os.path.abspath(path))  # "." or "out/" have a usable name only once resolved
     if final.is_dir():
         raise UserError(f"cannot write {final}: it is a folder")
     _writable_parent(final)
@@ -188,7 +188,7 @@ class OutputFolder:
     """
 
     def __init__(self, outdir: str | os.PathLike[str]) -> None:
-        self.final = Path(outdir)
+        self.final = Path(os.path.abspath(outdir))
         if self.final.exists() and not self.final.is_dir():
             raise UserError(f"output folder {self.final} is a file")
         if self.final.is_dir() and any(self.final.iterdir()) and not (self.final / "summary.json").is_file():
