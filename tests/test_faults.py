@@ -228,6 +228,16 @@ def test_fifos_and_devices_in_a_folder_are_skipped_and_counted(tmp_path, capsys)
     assert rc == 2 and "FIFO" in err and err.count("\n") == 1
 
 
+def test_symlinked_folders_are_counted_not_followed(tmp_path):
+    root = tmp_path / "pages"
+    (root / "real").mkdir(parents=True)
+    (root / "real" / "a.txt").write_text(article(1))
+    (root / "loop").symlink_to(root)
+    items = list(read_input(root))
+    assert [getattr(i, "id", None) or i.message() for i in items] == [
+        f"{root / 'loop'}: symlinked folder (not followed: links can loop)", "real/a.txt"]
+
+
 def test_unreadable_and_vanished_folders_are_counted(tmp_path, capsys, monkeypatch):
     root = tmp_path / "pages"
     for sub in ("locked", "open"):

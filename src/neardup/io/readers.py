@@ -237,6 +237,10 @@ def read_directory(root: Path) -> Iterator[Record | Rejection]:
             found = True
             yield Rejection(str(exc.filename or dirpath), None, "unreadable folder", _fault(exc))
         dirnames.sort()
+        for name in dirnames:
+            if os.path.islink(os.path.join(dirpath, name)):  # os.walk does not enter it: say so
+                found = True
+                yield Rejection(os.path.join(dirpath, name), None, "symlinked folder", "not followed: links can loop")
         for name in sorted(filenames):
             path = Path(dirpath) / name
             found = True
