@@ -12,11 +12,11 @@ import gc
 import sys
 from typing import Sequence
 
+from .errors import UserError
 from .extract import DEFAULT_EXTRACTOR, EXTRACTORS
 from .io.writers import FORMATS
 from .job import print_report, run_command
 from .methods import REGISTRY, all_params, method_defaults, method_params
-from .errors import UserError
 
 
 def add_job_options(p: argparse.ArgumentParser, outputs: str) -> None:

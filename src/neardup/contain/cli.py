@@ -6,9 +6,9 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..errors import UserError
 from .detector import DEFAULT_ETL, METHODS
 from .words import DEFAULT_PREFIX
-from ..errors import UserError
 
 _STOPWORD_LISTS = ("english", "none")
 

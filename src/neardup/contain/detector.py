@@ -33,6 +33,7 @@ from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
 
+from ..errors import UserError
 from ..extract import DEFAULT_EXTRACTOR
 from ..features.spots import ENGLISH_STOPWORDS
 from ..io.readers import Record, Rejection
@@ -46,7 +47,6 @@ from .codet import containments
 from .tree import COUNT_WINDOW, NO_WINDOW, TIME_WINDOW, CorpusTree
 from .words import (DEFAULT_PREFIX, document_word_sets, idf_weights, load_word_stats, sentence_words,
                     sort_by_weight, stopword_hashes)
-from ..errors import UserError
 
 METHODS = ("codet",) + baselines.BASELINES
 #: Default equivalency threshold level (tuned on a simulated corpus of another seed; see the report).

@@ -27,9 +27,9 @@ from typing import Any, Iterable
 import numpy as np
 import orjson
 
+from ..errors import UserError
 from ..evaluate.measures import prf
 from .truth import Truth
-from ..errors import UserError
 
 
 def _labels(truth: Truth, container: list[str], contained: list[str], ids: list[str] | None):

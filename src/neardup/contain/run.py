@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
+
 from ..errors import UserError
 from ..io.readers import read_inputs
 from ..io.writers import OutputFolder, write_json, write_rows

@@ -42,8 +42,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..hashing import xxh64_lanes
 from ..errors import UserError
+from ..hashing import xxh64_lanes
 
 #: Window kinds: none (keep everything), a number of documents, a duration in seconds.
 NO_WINDOW, COUNT_WINDOW, TIME_WINDOW = 0, 1, 2

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import orjson
+
 from ..errors import UserError
 
 

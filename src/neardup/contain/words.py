@@ -29,13 +29,13 @@ from typing import Iterable
 import numpy as np
 from numba import njit, prange
 
+from ..errors import UserError
 from ..features.sets import HashedSets, sort_unique_segments
 from ..features.spots import ENGLISH_STOPWORDS, word_hashes
 from ..hashing import xxh64_bytes
 from ..stats.df import DocumentFrequencies
 from ..text.normalize import char_classes
 from ..text.tokenize import scan_tokens, encode_batch
-from ..errors import UserError
 from ..io.writers import atomic_file
 
 #: The paper's cut: first five letters.

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import orjson
 
+from ..errors import UserError
 from ..io.readers import Rejection
 from ..job import RunStats
-from ..errors import UserError
 
 __all__ = [
     "ReutersStats",

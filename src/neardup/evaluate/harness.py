@@ -27,13 +27,13 @@ from typing import Any
 import numpy as np
 import orjson
 
+from ..errors import UserError
 from ..extract import DEFAULT_EXTRACTOR
 from ..io.readers import InputError, read_input
 from ..methods import get_method
 from ..methods.base import Method
 from ..pipeline import RunStats, documents
 from .measures import evaluate_scores
-from ..errors import UserError
 
 #: Above this many documents, scoring every pair is refused (it grows quadratically).
 MAX_ALL_PAIRS_DOCS = 8000

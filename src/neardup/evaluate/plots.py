@@ -10,8 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .measures import threshold_sweep
 from ..errors import UserError
+from .measures import threshold_sweep
 
 
 def _pyplot():

@@ -53,6 +53,7 @@ from pathlib import Path
 
 import numpy as np
 import orjson
+
 from ..errors import UserError
 
 __all__ = ["SynthConfig", "Syndicator", "simulate", "write_corpus", "prepare_stories", "sentence_spans"]

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from typing import Callable
 
+from ..errors import UserError
 from .extractor import Extracted, extract, heuristic_text, model_text
 from .visible import visible_text
-from ..errors import UserError
 
 Extractor = Callable[[str], str]
 

@@ -20,9 +20,9 @@ import sys
 from contextlib import ExitStack
 from typing import Callable, Sequence, TextIO
 
+from ..errors import UserError
 from .extractor import Extracted, extract, extract_heuristic
 from .visible import visible_text
-from ..errors import UserError
 
 EXTRACTOR_CHOICES = ("model", "heuristic", "none")
 

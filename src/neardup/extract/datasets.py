@@ -29,9 +29,9 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
+from ..errors import UserError
 from ..io.readers import decode_html
 from .blocks import Page, clean, parse, split, titles
-from ..errors import UserError
 
 CONTENT_CLASSES = frozenset({1, 2})
 """Annotation classes that are content: headline and full text."""

@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass
 from typing import Callable, Sequence
 
 import numpy as np
+
 from ..errors import UserError
 
 SHINGLE = 4

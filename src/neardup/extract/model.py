@@ -22,9 +22,9 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
+from ..errors import UserError
 from .blocks import Page
 from .features import FEATURE_SETS, FEATURES_VERSION, FEATURIZERS, LAYOUTS, BlockStats
-from ..errors import UserError
 from ..io.writers import atomic_file
 
 KINDS = ("crf", "logreg")

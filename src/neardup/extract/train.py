@@ -25,6 +25,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ..errors import UserError
 from .blocks import Page, page_blocks
 from .datasets import LabeledPage, labels_from_gold, load
 from .features import (
@@ -35,7 +36,6 @@ from .features import (
     block_stats,
 )
 from .model import BlockModel
-from ..errors import UserError
 
 CRF_PARAMS = {"c1": 0.1, "c2": 1.0, "max_iterations": 150}
 LOGREG_PARAMS = {"C": 1.0, "max_iter": 1000}

@@ -19,11 +19,11 @@ from typing import Sequence
 import numpy as np
 from numba import njit, prange
 
+from ..errors import UserError
 from ..hashing import xxh64_lanes
 from ..text.normalize import char_classes
 from ..text.tokenize import doc_tokens, encode_batch
 from .sets import HashedSets, sort_unique_segments
-from ..errors import UserError
 
 
 @njit(cache=True)

@@ -47,11 +47,11 @@ import numpy as np
 import xxhash
 from numba import njit, prange
 
+from ..errors import UserError
 from ..hashing import hash_str, xxh64_lanes
 from ..text.normalize import char_classes
 from ..text.tokenize import encode_batch, token_hashes, tokenize
 from .sets import HashedSets, sort_unique_segments
-from ..errors import UserError
 
 #: The antecedents of the paper's best GoldSet run (Alonso et al. 2013, section 4.8).
 DEFAULT_ANTECEDENTS = ("is", "the", "said", "was")

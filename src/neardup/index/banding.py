@@ -30,8 +30,8 @@ from math import comb
 import numpy as np
 from numba import njit, prange
 
-from ..hashing import xxh64_lanes
 from ..errors import UserError
+from ..hashing import xxh64_lanes
 
 
 @dataclass(frozen=True)

@@ -29,8 +29,8 @@ from math import comb
 import numpy as np
 from numba import njit, prange
 
-from ..hashing import xxh64_lanes
 from ..errors import UserError
+from ..hashing import xxh64_lanes
 
 #: Above this many tables the search for the number of blocks stops.
 MAX_TABLES = 20000

@@ -37,8 +37,8 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from ..features.sets import HashedSets, sorted_overlap
 from ..errors import UserError
+from ..features.sets import HashedSets, sorted_overlap
 
 MEASURES = ("jaccard", "containment")
 _JACCARD, _CONTAINMENT = 0, 1

@@ -24,6 +24,7 @@ from typing import Any, Iterable, Iterator
 
 import orjson
 
+
 from ..errors import UserError
 
 FORMATS = ("jsonl", "parquet")

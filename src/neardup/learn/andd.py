@@ -45,11 +45,11 @@ from typing import Sequence
 import numpy as np
 from numba import njit, prange
 
+from ..errors import UserError
 from ..features.sets import HashedSets, next_shared, sort_unique_segments
 from ..hashing import xxh64_bytes, xxh64_lanes
 from ..text.normalize import TABLE_SIZE, char_classes
 from ..text.tokenize import code_point, encode_batch, scan_tokens, token_hashes
-from ..errors import UserError
 from ..io.writers import atomic_file
 
 FEATURES = (

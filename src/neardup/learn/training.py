@@ -42,13 +42,13 @@ from typing import Callable, Sequence
 import numpy as np
 from numba import njit
 
+from ..errors import UserError
 from ..evaluate.measures import max_f1
 from ..features.sets import next_shared
 from .andd import (
     FEATURES, FORM_OF, SIMILARITIES, ANDDModel, GramStats, QueryFrequencies, feature_matrix, featurize, fixed_weights,
     standardize, weigh,
 )
-from ..errors import UserError
 
 #: Training objectives (the key) and the weight form each learns.
 OBJECTIVES = tuple(FORM_OF)

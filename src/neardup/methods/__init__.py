@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..errors import UserError
 from .andd import ANDDMethod
 from .base import Method, ParamSpec, method_params
 from .ffp import FullFingerprintMethod
@@ -17,7 +18,6 @@ from .minhash import MinHashMethod
 from .simhash import SimHashMethod
 from .spotsigs import SpotSigsMethod
 from .wsample import WeightedSamplingMethod
-from ..errors import UserError
 
 REGISTRY: dict[str, type[Method]] = {cls.name: cls for cls in (MinHashMethod, ANDDMethod, SpotSigsMethod, SimHashMethod, FullFingerprintMethod, IMatchMethod, WeightedSamplingMethod)}
 

@@ -44,6 +44,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ..errors import UserError
 from ..features.shingles import check_shingle_size
 from ..index import banding as lsh
 from ..index.banding import Banding, choose_banding
@@ -57,7 +58,6 @@ from ..sketch.compare import pair_equal_share
 from ..sketch.icws import ICWSampler, weighted_jaccard
 from ..sketch.simhash import SimHasher
 from .base import Method
-from ..errors import UserError
 
 #: The shipped default models by (k, similarity), trained on the GoldSet dev half
 #: (``data/README.md`` says how).

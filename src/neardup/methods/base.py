@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Sequence, get_args, get_type_hints
 
 import numpy as np
+
 from ..errors import UserError
 
 

@@ -47,13 +47,13 @@ from typing import Sequence
 
 import numpy as np
 
+from ..errors import UserError
 from ..features.sets import HashedSets
 from ..features.shingles import word_shingles
 from ..index import banding as lsh
 from ..stats.build import check_stats_path
 from ..stats.df import DocumentFrequencies
 from .base import Method
-from ..errors import UserError
 
 SELECTIONS = ("lexicon", "codet")
 IDF_SCALES = ("nidf", "percentile", "idf")

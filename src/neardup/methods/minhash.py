@@ -23,6 +23,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ..errors import UserError
 from ..features.sets import HashedSets, document_frequencies, exact_jaccard
 from ..features.shingles import encoded_word_shingles
 from ..index import banding as lsh
@@ -31,7 +32,6 @@ from ..sketch.compare import pair_equal_share
 from ..sketch.minhash import MinHasher
 from ..text.tokenize import encode_batch
 from .base import Method
-from ..errors import UserError
 
 class MinHashMethod(Method):
     """Word k-shingles, MinHash signatures, banded candidates, estimated-Jaccard verify."""

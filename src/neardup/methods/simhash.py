@@ -29,13 +29,13 @@ from typing import Sequence
 
 import numpy as np
 
+from ..errors import UserError
 from ..features.sets import HashedSets
 from ..features.shingles import check_shingle_size, word_shingle_counts, word_shingles
 from ..index.hamming import check_bits, hamming_pairs
 from ..sketch.simhash import SimHasher, max_distance, similarity
 from ..stats.df import DocumentFrequencies
 from .base import Method
-from ..errors import UserError
 
 WEIGHTINGS = ("idf", "tfidf", "uniform")
 

@@ -44,6 +44,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ..errors import UserError
 from ..features.sets import HashedSets, exact_jaccard
 from ..features.spots import (
     DEFAULT_ANTECEDENTS, ENGLISH_STOPWORDS, TokenBatch, check_spot_params, most_frequent_words,
@@ -51,7 +52,6 @@ from ..features.spots import (
 )
 from ..index.inverted import InvertedIndex
 from .base import Method
-from ..errors import UserError
 
 
 def _words(spec: str, what: str) -> list[str]:

@@ -61,6 +61,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ..errors import UserError
 from ..features.sets import HashedSets
 from ..index import banding as lsh
 from ..index.banding import Banding, choose_banding
@@ -68,7 +69,6 @@ from ..sketch.compare import pair_equal_share
 from ..sketch.icws import ICWSampler, weighted_jaccard
 from ..stats.build import COMMON_DF, CollectionStats, DocFeatures, check_stats_path, doc_features, load_stats
 from .base import Method
-from ..errors import UserError
 
 
 #: f of Table 4, applied to the document frequency of a phrase's first word (df >= 1).

@@ -19,6 +19,7 @@ from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
 
+from ..errors import UserError
 from ..extract import DEFAULT_EXTRACTOR
 from ..features.sets import HashedSets
 from ..job import run_report
@@ -28,7 +29,6 @@ from ..sentences.tokens import distinct, sentence_tokens
 from ..stats.df import DocumentFrequencies
 from .signatures import SIGNATURES, imatch_signatures, shingle_signatures, spot_signatures
 from .stages import Sentences, index, jaccard_threshold_ok, sentence_duplicates, sequence_matching
-from ..errors import UserError
 
 
 @dataclass(frozen=True)

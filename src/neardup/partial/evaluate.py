@@ -32,10 +32,10 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 import orjson
 
+from ..errors import UserError
 from ..extract import DEFAULT_EXTRACTOR
 from ..contain.truth import Truth
 from ..evaluate.measures import prf
-from ..errors import UserError
 
 
 def _inside(starts: np.ndarray, ends: np.ndarray, lo: int, hi: int) -> set[int]:

@@ -36,8 +36,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from ..features.sets import HashedSets, exact_jaccard
 from ..errors import UserError
+from ..features.sets import HashedSets, exact_jaccard
 
 
 @dataclass(frozen=True)

@@ -15,10 +15,10 @@ from typing import Sequence
 import numpy as np
 from numba import njit, prange
 
+from ..errors import UserError
 from ..features.sets import HashedSets, sort_unique_segments
 from ..features.spots import TokenBatch
 from ..hashing import xxh64_lanes
-from ..errors import UserError
 
 
 def sentence_tokens(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:

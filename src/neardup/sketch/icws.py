@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit, prange
+
 from ..errors import UserError
 
 EMPTY = np.uint32(0xFFFFFFFF)

@@ -15,10 +15,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from ..errors import UserError
 from ..features.sets import HashedSets
 from ..features.shingles import check_shingle_size, doc_shingles
 from ..text.normalize import char_classes
-from ..errors import UserError
 
 EMPTY = np.uint32(0xFFFFFFFF)
 

@@ -38,6 +38,7 @@ from typing import Any, Iterable, Iterator, Sequence
 import numpy as np
 from numba import njit, prange
 
+from ..errors import UserError
 from ..features.sets import HashedSets
 from ..hashing import xxh64_lanes
 from ..text.normalize import char_classes
@@ -45,7 +46,6 @@ from ..text.tokenize import doc_tokens, encode_batch
 from ..io.writers import atomic_file
 from .df import DocumentFrequencies
 from .sketch import CountMinSketch
-from ..errors import UserError
 
 FORMAT = "neardup-stats-1"
 

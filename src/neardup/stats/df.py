@@ -17,9 +17,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import UserError
 from ..features.sets import HashedSets
 from ..io.writers import atomic_file
-from ..errors import UserError
 
 
 class DocumentFrequencies:

@@ -29,6 +29,7 @@ weighted sampling needs (alonso2013: phrases in more than 42 documents are commo
 from __future__ import annotations
 
 import numpy as np
+
 from ..errors import UserError
 
 _MASK32 = np.uint64(0xFFFFFFFF)
