@@ -24,7 +24,6 @@ from typing import Any, Iterable, Iterator
 
 import orjson
 
-
 from ..errors import UserError
 
 FORMATS = ("jsonl", "parquet")
