@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Sequence
 
 from .errors import InputError, UserError
+from .io.readers import Rejection
 from .io.writers import remove_pending
 
 #: Rejections listed one by one in the summary; beyond this they are only counted.
@@ -54,8 +55,8 @@ class RunStats:
     seconds: dict[str, float] = field(default_factory=dict)
     encodings: Counter = field(default_factory=Counter)
 
-    def reject(self, rejection: Any, strict: bool = False) -> None:
-        """Count ``rejection`` (a :class:`~neardup.io.readers.Rejection`) and list it, or raise it in strict mode."""
+    def reject(self, rejection: Rejection, strict: bool = False) -> None:
+        """Count ``rejection`` and list it, or raise it in strict mode."""
         if strict:
             raise InputError(rejection.message())
         self.reasons[rejection.reason] += 1
