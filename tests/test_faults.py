@@ -401,3 +401,25 @@ def test_fast_path_needs_no_detector(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
 
+
+
+def test_only_text_encodings_are_taken_from_declarations():
+    from neardup.io.decode import decode, text_codec
+
+    assert [text_codec(n) for n in ("UTF-8", "windows-1251", "latin1")] == ["utf-8", "cp1251", "iso8859-1"]
+    assert [text_codec(n) for n in ("idna", "punycode", "base64", "rot13", "no-such")] == [None] * 5
+    # a declaration that does not fit the bytes is not used: cp1251 bytes declared as utf-16
+    russian = ("Министр финансов заявил во вторник, что правительство не будет повышать налоги в следующем году. "
+               "По его словам, бюджет страны останется сбалансированным. ")
+    text, used = decode(russian.encode("cp1251"), "utf-16")
+    assert text == russian and used == "cp1251"
+
+
+def test_outputs_are_replaced_whole_without_an_atomic_swap(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("neardup.io.writers._exchange", lambda a, b: False)
+    path = write_jsonl(tmp_path / "in.jsonl", [{"id": str(i), "text": article(i % 5)} for i in range(20)])
+    out = tmp_path / "o"
+    assert run(["dedup", str(path), "-o", str(out), "--format", "parquet"], capsys)[0] == 0
+    assert run(["dedup", str(path), "-o", str(out)], capsys)[0] == 0
+    assert sorted(p.name for p in out.iterdir()) == ["clusters.jsonl", "pairs.jsonl", "summary.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.jsonl", "o"]

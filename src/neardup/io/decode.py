@@ -71,7 +71,8 @@ def decode(data: bytes, declared: str | None = None, fallback: str = "cp1252") -
     except UnicodeDecodeError:
         pass
     codec = text_codec(declared) if declared else None
-    if codec and codec != "utf-8":
+    # HTML5: a <meta> saying UTF-16/32 cannot be right (it was read as ASCII); BOM-less wide text has NULs
+    if codec and codec != "utf-8" and not codec.startswith(("utf-16", "utf-32")):
         try:
             return data.decode(codec), codec
         except (UnicodeError, ValueError):  # the declaration does not fit the bytes
