@@ -24,10 +24,11 @@ def write_unique(result: DedupResult, inputs: Sequence[str], path: Path, prefer_
                  keep_rejected: bool = True, fmt: str = "jsonl") -> int:
     """Write the input records minus the dropped duplicates; returns how many were written.
 
-    ``keep_rejected``: records that were read but rejected (no text after extraction, no
-    words, undecodable, a repeated id) are written too -- they were not found to be
-    duplicates of anything; without it only the documents that were compared are written.
-    Input that is not a record at all (invalid JSON, an unreadable file) cannot be written back.
+    ``keep_rejected``: records that were read but rejected for their content (no text after
+    extraction, no words, undecodable, extraction failed) are written too -- they were not
+    found to be duplicates of anything; without it only the documents that were compared are
+    written.  An id is written once (a later record repeating it is left out), and input that
+    is not a record at all (invalid JSON, an unreadable file) cannot be written back.
     """
     dropped = result.dropped_ids(keep_rejected)
     compared = set(result.ids)
