@@ -360,6 +360,7 @@ def test_malformed_stats_and_model_files_exit_2_naming_the_file(tmp_path, capsys
     model = tmp_path / "m.json"
     model.write_text('{"format": ')
     for argv in (["dedup", str(path), "-o", str(tmp_path / "o"), "--method", "wsample", "--stats", str(stats)],
+                 ["dedup", str(path), "-o", str(tmp_path / "o"), "--method", "imatch", "--stats", str(stats)],
                  ["partial", str(path), "-o", str(tmp_path / "o"), "--signature", "imatch", "--stats", str(stats)],
                  ["contain", str(path), "-o", str(tmp_path / "o"), "--stats", str(stats)],
                  ["dedup", str(path), "-o", str(tmp_path / "o"), "--method", "andd", "--model", str(model)],
