@@ -424,3 +424,14 @@ def test_outputs_are_replaced_whole_without_an_atomic_swap(tmp_path, capsys, mon
     assert run(["dedup", str(path), "-o", str(out)], capsys)[0] == 0
     assert sorted(p.name for p in out.iterdir()) == ["clusters.jsonl", "pairs.jsonl", "summary.json"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.jsonl", "o"]
+
+
+def test_an_output_set_aside_by_a_killed_fallback_swap_is_restored(tmp_path, capsys):
+    path = write_jsonl(tmp_path / "in.jsonl", [{"id": str(i), "text": article(i % 5)} for i in range(20)])
+    out = tmp_path / "o"
+    assert run(["dedup", str(path), "-o", str(out)], capsys)[0] == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    out.rename(tmp_path / ".o.neardup-tmp-old")  # killed after the first rename of the fallback
+    rc, _ = run(["dedup", str(path), "-o", str(out), "--unique", str(path / "u.jsonl")], capsys)  # fails
+    assert rc == 2 and {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.jsonl", "o"]

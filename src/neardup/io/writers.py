@@ -191,6 +191,12 @@ class OutputFolder:
 
     def __init__(self, outdir: str | os.PathLike[str]) -> None:
         self.final = Path(os.path.abspath(outdir))
+        self._old = self.final.with_name(f".{self.final.name}{_TMP_TAG}old")
+        if self._old.is_dir():  # a run killed between the two renames of the fallback: restore its old output
+            if self.final.exists():
+                _remove(self._old)
+            else:
+                os.rename(self._old, self.final)
         if self.final.exists() and not self.final.is_dir():
             raise UserError(f"output folder {self.final} is a file")
         if self.final.is_dir() and any(self.final.iterdir()) and not (self.final / "summary.json").is_file():
@@ -215,13 +221,12 @@ class OutputFolder:
         if not self.final.exists():
             os.rename(self.tmp, self.final)
         elif not _exchange(self.tmp, self.final):
-            # no atomic swap on this system: a kill between the two renames leaves the old
-            # output under the temporary name and no outdir ("nothing", never a mix)
-            old = self.final.with_name(self.final.name + _TMP_TAG + "old")
-            _remove(old)
-            os.rename(self.final, old)
+            # no atomic swap on this system: a kill between the two renames leaves no outdir
+            # ("nothing", never a mix) and the old output aside, which the next run restores
+            _remove(self._old)
+            os.rename(self.final, self._old)
             os.rename(self.tmp, self.final)
-            self.tmp = old
+            self.tmp = self._old
         _fsync(self.final.parent)
         PENDING.discard(self.tmp)
         _remove(self.tmp)  # after an exchange: the previous output
