@@ -42,11 +42,11 @@ def test_jsonl_bad_records_are_rejected_with_line_numbers(tmp_path):
         (5, "empty text"),
         (6, "text is not a string"),
         (7, "not a JSON object"),
-        (8, "undecodable bytes"),
     ]
     records = [i for i in items if isinstance(i, Record)]
-    assert [r.id for r in records] == ["a", "7"]
-    assert records[0].fields["lang"] == "en" and records[1].html.startswith("<p>")
+    assert [r.id for r in records] == ["a", "f", "7"]  # a legacy-encoded line is decoded, not rejected
+    assert records[1].text == "café latin-1" and records[1].encoding == "cp1252"
+    assert records[0].fields["lang"] == "en" and records[2].html.startswith("<p>")
     assert str(path) in items[1].message() and ":2:" in items[1].message()
 
 

@@ -146,13 +146,23 @@ def read_jsonl(path: Path, prefer_html: bool = False) -> Iterator[Record | Rejec
         if not raw or raw.isspace():  # blank line (or a byte-order mark alone)
             continue
         seen_any = True
+        encoding = None
         try:
             obj = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
-            reason = "undecodable bytes" if _bad_utf8(raw) else "invalid JSON"
-            yield Rejection(source, number, reason, str(exc).split(":")[0])
-            continue
-        yield record_from_mapping(obj, source, number, prefer_html)
+            if not _bad_utf8(raw):
+                yield Rejection(source, number, "invalid JSON", str(exc).split(":")[0])
+                continue
+            try:  # a line in a legacy encoding (JSON should be UTF-8, cp1252 exports exist): decode it
+                text, encoding = decode(raw)
+                obj = orjson.loads(text)
+            except orjson.JSONDecodeError as again:
+                yield Rejection(source, number, "invalid JSON", f"{str(again).split(':')[0]}, decoded as {encoding}")
+                continue
+        item = record_from_mapping(obj, source, number, prefer_html)
+        if encoding and isinstance(item, Record):
+            item.encoding = encoding
+        yield item
     if not seen_any:
         yield Rejection(source, None, "empty input", "no records")
 
