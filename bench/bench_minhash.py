@@ -376,7 +376,7 @@ def tool_command(tool: str, corpus: Path, outdir: Path) -> list[str]:
     if tool == "neardup":
         exe = Path(sys.executable).with_name("neardup")
         neardup = str(exe) if exe.exists() else shutil.which("neardup") or "neardup"
-        return [neardup, "dedup", str(corpus), "-o", str(outdir), "--threshold", str(THRESHOLD),
+        return [neardup, "dedup", str(corpus), "-o", str(outdir), "--method", "minhash", "--threshold", str(THRESHOLD),
                 "--shingle-size", str(SHINGLE_SIZE), "--num-perm", str(NUM_PERM), "--quiet"]
     return [sys.executable, str(Path(__file__).resolve()), "_job", tool, str(corpus), str(outdir)]
 

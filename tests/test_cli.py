@@ -60,7 +60,7 @@ def test_scores_are_the_estimated_jaccard_or_exact(tmp_path, corpus_file, corpus
     for exact in (False, True):
         out = tmp_path / f"exact{exact}"
         main(["dedup", str(corpus_file), "-o", str(out), "--shingle-size", "3", "--threshold", "0.7", "--quiet",
-              "--num-perm", "128", *(["--exact"] if exact else [])])
+              "--method", "minhash", "--num-perm", "128", *(["--exact"] if exact else [])])
         pairs[exact] = {(p["a"], p["b"]): p["score"] for p in read_jsonl(out / "pairs.jsonl")}
     assert pairs[True]
     for (a, b), score in pairs[True].items():  # the exact Jaccard of the 3-shingle sets
@@ -89,7 +89,7 @@ def test_output_is_byte_identical_across_processes(tmp_path, corpus_file):
 def test_supershingles_and_parquet_output(tmp_path, corpus_file, corpus):
     _, truth = corpus
     out = tmp_path / "ss"
-    main(["dedup", str(corpus_file), "-o", str(out), "--candidates", "supershingles", "--shingle-size", "3",
+    main(["dedup", str(corpus_file), "-o", str(out), "--method", "minhash", "--candidates", "supershingles", "--shingle-size", "3",
           "--threshold", "0.7", "--format", "parquet", "--quiet"])
     table = pq.read_table(out / "pairs.parquet").to_pylist()
     assert {(r["a"], r["b"]) for r in table} == truth
@@ -103,8 +103,8 @@ def test_max_df_drops_boilerplate_shingles(tmp_path, corpus):
     # unrelated articles that share a long site footer look alike until the footer goes
     path.write_bytes(b"".join(orjson.dumps({"id": i, "text": t + " " + footer}) + b"\n" for i, t in docs[::3]))
     loose, filtered = tmp_path / "loose", tmp_path / "filtered"
-    main(["dedup", str(path), "-o", str(loose), "--shingle-size", "3", "--threshold", "0.3", "--quiet"])
-    main(["dedup", str(path), "-o", str(filtered), "--shingle-size", "3", "--threshold", "0.3", "--max-df", "2", "--quiet"])
+    main(["dedup", str(path), "-o", str(loose), "--method", "minhash", "--shingle-size", "3", "--threshold", "0.3", "--quiet"])
+    main(["dedup", str(path), "-o", str(filtered), "--method", "minhash", "--shingle-size", "3", "--threshold", "0.3", "--max-df", "2", "--quiet"])
     assert len(found_pairs(loose)) == 28  # all 8 x 7 / 2 pairs of unrelated articles
     assert found_pairs(filtered) == set()
 
@@ -117,7 +117,7 @@ def test_strict_exits_2_and_names_the_line(tmp_path, capsys):
 
 
 def test_bad_parameters_exit_2(tmp_path, corpus_file, capsys):
-    assert main(["dedup", str(corpus_file), "-o", str(tmp_path / "o"), "--bands", "20", "--rows", "20"]) == 2
+    assert main(["dedup", str(corpus_file), "-o", str(tmp_path / "o"), "--method", "minhash", "--bands", "20", "--rows", "20"]) == 2
     assert "exceeds num_perm" in capsys.readouterr().err
 
 
@@ -157,14 +157,14 @@ def test_shipped_sample_is_what_synth_makes(tmp_path):
 def test_eval_on_the_sample_reads_clusters_and_html(tmp_path, capsys):
     import json
 
-    assert main(["eval", str(SAMPLE), "--shingle-size", "3", "--json"]) == 0
+    assert main(["eval", str(SAMPLE), "--method", "minhash", "--shingle-size", "3", "--json"]) == 0
     text_report = json.loads(capsys.readouterr().out)
     assert text_report["documents"] == 48 and text_report["positives"] == 136
     assert text_report["max_f1"] > 0.95
-    assert main(["eval", str(SAMPLE), "--shingle-size", "3", "--html", "--extract", "none", "--json",
+    assert main(["eval", str(SAMPLE), "--method", "minhash", "--shingle-size", "3", "--html", "--extract", "none", "--json",
                  "--plot", str(tmp_path)]) == 0
     page_report = json.loads(capsys.readouterr().out)
-    assert main(["eval", str(SAMPLE), "--shingle-size", "3", "--html", "--json"]) == 0
+    assert main(["eval", str(SAMPLE), "--method", "minhash", "--shingle-size", "3", "--html", "--json"]) == 0
     model_report = json.loads(capsys.readouterr().out)
     # whole pages carry site templates, which blur the pages of different stories;
     # the default extractor (the shipped model) takes them away again

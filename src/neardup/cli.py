@@ -16,7 +16,8 @@ from .errors import UserError
 from .extract import DEFAULT_EXTRACTOR, EXTRACTORS
 from .io.writers import FORMATS
 from .job import print_report, run_command
-from .methods import REGISTRY, all_params, method_defaults, method_params
+from .cluster import CLUSTERINGS
+from .methods import DEFAULT_METHOD, REGISTRY, all_params, method_defaults, method_params
 
 
 def add_job_options(p: argparse.ArgumentParser, outputs: str) -> None:
@@ -39,7 +40,8 @@ def add_input_options(p: argparse.ArgumentParser) -> None:
 
 def add_method_options(p: argparse.ArgumentParser) -> None:
     """``--method`` and one option per parameter of any registered method."""
-    p.add_argument("--method", choices=sorted(REGISTRY), default="minhash", help="detection method (minhash)")
+    p.add_argument("--method", choices=sorted(REGISTRY), default=DEFAULT_METHOD,
+                   help=f"detection method ({DEFAULT_METHOD}: the most accurate on news pages at its defaults)")
     g = p.add_argument_group("method options (`neardup methods` lists which method takes which)")
     for name, uses in all_params().items():
         spec = uses[0][1]
@@ -175,6 +177,7 @@ def _cmd_dedup(args: argparse.Namespace) -> int:
         args.output,
         unique=args.unique,
         keep_rejected=args.keep_rejected,
+        cluster=args.cluster,
         fmt=args.format,
         prefer_html=args.html,
         extract=args.extract,
@@ -220,6 +223,7 @@ def _print_summary(s: dict, outdir: str) -> None:
         f"clusters   {s['clusters']:,} clusters holding {s['documents_in_clusters']:,} documents; "
         f"{s['duplicates_removable']:,} removable duplicates",
     ]
+    lines.extend(f"warning    {w}" for w in s.get("warnings", ()))
     if "unique_file" in s:
         which = "rejected records kept" if s["unique_keeps_rejected"] else "rejected records left out"
         lines.append(f"unique     {s['unique_written']:,} records -> {s['unique_file']} ({which})")
@@ -289,6 +293,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--keep-rejected", action=argparse.BooleanOptionalAction, default=True,
                    help="--unique also writes the records that were rejected (no text, no words, undecodable): "
                         "they were not found to duplicate anything (on; --no-keep-rejected leaves them out)")
+    p.add_argument("--cluster", choices=CLUSTERINGS, default=CLUSTERINGS[0],
+                   help="how pairs become clusters: label propagation (resists chaining through a few bridging "
+                        "pairs), leader (each member a near-duplicate of its representative), or connected "
+                        f"components (the transitive closure) ({CLUSTERINGS[0]})")
     add_method_options(p)
     p.set_defaults(func=_cmd_dedup)
 

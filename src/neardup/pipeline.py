@@ -17,11 +17,16 @@ from typing import Any, Iterable, Iterator, Protocol, Sequence
 
 import numpy as np
 
-from .cluster import clusters_from_pairs
+from .cluster import CLUSTERINGS, clusters_from_pairs
+from .errors import UserError
 from .extract import DEFAULT_EXTRACTOR, get_extractor
 from .io.readers import Record, Rejection, mostly_replacement, record_from_mapping
 from .job import RunStats, run_report
-from .methods import get_method
+from .methods import DEFAULT_METHOD, get_method
+
+#: A cluster holding more than this share of the kept documents (of at least
+#: ``LARGE_CLUSTER_MIN_DOCS``) is reported as a warning: stories merged by chaining.
+LARGE_CLUSTER_SHARE, LARGE_CLUSTER_MIN_DOCS = 0.2, 50
 
 #: Batches read and waiting while one is sketched: reading goes on while numba starts up
 #: on the first batch (0.15 s) and while a batch takes longer than usual.
@@ -82,6 +87,15 @@ class DedupResult:
             dropped.update(ids[i] for i in np.flatnonzero(~self.usable).tolist())
         return dropped
 
+    def warnings(self) -> list[str]:
+        """What a user should look at: a cluster holding a large share of the input (chaining)."""
+        kept = int(self.usable.sum())
+        largest = max((g.shape[0] for g in self.groups), default=0)
+        if kept >= LARGE_CLUSTER_MIN_DOCS and largest > LARGE_CLUSTER_SHARE * kept:
+            return [f"one cluster holds {largest:,} of {kept:,} documents ({largest / kept:.0%}): if these are not "
+                    f"all one story, raise --threshold or use --cluster propagation"]
+        return []
+
     def results(self) -> dict[str, Any]:
         """What was found, in numbers (the job-specific part of the run report)."""
         return {
@@ -90,6 +104,8 @@ class DedupResult:
             "clusters": len(self.groups),
             "documents_in_clusters": int(sum(g.shape[0] for g in self.groups)),
             "duplicates_removable": int(sum(g.shape[0] - 1 for g in self.groups)),
+            "largest_cluster": max((int(g.shape[0]) for g in self.groups), default=0),
+            "warnings": self.warnings(),
         }
 
     def summary(self, inputs: Sequence[Any] = (), total: float | None = None, **extra: Any) -> dict[str, Any]:
@@ -193,18 +209,24 @@ class Deduplicator:
 
     ``method`` names a registered method; remaining keyword arguments are its
     parameters.  ``extract`` names the HTML extractor used for records with ``html``.
+    ``cluster`` names how pairs become clusters (:mod:`neardup.cluster`): label
+    ``propagation`` (default), ``leader`` or connected ``components``.
     With ``strict`` the first rejected input raises :class:`InputError`.
     """
 
     def __init__(
         self,
-        method: str = "minhash",
+        method: str = DEFAULT_METHOD,
         extract: str = DEFAULT_EXTRACTOR,
         strict: bool = False,
         progress: bool = False,
         batch_bytes: int = 4 << 20,
+        cluster: str = CLUSTERINGS[0],
         **params: Any,
     ) -> None:
+        if cluster not in CLUSTERINGS:
+            raise UserError(f"unknown clustering {cluster!r}; choose from {', '.join(CLUSTERINGS)}")
+        self.cluster = cluster
         self.method_name = method
         self.extract = extract
         self.strict = strict
@@ -269,8 +291,8 @@ class Deduplicator:
         good = np.concatenate(usable) if usable else np.zeros(0, bool)
         for i in np.flatnonzero(~good):
             stats.reject(Rejection(*where[i], "no words", ids[i]), self.strict)
-        groups = clusters_from_pairs(len(ids), a, b)
+        groups = clusters_from_pairs(len(ids), a, b, scores, self.cluster)
         stats.timed("cluster", t)
         stats.kept = int(good.sum())
-        params = {"method": self.method_name, "extract": self.extract, **method.get_params()}
+        params = {"method": self.method_name, "extract": self.extract, "cluster": self.cluster, **method.get_params()}
         return DedupResult(ids, a, b, scores, groups, good, int(hit.shape[0]), stats, params)

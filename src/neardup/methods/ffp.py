@@ -51,7 +51,7 @@ class FullFingerprintMethod(Method):
 
     def __init__(
         self,
-        threshold: float = 0.6,
+        threshold: float = 0.1,
         shingle_size: int = 4,
         measure: str = "containment",
         seed: int = 1,
