@@ -87,9 +87,9 @@ def test_gzip_jsonl_and_parquet_inputs(tmp_path):
 
 
 def test_unknown_and_missing_inputs_raise(tmp_path):
-    (tmp_path / "x.csv").write_text("a,b")
+    (tmp_path / "x.docx").write_text("a,b")
     with pytest.raises(InputError, match="unknown input type"):
-        list(read_input(tmp_path / "x.csv"))
+        list(read_input(tmp_path / "x.docx"))
     with pytest.raises(InputError, match="no such file"):
         list(read_input(tmp_path / "missing.jsonl"))
 

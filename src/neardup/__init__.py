@@ -13,7 +13,7 @@ from .kernel_cache import use_source_keyed_cache
 
 use_source_keyed_cache()  # before any kernel loads: numba's cache keyed by the kernel sources
 
-from .io.readers import InputError, Record, Rejection, read_inputs
+from .io.readers import Fields, InputError, Record, Rejection, read_inputs
 from .methods import REGISTRY, get_method
 from .pipeline import Cluster, DedupResult, Deduplicator, Pair
 from .run import dedup_files
@@ -23,6 +23,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Cluster",
     "DedupResult",
+    "Fields",
     "Deduplicator",
     "InputError",
     "Pair",

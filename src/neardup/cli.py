@@ -14,6 +14,7 @@ from typing import Sequence
 
 from .errors import UserError
 from .extract import DEFAULT_EXTRACTOR, EXTRACTORS
+from .io.readers import Fields
 from .io.writers import FORMATS
 from .job import print_report, run_command
 from .cluster import CLUSTERINGS
@@ -36,6 +37,14 @@ def add_input_options(p: argparse.ArgumentParser) -> None:
                    help=f"how HTML pages become text: the learned block model, the MinBlock/link-density "
                         f"heuristic, or none (all visible text) ({DEFAULT_EXTRACTOR})")
     p.add_argument("--html", action="store_true", help="read the 'html' field of records that have both html and text")
+    p.add_argument("--id-field", default="id", metavar="NAME", help="field of a record (JSONL, Parquet, CSV) with its id (id)")
+    p.add_argument("--text-field", default="text", metavar="NAME", help="field with the article text (text)")
+    p.add_argument("--html-field", default="html", metavar="NAME", help="field with the web page (html)")
+
+
+def input_fields(args: argparse.Namespace) -> Fields:
+    """The record fields named by ``--id-field``, ``--text-field`` and ``--html-field``."""
+    return Fields(args.id_field, args.text_field, args.html_field)
 
 
 def add_method_options(p: argparse.ArgumentParser) -> None:
@@ -100,8 +109,10 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         if name not in REGISTRY:
             raise UserError(f"unknown method {name!r}; choose from {', '.join(sorted(REGISTRY))}")
     given = _given_params(args)
-    data = load_labeled(args.dataset, args.extract, truth=args.truth, pairs=args.pairs, prefer_html=args.html)
-    tune = load_labeled(args.tune_on, args.extract, prefer_html=args.html) if args.tune_on else None
+    fields = input_fields(args)
+    data = load_labeled(args.dataset, args.extract, truth=args.truth, pairs=args.pairs, prefer_html=args.html,
+                        fields=fields)
+    tune = load_labeled(args.tune_on, args.extract, prefer_html=args.html, fields=fields) if args.tune_on else None
     for labeled, source in ((data, args.dataset), (tune, args.tune_on)):
         if labeled is not None:
             for line in labeled.stats.rejection_report(source):
@@ -180,6 +191,7 @@ def _cmd_dedup(args: argparse.Namespace) -> int:
         cluster=args.cluster,
         fmt=args.format,
         prefer_html=args.html,
+        fields=input_fields(args),
         extract=args.extract,
         strict=args.strict,
         progress=not args.quiet and sys.stderr.isatty(),

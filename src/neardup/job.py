@@ -54,6 +54,8 @@ class RunStats:
     rejections: list[str] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
     encodings: Counter = field(default_factory=Counter)
+    #: Things done to kept records a user should know of, e.g. a text field read as HTML.
+    notes: Counter = field(default_factory=Counter)
 
     def reject(self, rejection: Rejection, strict: bool = False) -> None:
         """Count ``rejection`` and list it, or raise it in strict mode."""
@@ -73,6 +75,8 @@ class RunStats:
         }
         if self.encodings:
             out["detected_encodings"] = dict(sorted(self.encodings.items()))
+        if self.notes:
+            out["notes"] = dict(sorted(self.notes.items()))
         return out
 
     def rejection_report(self, source: str, listed: int = 5) -> list[str]:
@@ -126,6 +130,7 @@ def print_report(s: dict[str, Any], outdir: str, lines: Sequence[str]) -> None:
     out += [f"           rejected: {reason}: {n:,}" for reason, n in d["rejected_by_reason"].items()]
     if d.get("detected_encodings"):
         out.append("           decoded as: " + ", ".join(f"{e} {n:,}" for e, n in d["detected_encodings"].items()))
+    out.extend(f"           {note}: {n:,}" for note, n in d.get("notes", {}).items())
     out += list(lines)
     out += [f"time       {s['seconds']['total']:.2f} s", f"output     {outdir}"]
     listed = len(s["rejections"])

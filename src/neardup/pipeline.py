@@ -20,7 +20,8 @@ import numpy as np
 from .cluster import CLUSTERINGS, clusters_from_pairs
 from .errors import UserError
 from .extract import DEFAULT_EXTRACTOR, get_extractor
-from .io.readers import Record, Rejection, mostly_replacement, record_from_mapping
+from .io.frames import rows_of
+from .io.readers import FIELDS, Fields, Record, Rejection, mostly_replacement, record_from_mapping
 from .job import RunStats, run_report
 from .methods import DEFAULT_METHOD, get_method
 
@@ -113,21 +114,22 @@ class DedupResult:
         return run_report(self.stats, inputs, self.params, total, **self.results(), **extra)
 
 
-def as_records(docs: Iterable[Any]) -> Iterator[Record | Rejection]:
-    """Accept records, rejections, ``(id, text)`` tuples or ``{"id", "text"}`` dicts."""
-    for n, doc in enumerate(docs, start=1):
+def as_records(docs: Iterable[Any] | Any, fields: Fields = FIELDS) -> Iterator[Record | Rejection]:
+    """Accept records, rejections, ``(id, text)`` tuples, dicts (``fields`` names their id,
+    text and HTML fields), or a pandas DataFrame / Hugging Face Dataset of such rows."""
+    for n, doc in enumerate(rows_of(docs), start=1):
         if isinstance(doc, (Record, Rejection)):
             yield doc
         elif isinstance(doc, tuple) and len(doc) == 2:
             yield record_from_mapping({"id": doc[0], "text": doc[1]}, "<api>", n)
         elif isinstance(doc, dict):
-            yield record_from_mapping(doc, "<api>", n)
+            yield record_from_mapping(doc, "<api>", n, fields=fields)
         else:
             raise TypeError(f"document {n}: expected (id, text), a dict or a Record, got {type(doc).__name__}")
 
 
 def documents(
-    records: Iterable[Any], extract: str, stats: RunStats, strict: bool = False
+    records: Iterable[Any], extract: str, stats: RunStats, strict: bool = False, fields: Fields = FIELDS
 ) -> Iterator[tuple[Record, str]]:
     """The input stage: records with their text (extracted from HTML), ids unique.
 
@@ -138,13 +140,15 @@ def documents(
     """
     extractor = get_extractor(extract)
     seen: set[str] = set()
-    for item in as_records(records):
+    for item in as_records(records, fields):
         stats.read += 1
         if isinstance(item, Record):
             item = _text_of(item, extractor, seen)
             if not isinstance(item, Rejection):
                 if item[0].encoding:
                     stats.encodings[item[0].encoding] += 1
+                if item[0].html_in_text:
+                    stats.notes["text fields that held a web page, extracted as HTML"] += 1
                 yield item
                 continue
         stats.reject(item, strict)
@@ -210,7 +214,9 @@ class Deduplicator:
     ``method`` names a registered method; remaining keyword arguments are its
     parameters.  ``extract`` names the HTML extractor used for records with ``html``.
     ``cluster`` names how pairs become clusters (:mod:`neardup.cluster`): label
-    ``propagation`` (default), ``leader`` or connected ``components``.
+    ``propagation`` (default), ``leader`` or connected ``components``.  ``fields`` names
+    the id, text and HTML fields of dict rows; ``run`` also takes a pandas DataFrame or a
+    Hugging Face Dataset.
     With ``strict`` the first rejected input raises :class:`InputError`.
     """
 
@@ -222,11 +228,13 @@ class Deduplicator:
         progress: bool = False,
         batch_bytes: int = 4 << 20,
         cluster: str = CLUSTERINGS[0],
+        fields: Fields = FIELDS,
         **params: Any,
     ) -> None:
         if cluster not in CLUSTERINGS:
             raise UserError(f"unknown clustering {cluster!r}; choose from {', '.join(CLUSTERINGS)}")
         self.cluster = cluster
+        self.fields = fields
         self.method_name = method
         self.extract = extract
         self.strict = strict
@@ -245,7 +253,7 @@ class Deduplicator:
         ids: list[str] = []
         texts: list[str] = []
         size = 0
-        for record, text in documents(docs, self.extract, stats, self.strict):
+        for record, text in documents(docs, self.extract, stats, self.strict, self.fields):
             ids.append(record.id)
             where.append((record.source, record.line))
             texts.append(text)

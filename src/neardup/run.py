@@ -15,13 +15,13 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, Sequence
 
-from .io.readers import Record, read_inputs
+from .io.readers import FIELDS, Fields, Record, read_inputs
 from .io.writers import OutputFolder, atomic_file, format_for, write_json, write_rows
 from .pipeline import DedupResult, Deduplicator
 
 
 def write_unique(result: DedupResult, inputs: Sequence[str], path: Path, prefer_html: bool = False,
-                 keep_rejected: bool = True, fmt: str = "jsonl") -> int:
+                 fields: Fields = FIELDS, keep_rejected: bool = True, fmt: str = "jsonl") -> int:
     """Write the input records minus the dropped duplicates; returns how many were written.
 
     ``keep_rejected``: records that were read but rejected for their content (no text after
@@ -35,7 +35,7 @@ def write_unique(result: DedupResult, inputs: Sequence[str], path: Path, prefer_
     written: set[str] = set()
 
     def rows():
-        for item in read_inputs(inputs, prefer_html):
+        for item in read_inputs(inputs, prefer_html, fields):
             if not isinstance(item, Record) or item.id in dropped:
                 continue
             if item.id in written or not (keep_rejected or item.id in compared):
@@ -56,6 +56,7 @@ def dedup_files(
     unique: str | Path | None = None,
     fmt: str = "jsonl",
     prefer_html: bool = False,
+    fields: Fields = FIELDS,
     keep_rejected: bool = True,
     **options: Any,
 ) -> tuple[DedupResult, dict[str, Any]]:
@@ -68,7 +69,7 @@ def dedup_files(
     with OutputFolder(outdir) as out, ExitStack() as later:
         # --unique is checked before the run and renamed into place right after the folder
         unique_tmp = None if unique is None else later.enter_context(atomic_file(unique))
-        result = Deduplicator(**options).run(read_inputs(inputs, prefer_html))
+        result = Deduplicator(**options).run(read_inputs(inputs, prefer_html, fields))
         result.stats.require_usable()
         ext = "jsonl" if fmt == "jsonl" else "parquet"
         write_rows(
@@ -83,7 +84,7 @@ def dedup_files(
         )
         extra: dict[str, Any] = {}
         if unique is not None and unique_tmp is not None:
-            extra["unique_written"] = write_unique(result, inputs, unique_tmp, prefer_html, keep_rejected,
+            extra["unique_written"] = write_unique(result, inputs, unique_tmp, prefer_html, fields, keep_rejected,
                                                    format_for(Path(unique)))
             extra["unique_file"] = str(unique)
             extra["unique_keeps_rejected"] = keep_rejected

@@ -56,10 +56,12 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def run_command(args: argparse.Namespace) -> int:
+    from ..cli import input_fields
     from .run import contain_files
 
     summary = contain_files(
-        args.inputs, args.output, prefer_html=args.html, truth=args.truth, save_stats=args.save_stats,
+        args.inputs, args.output, prefer_html=args.html, fields=input_fields(args), truth=args.truth,
+        save_stats=args.save_stats,
         method=args.method, etl=args.etl, depth=args.depth, suffixes=args.suffixes, sort_words=args.sort_words,
         word_prefix=args.word_prefix, stopwords=stopword_option(args.stopwords), stats=args.stats,
         window=args.window, extract=args.extract, strict=args.strict, batch_docs=args.batch_docs,

@@ -15,7 +15,7 @@ from typing import Any, Iterator, Sequence
 
 
 from ..errors import UserError
-from ..io.readers import read_inputs
+from ..io.readers import FIELDS, Fields, read_inputs
 from ..io.writers import OutputFolder, write_json, write_rows
 from .detector import ContainmentDetector
 from .evaluate import evaluate_containments
@@ -27,6 +27,7 @@ def contain_files(
     inputs: Sequence[str],
     outdir: str | Path,
     prefer_html: bool = False,
+    fields: Fields = FIELDS,
     truth: str | Path | None = None,
     save_stats: str | Path | None = None,
     fmt: str = "jsonl",
@@ -47,7 +48,7 @@ def contain_files(
     pairs: list[tuple[str, str]] = []
 
     def rows() -> Iterator[dict[str, Any]]:
-        for c in detector.stream(read_inputs(inputs, prefer_html)):
+        for c in detector.stream(read_inputs(inputs, prefer_html, fields)):
             if gold is not None:
                 pairs.append((c.container, c.contained))
             yield {"container": c.container, "contained": c.contained, "score": round(c.score, 6),

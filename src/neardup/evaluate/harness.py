@@ -29,7 +29,7 @@ import orjson
 
 from ..errors import UserError
 from ..extract import DEFAULT_EXTRACTOR
-from ..io.readers import InputError, read_input
+from ..io.readers import FIELDS, Fields, InputError, read_input
 from ..methods import get_method
 from ..methods.base import Method
 from ..pipeline import RunStats, documents
@@ -89,6 +89,7 @@ def load_labeled(
     truth: str | Path | None = None,
     pairs: str | Path | None = None,
     prefer_html: bool = False,
+    fields: Fields = FIELDS,
 ) -> LabeledSet:
     """Read a labeled dataset in any of the layouts ``neardup eval`` accepts.
 
@@ -103,7 +104,7 @@ def load_labeled(
     by_truth = read_truth_clusters(truth) if truth else None
     is_dir = Path(path).is_dir()
     ids, texts, names = [], [], []
-    for record, text in documents(read_input(path, prefer_html), extract, stats):
+    for record, text in documents(read_input(path, prefer_html, fields), extract, stats):
         ids.append(record.id)
         texts.append(text)
         if by_truth is not None:

@@ -1,4 +1,4 @@
-"""Readers: JSONL, Parquet and directories of text/HTML files, any of them gzip-compressed.
+"""Readers: JSONL, Parquet, CSV/TSV, WARC and folders of documents or shards, gzip or not.
 
 Every input becomes a stream of :class:`Record` (a document) and :class:`Rejection`
 (something that could not become one, with the file, the line or row, and the reason).
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import re
 import stat
 import zlib
 from dataclasses import dataclass, field
@@ -25,12 +26,17 @@ import orjson
 from ..errors import InputError
 from .decode import decode, decode_html, decode_page, mostly_replacement, wide_unicode
 
-__all__ = ["InputError", "Record", "Rejection", "decode_html", "mostly_replacement", "read_input", "read_inputs"]
+__all__ = ["FIELDS", "Fields", "InputError", "Record", "Rejection", "decode_html", "mostly_replacement", "read_input",
+           "read_inputs"]
 
 TEXT_SUFFIXES = (".txt",)
 HTML_SUFFIXES = (".htm", ".html")
 JSONL_SUFFIXES = (".jsonl", ".ndjson", ".json")
 PARQUET_SUFFIXES = (".parquet", ".pq")
+TABLE_SUFFIXES = (".csv", ".tsv")
+WARC_SUFFIXES = (".warc",)
+#: Files that hold many records: read as records when found inside a folder (shards).
+RECORD_FILE_SUFFIXES = JSONL_SUFFIXES + PARQUET_SUFFIXES + TABLE_SUFFIXES + WARC_SUFFIXES
 
 #: Largest document file read (after decompression); larger ones are rejected, not read into memory.
 MAX_DOCUMENT_BYTES = 64 << 20
@@ -50,6 +56,29 @@ class Record:
     line: int | None
     fields: dict[str, Any] = field(default_factory=dict)
     encoding: str | None = None  # the encoding detected or declared, when the bytes were not UTF-8
+    html_in_text: bool = False  # its text field held a web page, read as HTML
+
+
+@dataclass(frozen=True)
+class Fields:
+    """Which fields of a record (JSONL, Parquet, CSV, API dicts) hold its id, text and HTML."""
+
+    id: str = "id"
+    text: str = "text"
+    html: str = "html"
+
+
+FIELDS = Fields()
+
+#: A text that starts like a web page, or holds many block tags early on, is a page.
+_PAGE_START = re.compile(r"\s*(?:<!doctype\s+html|<html[\s>]|<head[\s>]|<body[\s>])", re.I)
+_BLOCK_TAG = re.compile(r"</?(?:p|div|br|span|a|li|ul|table|tr|td|h[1-6]|script|style|meta|link|img)\b[^>]*>", re.I)
+
+
+def looks_like_html(text: str) -> bool:
+    """Whether a text field holds a web page rather than text (cheap: the first 4,000 characters)."""
+    head = text[:4000]
+    return bool(_PAGE_START.match(head)) or len(_BLOCK_TAG.findall(head)) >= 8
 
 
 @dataclass
@@ -106,30 +135,35 @@ def _open_text_lines(path: Path) -> Iterator[tuple[int, bytes]]:
             yield number, line
 
 
-def record_from_mapping(obj: Any, source: str, line: int, prefer_html: bool = False) -> Record | Rejection:
-    """A record from a JSON object or Parquet row, or why it cannot be one.
+def record_from_mapping(obj: Any, source: str, line: int, prefer_html: bool = False,
+                        fields: Fields = FIELDS) -> Record | Rejection:
+    """A record from a JSON object, Parquet or CSV row, or why it cannot be one.
 
-    A record with both ``text`` and ``html`` uses ``text`` unless ``prefer_html``.
+    ``fields`` names the id, text and HTML fields.  A record with both text and HTML uses
+    the text unless ``prefer_html``; a text that looks like a web page
+    (:func:`looks_like_html`) is read as HTML, so markup is extracted, never compared.
     """
     if not isinstance(obj, dict):
         return Rejection(source, line, "not a JSON object")
-    rid = obj.get("id")
+    rid = obj.get(fields.id)
     if rid is None or isinstance(rid, (dict, list, bool)) or rid == "":
-        return Rejection(source, line, "missing id")
-    text, html = obj.get("text"), obj.get("html")
+        return Rejection(source, line, "missing id", f"no '{fields.id}' field")
+    text, html = obj.get(fields.text), obj.get(fields.html)
     if prefer_html and html is not None:
         text = None
     if text is None and html is None:
-        return Rejection(source, line, "missing text", "a record needs a 'text' or 'html' field")
+        return Rejection(source, line, "missing text", f"a record needs a '{fields.text}' or '{fields.html}' field")
     body = text if text is not None else html
     if not isinstance(body, str):
         return Rejection(source, line, "text is not a string", type(body).__name__)
     if not body or body.isspace():
         return Rejection(source, line, "empty text")
+    if text is not None and looks_like_html(text):
+        return Record(str(rid), None, text, source, line, obj, html_in_text=True)
     return Record(str(rid), text if text is not None else None, None if text is not None else html, source, line, obj)
 
 
-def read_jsonl(path: Path, prefer_html: bool = False) -> Iterator[Record | Rejection]:
+def read_jsonl(path: Path, prefer_html: bool = False, fields: Fields = FIELDS) -> Iterator[Record | Rejection]:
     """Records of a JSONL file (one JSON object per line, blank lines ignored)."""
     source = str(path)
     seen_any = False
@@ -159,7 +193,7 @@ def read_jsonl(path: Path, prefer_html: bool = False) -> Iterator[Record | Rejec
             except orjson.JSONDecodeError as again:
                 yield Rejection(source, number, "invalid JSON", f"{str(again).split(':')[0]}, decoded as {encoding}")
                 continue
-        item = record_from_mapping(obj, source, number, prefer_html)
+        item = record_from_mapping(obj, source, number, prefer_html, fields)
         if encoding and isinstance(item, Record):
             item.encoding = encoding
         yield item
@@ -175,7 +209,7 @@ def _bad_utf8(raw: bytes) -> bool:
     return False
 
 
-def read_parquet(path: Path, prefer_html: bool = False) -> Iterator[Record | Rejection]:
+def read_parquet(path: Path, prefer_html: bool = False, fields: Fields = FIELDS) -> Iterator[Record | Rejection]:
     """Records of a Parquet file with the same columns as JSONL (row numbers from 1)."""
     import pyarrow.parquet as pq
 
@@ -200,7 +234,7 @@ def read_parquet(path: Path, prefer_html: bool = False) -> Iterator[Record | Rej
                 break
             for obj in batch.to_pylist():
                 row += 1
-                yield record_from_mapping(obj, source, row, prefer_html)
+                yield record_from_mapping(obj, source, row, prefer_html, fields)
         row = end
     if row == 0:
         yield Rejection(source, None, "empty input", "no records")
@@ -237,8 +271,13 @@ def _fault(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-def read_directory(root: Path) -> Iterator[Record | Rejection]:
-    """Every text/HTML file below ``root`` in sorted order; id = path relative to ``root``."""
+def read_directory(root: Path, prefer_html: bool = False, fields: Fields = FIELDS,
+                   prefix: str = "") -> Iterator[Record | Rejection]:
+    """Every document and record file below ``root`` in sorted order.
+
+    A text/HTML file is one document, its id ``prefix`` + its path relative to ``root``;
+    a JSONL, Parquet, CSV/TSV or WARC file (a shard) is read as records with their own ids.
+    """
     found = False
     unreadable: list[OSError] = []
     for dirpath, dirnames, filenames in os.walk(root, onerror=unreadable.append):
@@ -254,10 +293,13 @@ def read_directory(root: Path) -> Iterator[Record | Rejection]:
         for name in sorted(filenames):
             path = Path(dirpath) / name
             found = True
-            if not _strip_gz(path).endswith(TEXT_SUFFIXES + HTML_SUFFIXES):
+            kind = _strip_gz(path)
+            if kind.endswith(RECORD_FILE_SUFFIXES):
+                yield from _read_record_file(path, kind, prefer_html, fields)
+            elif kind.endswith(TEXT_SUFFIXES + HTML_SUFFIXES):
+                yield read_document_file(path, prefix + path.relative_to(root).as_posix())
+            else:
                 yield Rejection(str(path), None, "unsupported file type")
-                continue
-            yield read_document_file(path, path.relative_to(root).as_posix())
     for exc in unreadable:  # the last folder's error comes after the walk
         found = True
         yield Rejection(str(exc.filename), None, "unreadable folder", _fault(exc))
@@ -265,15 +307,37 @@ def read_directory(root: Path) -> Iterator[Record | Rejection]:
         yield Rejection(str(root), None, "empty input", "no files")
 
 
-def read_input(path: str | os.PathLike[str], prefer_html: bool = False) -> Iterator[Record | Rejection]:
-    """Records of one input, by what it is: a directory, JSONL, Parquet, or one document file.
+def _read_record_file(p: Path, kind: str, prefer_html: bool, fields: Fields) -> Iterator[Record | Rejection]:
+    """Records of a JSONL, Parquet, CSV/TSV or WARC file (``kind``: its name without ``.gz``)."""
+    if kind.endswith(JSONL_SUFFIXES):
+        yield from read_jsonl(p, prefer_html, fields)
+    elif kind.endswith(PARQUET_SUFFIXES):
+        yield from read_parquet(p, prefer_html, fields)
+    elif kind.endswith(TABLE_SUFFIXES):
+        from .tabular import read_table
+
+        yield from read_table(p, "\t" if kind.endswith(".tsv") else ",", prefer_html, fields)
+    else:
+        from .warc import read_warc
+
+        yield from read_warc(p)
+
+
+def read_input(path: str | os.PathLike[str], prefer_html: bool = False, fields: Fields = FIELDS,
+               prefix: str = "") -> Iterator[Record | Rejection]:
+    """Records of one input, by what it is: a folder, JSONL, Parquet, CSV/TSV, WARC, or one document.
 
     ``prefer_html``: records with both fields are read from ``html`` (e.g. to run the
-    extractor on simulated pages whose clean ``text`` is also stored).
+    extractor on simulated pages whose clean ``text`` is also stored).  ``fields``: the
+    names of the id, text and HTML fields.  ``prefix``: put before the ids of documents
+    found in a folder (see :func:`read_inputs`).
     """
+    text_url = str(path)
+    if "://" in text_url:
+        raise InputError(f"{text_url}: URLs are not read by the local engine; copy the data to a local path")
     p = Path(path)
     if p.is_dir():
-        yield from read_directory(p)
+        yield from read_directory(p, prefer_html, fields, prefix)
         return
     if not p.exists():
         raise InputError(f"{p}: no such file or directory")
@@ -281,19 +345,25 @@ def read_input(path: str | os.PathLike[str], prefer_html: bool = False) -> Itera
     if special:
         raise InputError(f"{p}: a {special}, not a file neardup reads")
     name = _strip_gz(p)
-    if name.endswith(JSONL_SUFFIXES):
-        yield from read_jsonl(p, prefer_html)
-    elif name.endswith(PARQUET_SUFFIXES):
-        yield from read_parquet(p, prefer_html)
+    if name.endswith(RECORD_FILE_SUFFIXES):
+        yield from _read_record_file(p, name, prefer_html, fields)
     elif name.endswith(TEXT_SUFFIXES + HTML_SUFFIXES):
-        yield read_document_file(p, p.name)
+        yield read_document_file(p, str(path) if prefix else p.name)
     else:
-        raise InputError(f"{p}: unknown input type (expected a directory, .jsonl, .parquet, .txt or .html)")
+        raise InputError(f"{p}: unknown input type (expected a folder, .jsonl, .parquet, .csv, .tsv, .warc, "
+                         ".txt or .html)")
 
 
 def read_inputs(
-    paths: Iterable[str | os.PathLike[str]], prefer_html: bool = False
+    paths: Iterable[str | os.PathLike[str]], prefer_html: bool = False, fields: Fields = FIELDS
 ) -> Iterator[Record | Rejection]:
-    """Records of several inputs, in the order given."""
+    """Records of several inputs, in the order given.
+
+    With two or more inputs, the ids of documents found in folders start with the input
+    as given (``a/x.html``, ``b/x.html``), so two folders holding the same relative path
+    give two documents; one folder alone keeps ids relative to it.
+    """
+    paths = list(paths)
     for path in paths:
-        yield from read_input(path, prefer_html)
+        prefix = str(path).rstrip("/\\") + "/" if len(paths) > 1 else ""
+        yield from read_input(path, prefer_html, fields, prefix)

@@ -32,10 +32,11 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def run_command(args: argparse.Namespace) -> int:
+    from ..cli import input_fields
     from .run import partial_files
 
     summary = partial_files(
-        args.inputs, args.output, prefer_html=args.html, truth=args.truth,
+        args.inputs, args.output, prefer_html=args.html, fields=input_fields(args), truth=args.truth,
         signature=args.signature, shingle_size=args.shingle_size, tau=args.tau, gamma=args.gamma, gap=args.gap,
         idf_min=args.idf_min, idf_max=args.idf_max, antecedents=args.antecedents, stats=args.stats,
         extract=args.extract, strict=args.strict, progress=not args.quiet and sys.stderr.isatty(), fmt=args.format,

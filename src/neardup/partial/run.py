@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from ..contain.truth import Truth
-from ..io.readers import read_inputs
+from ..io.readers import FIELDS, Fields, read_inputs
 from ..io.writers import OutputFolder, write_json, write_rows
 from .detector import PartialDetector
 from .evaluate import evaluate_partials
@@ -24,6 +24,7 @@ def partial_files(
     inputs: Sequence[str],
     outdir: str | Path,
     prefer_html: bool = False,
+    fields: Fields = FIELDS,
     truth: str | Path | None = None,
     fmt: str = "jsonl",
     **options: Any,
@@ -39,7 +40,7 @@ def partial_files(
     found: list[dict[str, Any]] = []
 
     def rows() -> Iterator[dict[str, Any]]:
-        for pair in detector.stream(read_inputs(inputs, prefer_html)):
+        for pair in detector.stream(read_inputs(inputs, prefer_html, fields)):
             row = asdict(pair)
             row["coverage_a"], row["coverage_b"] = round(pair.coverage_a, 6), round(pair.coverage_b, 6)
             if gold is not None:

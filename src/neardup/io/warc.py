@@ -1,0 +1,63 @@
+"""WARC crawl files (``.warc``, ``.warc.gz``): every HTML response is one page.
+
+Read with `warcio <https://github.com/webrecorder/warcio>`_ (the Webrecorder project's
+reader, streaming, record by record).  A ``response`` record whose HTTP Content-Type is
+HTML becomes a page: id = ``WARC-Target-URI``, fields ``url`` and ``date``
+(``WARC-Date``), the body decoded like any page (declared charset checked, detection when
+it fails).  Every other record is counted and named, never silently dropped: request,
+metadata, warcinfo and revisit records as "not a response (WARC)", responses of other
+types (images, PDFs, scripts) as "not HTML (WARC)".  The record number in messages counts
+WARC records from 1.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterator
+
+from .decode import decode_page, mostly_replacement
+from .readers import FILE_FAULTS, Record, Rejection, _fault
+
+#: Largest response body read; a larger one is a rejection, not read into memory.
+MAX_BODY_BYTES = 64 << 20
+
+
+def read_warc(path: Path) -> Iterator[Record | Rejection]:
+    """Pages of a WARC file, and a rejection for each record that is not one."""
+    from warcio.archiveiterator import ArchiveIterator
+    from warcio.exceptions import ArchiveLoadFailed
+
+    source = str(path)
+    number = 0
+    try:
+        with open(path, "rb") as fh:
+            for rec in ArchiveIterator(fh):
+                number += 1
+                yield _page(rec, source, number)
+    except (ArchiveLoadFailed, *FILE_FAULTS, ValueError) as exc:
+        yield Rejection(source, number + 1, "unreadable file", _fault(exc))
+        return
+    if number == 0:
+        yield Rejection(source, None, "empty input", "no WARC records")
+
+
+def _page(rec, source: str, number: int) -> Record | Rejection:
+    """One WARC record as a page, or why it is not one."""
+    url = rec.rec_headers.get_header("WARC-Target-URI") or ""
+    if rec.rec_type != "response":
+        return Rejection(source, number, "not a response (WARC)", f"{rec.rec_type} {url}".strip())
+    ctype = (rec.http_headers.get_header("Content-Type") if rec.http_headers else None) or ""
+    if "html" not in ctype.lower():
+        return Rejection(source, number, "not HTML (WARC)", f"{ctype or 'no Content-Type'} {url}".strip())
+    if not url:
+        return Rejection(source, number, "missing id", "no WARC-Target-URI")
+    body = rec.content_stream().read(MAX_BODY_BYTES + 1)
+    if len(body) > MAX_BODY_BYTES:
+        return Rejection(source, number, "unreadable file", f"response body over {MAX_BODY_BYTES >> 20} MiB")
+    html, encoding = decode_page(body)
+    if not html or html.isspace():
+        return Rejection(source, number, "empty text", url)
+    if mostly_replacement(html):
+        return Rejection(source, number, "undecodable", url)
+    date = rec.rec_headers.get_header("WARC-Date")
+    return Record(url, None, html, source, number, {"id": url, "url": url, "date": date, "html": html}, encoding)

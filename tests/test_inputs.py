@@ -1,0 +1,151 @@
+"""Inputs as users have them: field names, CSV/TSV, WARC, folders of shards, tables in memory."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+
+import orjson
+import pytest
+
+from neardup import Deduplicator, Fields
+from neardup.cli import main
+from neardup.io.readers import Record, Rejection, looks_like_html, read_inputs
+
+STORY = ("The city council voted seven to two on Tuesday to approve the construction of a new bridge "
+         "across the northern harbor, ending a debate that has lasted almost four years. ") * 3
+OTHER = ("A small bakery in the old town raised the price of its bread for the first time in ten years, "
+         "blaming the cost of flour and energy for the change. ") * 3
+
+
+def _summary(out):
+    return orjson.loads((out / "summary.json").read_bytes())
+
+
+def _pairs(out):
+    return {(p["a"], p["b"]) for p in map(orjson.loads, (out / "pairs.jsonl").read_bytes().splitlines())}
+
+
+def test_field_options_name_id_text_and_html(tmp_path):
+    path = tmp_path / "docs.jsonl"
+    rows = [{"key": "a", "body": STORY}, {"key": "b", "body": STORY + " Updated."}, {"key": "c", "body": OTHER}]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "out"
+    assert main(["dedup", str(path), "-o", str(out), "--id-field", "key", "--text-field", "body", "--quiet"]) == 0
+    assert _pairs(out) == {("a", "b")}
+    assert main(["dedup", str(path), "-o", str(tmp_path / "bad"), "--quiet"]) == 2  # no 'id': nothing usable
+
+
+def test_csv_and_tsv_rows_are_records(tmp_path):
+    for sep, name in ((",", "docs.csv"), ("\t", "docs.tsv")):
+        path = tmp_path / name
+        text = f"id{sep}text\n" + "".join(f'{i}{sep}"{t}"\n' for i, t in (("a", STORY), ("b", STORY), ("c", OTHER)))
+        path.write_text(text)
+        out = tmp_path / f"out-{name}"
+        assert main(["dedup", str(path), "-o", str(out), "--quiet"]) == 0
+        assert _pairs(out) == {("a", "b")}
+        assert _summary(out)["documents"]["read"] == 3
+
+
+def _warc(path, records):
+    from warcio.statusandheaders import StatusAndHeaders
+    from warcio.warcwriter import WARCWriter
+
+    with open(path, "wb") as fh:
+        writer = WARCWriter(fh, gzip=True)
+        for url, ctype, body in records:
+            http = StatusAndHeaders("200 OK", [("Content-Type", ctype)], protocol="HTTP/1.1")
+            writer.write_record(writer.create_warc_record(url, "response", payload=io.BytesIO(body),
+                                                          http_headers=http))
+        writer.write_record(writer.create_warc_record("https://x.example/req", "request",
+                                                      payload=io.BytesIO(b"GET / HTTP/1.1\r\n\r\n")))
+
+
+def test_warc_html_responses_are_pages_and_the_rest_is_counted(tmp_path):
+    page = f"<html><body><article><p>{STORY}</p></article></body></html>".encode()
+    _warc(tmp_path / "crawl.warc.gz", [
+        ("https://a.example/1", "text/html; charset=utf-8", page),
+        ("https://b.example/2", "text/html", page),
+        ("https://a.example/logo.png", "image/png", b"\x89PNG...."),
+    ])
+    items = list(read_inputs([tmp_path / "crawl.warc.gz"]))
+    pages = [i for i in items if isinstance(i, Record)]
+    assert [p.id for p in pages] == ["https://a.example/1", "https://b.example/2"]
+    assert pages[0].fields["date"] and pages[0].html
+    reasons = sorted(i.reason for i in items if isinstance(i, Rejection))
+    assert reasons == ["not HTML (WARC)", "not a response (WARC)"]
+    out = tmp_path / "out"
+    assert main(["dedup", str(tmp_path / "crawl.warc.gz"), "-o", str(out), "--quiet"]) == 0
+    assert _pairs(out) == {("https://a.example/1", "https://b.example/2")}
+    docs = _summary(out)["documents"]
+    assert docs["read"] == 4 and docs["kept"] == 2 and docs["rejected"] == 2
+
+
+def test_a_folder_of_shards_is_read_as_records(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    shards = tmp_path / "shards"
+    shards.mkdir()
+    with gzip.open(shards / "part-0.jsonl.gz", "wt") as fh:
+        fh.write(json.dumps({"id": "a", "text": STORY}) + "\n")
+    pq.write_table(pa.table({"id": ["b", "c"], "text": [STORY, OTHER]}), shards / "part-1.parquet")
+    out = tmp_path / "out"
+    assert main(["dedup", str(shards), "-o", str(out), "--quiet"]) == 0
+    assert _pairs(out) == {("a", "b")}
+    assert _summary(out)["documents"]["rejected"] == 0
+
+
+def test_two_folders_with_the_same_relative_path_keep_both_documents(tmp_path):
+    for folder, text in (("left", STORY), ("right", STORY)):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "story.txt").write_text(text)
+    out = tmp_path / "out"
+    left, right = str(tmp_path / "left"), str(tmp_path / "right")
+    assert main(["dedup", left, right, "-o", str(out), "--quiet"]) == 0
+    assert _pairs(out) == {(f"{left}/story.txt", f"{right}/story.txt")}
+    assert _summary(out)["documents"]["rejected"] == 0
+
+
+def test_a_text_field_holding_a_page_is_extracted_not_tokenized(tmp_path):
+    nav = "".join(f'<li><a href="/s{i}">Section {i}</a></li>' for i in range(30))
+    page = f"<!DOCTYPE html><html><head><title>t</title></head><body><ul>{nav}</ul><p>{STORY}</p></body></html>"
+    assert looks_like_html(page) and not looks_like_html(STORY) and not looks_like_html("if a < b and c > d")
+    path = tmp_path / "docs.jsonl"
+    path.write_text(json.dumps({"id": "page", "text": page}) + "\n" + json.dumps({"id": "clean", "text": STORY}) + "\n")
+    out = tmp_path / "out"
+    assert main(["dedup", str(path), "-o", str(out), "--quiet"]) == 0
+    assert _pairs(out) == {("page", "clean")}
+    assert _summary(out)["documents"]["notes"] == {"text fields that held a web page, extracted as HTML": 1}
+
+
+def test_urls_are_a_clear_error(tmp_path, capsys):
+    assert main(["dedup", "s3://bucket/docs.parquet", "-o", str(tmp_path / "o"), "--quiet"]) == 2
+    assert "s3://bucket/docs.parquet" in capsys.readouterr().err
+
+
+def test_a_dataframe_with_field_names_in_the_api():
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame({"key": ["a", "b", "c"], "body": [STORY, STORY, OTHER], "extra": [1, 2, 3]})
+    result = Deduplicator(fields=Fields(id="key", text="body")).run(df)
+    assert [(p.a, p.b) for p in result.pairs] == [("a", "b")]
+
+
+class _FakeDataset:
+    """What the API uses of a Hugging Face ``datasets.Dataset``: ``column_names`` and ``iter``."""
+
+    def __init__(self, columns):
+        self.columns = columns
+        self.column_names = list(columns)
+
+    def iter(self, batch_size):
+        n = len(next(iter(self.columns.values())))
+        for lo in range(0, n, batch_size):
+            yield {k: v[lo:lo + batch_size] for k, v in self.columns.items()}
+
+
+def test_a_dataset_in_the_api():
+    ds = _FakeDataset({"url": ["a", "b", "c"], "content": [STORY, STORY, OTHER]})
+    result = Deduplicator(fields=Fields(id="url", text="content")).run(ds)
+    assert [(p.a, p.b) for p in result.pairs] == [("a", "b")]
