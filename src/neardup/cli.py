@@ -120,7 +120,9 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     reports, curves = [], {}
     for name in names:
         params = {k: v for k, v in given.items() if k in method_defaults(name)}
-        report, scored = evaluate(data, name, params, tune=tune, splits=args.splits, split_seed=args.split_seed)
+        fixed = params.get("threshold") if "threshold" in given else None
+        report, scored = evaluate(data, name, params, tune=tune, splits=args.splits, split_seed=args.split_seed,
+                                  objective=args.tune_for, threshold=fixed, clustering=args.cluster)
         if args.learning_curve:
             sizes = tuple(int(n) for n in args.learning_curve.split(","))
             report["learning_curve"] = learning_curve(data, name, params, sizes, args.splits or 5, args.split_seed)
@@ -329,6 +331,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--learning-curve", nargs="?", const="10,30,60,120,240,480", metavar="N1,N2,...",
                    help="for a learning method: held-out max F1 when trained on N random documents of the "
                         "development half, for each N (10,30,60,120,240,480), over the --folds splits (5)")
+    p.add_argument("--tune-for", choices=("pair", "bcubed"), default="pair",
+                   help="what the chosen threshold maximizes: pair F1, or B-cubed F1 of the clusters dedup makes "
+                        "(pair); a --threshold given is used as is, and the report is what dedup gives at it")
+    p.add_argument("--cluster", choices=CLUSTERINGS, default=CLUSTERINGS[0],
+                   help=f"how B-cubed clusters are made from the pairs, as in dedup ({CLUSTERINGS[0]})")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--plot", metavar="DIR", help="write thresholds.png and roc.png into DIR")
     add_input_options(p)

@@ -28,6 +28,7 @@ import numpy as np
 import orjson
 
 from ..errors import UserError
+from ..cluster import CLUSTERINGS
 from ..extract import DEFAULT_EXTRACTOR
 from ..io.readers import FIELDS, Fields, InputError, read_input
 from ..methods import get_method
@@ -215,10 +216,15 @@ class Scored:
         """Index in ``method`` of each document."""
         return np.arange(len(self.data.ids)) if self.doc_index is None else self.doc_index
 
-    def report(self, threshold: float | None = None, candidates: bool = True) -> dict[str, Any]:
-        """The measures at ``threshold`` (Max-F1 threshold when None), with the index's recall."""
+    def report(self, threshold: float | None = None, candidates: bool = True, objective: str = "pair",
+               clustering: str = CLUSTERINGS[0]) -> dict[str, Any]:
+        """The measures at ``threshold`` (chosen by ``objective`` when None), with the index's recall.
+
+        B-cubed is measured on the clusters ``dedup`` would make (``clustering``).
+        """
         out = evaluate_scores(
-            self.scores, self.labels, self.i, self.j, len(self.data.ids), self.clusters, threshold
+            self.scores, self.labels, self.i, self.j, len(self.data.ids), self.clusters, threshold,
+            objective, clustering,
         )
         out["candidate_recall"] = float("nan")
         if candidates and self.method is not None:
@@ -284,10 +290,12 @@ def _mean_and_spread(runs: list[dict[str, Any]], keys: tuple[str, ...]) -> dict[
     return out
 
 
-def held_out(scored: Scored, dev: np.ndarray) -> dict[str, Any]:
-    """The held-out half (``~dev``) at the threshold of Max F1 on the development half ``dev``."""
-    tuned = scored.subset(dev).report(candidates=False)
-    out = scored.subset(~dev).report(tuned["threshold"])
+def held_out(scored: Scored, dev: np.ndarray, objective: str = "pair", threshold: float | None = None,
+             clustering: str = CLUSTERINGS[0]) -> dict[str, Any]:
+    """The held-out half (``~dev``) at the threshold chosen by ``objective`` on the development half
+    ``dev`` (or at the given ``threshold``)."""
+    tuned = scored.subset(dev).report(threshold, candidates=False, objective=objective, clustering=clustering)
+    out = scored.subset(~dev).report(tuned["threshold"], clustering=clustering)
     out["dev_max_f1"] = tuned["max_f1"]
     return out
 
@@ -299,33 +307,42 @@ def evaluate(
     tune: LabeledSet | None = None,
     splits: int | None = None,
     split_seed: int = 0,
+    objective: str = "pair",
+    threshold: float | None = None,
+    clustering: str = CLUSTERINGS[0],
 ) -> tuple[dict[str, Any], Scored]:
     """One method on one dataset: a JSON-ready report (see the module docstring).
+
+    The threshold is chosen by ``objective`` (``pair``: Max F1; ``bcubed``: best B-cubed
+    F1 of the clusters ``dedup`` makes, by ``clustering``), or fixed by ``threshold``:
+    then the report is what ``dedup`` at that threshold gives.
 
     Also returns the scored pairs, for plots (of the first split's model, for a method
     that learns).
     """
     if tune is not None:
         m = trained(method, params, tune)
-        dev = score_dataset(tune, copy.deepcopy(m)).report(candidates=False)
+        dev = score_dataset(tune, copy.deepcopy(m)).report(threshold, False, objective, clustering)
         scored = score_dataset(data, m)
         report = _header(scored, method)
-        report.update(scored.report(dev["threshold"]))
+        report.update(scored.report(dev["threshold"], clustering=clustering))
         report["tuned_on"] = tune.name
         report["tune_max_f1"] = dev["max_f1"]
         return report, scored
     if not splits:
         scored = score_dataset(data, get_method(method, **params))
-        return {**_header(scored, method), **scored.report()}, scored
+        return {**_header(scored, method), **scored.report(threshold, objective=objective,
+                                                           clustering=clustering)}, scored
     masks = half_splits(data.cluster, splits, split_seed)
     if get_method(method, **params).learns:  # one model per development half
         every = [score_dataset(data, trained(method, params, data, np.flatnonzero(dev))) for dev in masks]
     else:  # one scoring serves every split
         every = [score_dataset(data, get_method(method, **params))] * splits
-    runs = [held_out(scored, dev) for scored, dev in zip(every, masks)]
+    runs = [held_out(scored, dev, objective, threshold, clustering) for scored, dev in zip(every, masks)]
     report = _header(every[0], method)
     report.update(_mean_and_spread(runs, REPORT_KEYS + ("dev_max_f1",)))
     report.update({"splits": splits, "split_seed": split_seed, "per_split": runs})
+    report.update({"objective": objective, "clustering": clustering, "fixed_threshold": threshold})
     return report, every[0]
 
 

@@ -377,6 +377,27 @@ def b3(pred_cluster: ArrayLike, true_cluster: ArrayLike) -> B3:
     return B3(precision, recall, f1)
 
 
+#: Candidate thresholds tried for the best B-cubed F1 (score quantiles; each is one clustering).
+BCUBED_CANDIDATES = 64
+
+
+def _bcubed_at(s, i, j, n, t, threshold: float, clustering: str) -> B3:
+    from ..cluster import labels_by
+
+    keep = s >= threshold
+    return b3(labels_by(clustering, n, i[keep], j[keep], s[keep]), t)
+
+
+def best_bcubed_threshold(s, i, j, n: int, t, clustering: str = "components") -> float:
+    """The threshold, among score quantiles, whose clusters have the best B-cubed F1 (lowest on ties)."""
+    positive = s[s > 0]
+    if positive.size == 0:
+        return math.nan
+    candidates = np.unique(np.quantile(positive, np.linspace(0.0, 1.0, BCUBED_CANDIDATES)))
+    f1 = [_bcubed_at(s, i, j, n, t, float(c), clustering).f1 for c in candidates]
+    return float(candidates[int(np.argmax(f1))])
+
+
 def components_from_pairs(n: int, a: ArrayLike, b: ArrayLike) -> NDArray[np.int64]:
     """Cluster ids = connected components of the graph with edges ``(a[k], b[k])``.
 
@@ -435,6 +456,8 @@ def evaluate_scores(
     n: int,
     true_cluster: ArrayLike,
     threshold: float | None = None,
+    objective: str = "pair",
+    clustering: str = "components",
 ) -> dict[str, int | float]:
     """Every measure for one scored pair set, as a JSON-ready dict.
 
@@ -449,16 +472,20 @@ def evaluate_scores(
     true_cluster : array of int, shape (n,)
         True cluster id per document; negative ids become singletons.
     threshold : float, optional
-        Operating point for the threshold measures. ``None`` uses the Max-F1
-        threshold. ``max_f1`` is reported either way.
+        Operating point for the threshold measures. ``None`` chooses it by
+        ``objective``: ``pair`` the Max-F1 threshold, ``bcubed`` the threshold of
+        best B-cubed F1 (over the score quantiles). ``max_f1`` is reported either way.
+    clustering : str
+        How the pairs above the threshold become clusters for B-cubed
+        (:data:`neardup.cluster.CLUSTERINGS`; ``dedup`` uses the first).
 
     Returns
     -------
     dict
         ``pairs``, ``positives`` (ints); ``max_f1``, ``threshold``,
         ``precision``, ``recall``, ``f1``, ``mcc`` and ``b3_precision``,
-        ``b3_recall``, ``b3_f1`` at the threshold (B-cubed clusters are the
-        connected components of the pairs scoring >= threshold);
+        ``b3_recall``, ``b3_f1`` at the threshold (B-cubed clusters are made
+        from the pairs scoring >= threshold by ``clustering``);
         ``auroc`` and ``pearson`` (threshold-free). Floats may be ``nan``.
     """
     s, y = _scores_labels(scores, labels)
@@ -471,12 +498,17 @@ def evaluate_scores(
         raise ValueError(f"true_cluster has {t.size} entries, expected n={n}")
 
     best = max_f1(s, y)
-    thr = best.threshold if threshold is None else float(threshold)
+    if threshold is not None:
+        thr = float(threshold)
+    elif objective == "bcubed":
+        thr = best_bcubed_threshold(s, i, j, n, t, clustering)
+    elif objective == "pair":
+        thr = best.threshold
+    else:
+        raise ValueError(f"objective must be pair or bcubed, got {objective!r}")
     conf = confusion_at(s, y, thr)  # nan threshold (no pairs) predicts nothing
     pr = prf(conf.tp, conf.fp, conf.fn)
-    keep = s >= thr
-    pred = components_from_pairs(n, i[keep], j[keep])
-    bc = b3(pred, t)
+    bc = _bcubed_at(s, i, j, n, t, thr, clustering)
     return {
         "pairs": int(s.size),
         "positives": int(np.count_nonzero(y)),

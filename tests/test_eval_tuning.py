@@ -1,0 +1,52 @@
+"""`eval` answers the user's question: tuned for B-cubed, or the dedup outcome at a given threshold."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from neardup.cli import main
+from neardup.evaluate.measures import b3, best_bcubed_threshold, evaluate_scores
+
+SAMPLE = Path(__file__).resolve().parents[1] / "examples" / "sample.jsonl"
+
+
+def _eval(capsys, *argv):
+    assert main(["eval", str(SAMPLE), "--json", *argv]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_a_given_threshold_reports_what_dedup_gives_at_it(capsys, tmp_path):
+    report = _eval(capsys, "--method", "ffp", "--threshold", "0.3")
+    assert report["threshold"] == 0.3
+    out = tmp_path / "out"
+    assert main(["dedup", str(SAMPLE), "-o", str(out), "--method", "ffp", "--threshold", "0.3", "--quiet"]) == 0
+    rows = [json.loads(line) for line in SAMPLE.read_text().splitlines()]
+    ids = [r["id"] for r in rows]
+    pred = {i: -1 - n for n, i in enumerate(ids)}
+    for line in (out / "clusters.jsonl").read_text().splitlines():
+        c = json.loads(line)
+        pred.update({i: c["cluster"] for i in c["ids"]})
+    expected = b3([pred[i] for i in ids], [r["cluster"] for r in rows])
+    assert report["b3_f1"] == pytest.approx(expected.f1, abs=1e-9)
+
+
+def test_tuning_for_bcubed_never_gives_worse_clusters_than_tuning_for_pairs(capsys):
+    pair = _eval(capsys, "--method", "minhash", "--shingle-size", "3")
+    cluster = _eval(capsys, "--method", "minhash", "--shingle-size", "3", "--tune-for", "bcubed")
+    assert cluster["b3_f1"] >= pair["b3_f1"]
+
+
+def test_best_bcubed_threshold_prefers_the_clusters_over_the_pairs():
+    # two stories of three; one cross pair scores between the true pairs
+    i = np.array([0, 0, 1, 3, 3, 4, 2])
+    j = np.array([1, 2, 2, 4, 5, 5, 3])
+    s = np.array([0.9, 0.8, 0.85, 0.9, 0.8, 0.85, 0.7])
+    truth = np.array([0, 0, 0, 1, 1, 1])
+    thr = best_bcubed_threshold(s, i, j, 6, truth, "components")
+    assert 0.7 < thr <= 0.8
+    report = evaluate_scores(s, truth[i] == truth[j], i, j, 6, truth, objective="bcubed", clustering="components")
+    assert report["b3_f1"] == 1.0
