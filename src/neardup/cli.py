@@ -161,12 +161,14 @@ _COLUMNS = (
 def _eval_table(reports: list[dict]) -> str:
     """A markdown table, one row per report, preceded by what was measured."""
     first = reports[0]
+    best = "best B-cubed F1" if first.get("objective") == "bcubed" else "Max F1"
     how = (
-        f"tuned on {first['tuned_on']}" if "tuned_on" in first
-        else (f"{first['splits']} random half splits by cluster, seed {first['split_seed']}: threshold of Max F1 on "
+        f"threshold {first['fixed_threshold']:g} as given" if first.get("fixed_threshold") is not None
+        else f"threshold of {best} on {first['tuned_on']}" if "tuned_on" in first
+        else (f"{first['splits']} random half splits by cluster, seed {first['split_seed']}: threshold of {best} on "
               "one half (training there too, for methods that learn), measures on the other; mean over splits")
         if "splits" in first
-        else "threshold of Max F1 on the dataset itself"
+        else f"threshold of {best} on the dataset itself"
     )
     head = (
         f"{first['dataset']}: {first['documents']:,} documents, {first['pairs']:,} pairs, "

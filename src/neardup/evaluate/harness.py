@@ -328,11 +328,11 @@ def evaluate(
         report.update(scored.report(dev["threshold"], clustering=clustering))
         report["tuned_on"] = tune.name
         report["tune_max_f1"] = dev["max_f1"]
-        return report, scored
+        return _how(report, objective, clustering, threshold), scored
     if not splits:
         scored = score_dataset(data, get_method(method, **params))
-        return {**_header(scored, method), **scored.report(threshold, objective=objective,
-                                                           clustering=clustering)}, scored
+        report = {**_header(scored, method), **scored.report(threshold, objective=objective, clustering=clustering)}
+        return _how(report, objective, clustering, threshold), scored
     masks = half_splits(data.cluster, splits, split_seed)
     if get_method(method, **params).learns:  # one model per development half
         every = [score_dataset(data, trained(method, params, data, np.flatnonzero(dev))) for dev in masks]
@@ -342,8 +342,13 @@ def evaluate(
     report = _header(every[0], method)
     report.update(_mean_and_spread(runs, REPORT_KEYS + ("dev_max_f1",)))
     report.update({"splits": splits, "split_seed": split_seed, "per_split": runs})
+    return _how(report, objective, clustering, threshold), every[0]
+
+
+def _how(report: dict[str, Any], objective: str, clustering: str, threshold: float | None) -> dict[str, Any]:
+    """``report`` with how its threshold was set and its clusters made."""
     report.update({"objective": objective, "clustering": clustering, "fixed_threshold": threshold})
-    return report, every[0]
+    return report
 
 
 #: Training-set sizes of the learning curve (the ANDD paper's 10, 30, 60, 120, ... documents).

@@ -1,0 +1,71 @@
+"""The README's examples run as shown: each `$ neardup ...` block, with the lines it prints.
+
+A block is a run of indented lines starting with ``$ `` (commands, run in order with bash
+in a scratch folder that sees the repository's ``examples/``), followed by the output the
+README shows.  Every shown output line must appear, in order, in what the commands print
+(stdout and stderr), except timings: lines starting with ``time`` and the ``sec`` column of
+tables are not compared, and a shown line ending in ``...`` is compared up to there.
+Blocks that read ``../shared/data`` skip when it is absent.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _blocks() -> list[tuple[int, list[str], list[str]]]:
+    """(line number, commands, shown output) of every example block of the README."""
+    blocks, current = [], None
+    for number, line in enumerate((ROOT / "README.md").read_text().splitlines(), start=1):
+        if line.startswith("    $ "):
+            if current is None or current[2]:
+                current = (number, [], [])
+                blocks.append(current)
+            current[1].append(line[6:].split("  #")[0].strip())
+        elif line.startswith("    ") and current is not None and line.strip():
+            current[2].append(line[4:])
+        else:
+            current = None
+    return blocks
+
+
+def _normal(line: str) -> str:
+    line = re.sub(r"\|\s*[\d.]+\s*\|\s*$", "| SEC |", line.rstrip())  # the sec column of eval tables
+    return re.sub(r"\s+", " ", line).strip()
+
+
+BLOCKS = _blocks()
+
+
+def test_the_readme_has_examples():
+    assert len(BLOCKS) >= 4
+
+
+@pytest.mark.parametrize("number, commands, shown", BLOCKS, ids=[f"README:{b[0]}" for b in BLOCKS])
+def test_readme_example_prints_what_it_shows(tmp_path, number, commands, shown):
+    if any("../shared/data" in c for c in commands) and not (ROOT.parent / "shared" / "data").exists():
+        pytest.skip("needs ../shared/data")
+    (tmp_path / "examples").symlink_to(ROOT / "examples")
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}", "COLUMNS": "200"}
+    printed = []
+    for command in commands:
+        done = subprocess.run(["bash", "-c", command], cwd=tmp_path, env=env, capture_output=True, text=True)
+        assert done.returncode in (0, 1) or "grep" in command, f"README:{number}: {command}\n{done.stderr}"
+        printed += (done.stdout + done.stderr).splitlines()
+    got = [_normal(line) for line in printed]
+    at = 0
+    for want in (s for s in shown if not s.lstrip().startswith("time")):
+        w = _normal(want)
+        prefix = w[:-3].rstrip() if w.endswith("...") else None
+        while at < len(got) and not (got[at].startswith(prefix) if prefix else got[at] == w):
+            at += 1
+        assert at < len(got), f"README:{number}: not printed: {want!r}\nprinted:\n" + "\n".join(printed)
+        at += 1
