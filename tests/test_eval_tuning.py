@@ -50,3 +50,24 @@ def test_best_bcubed_threshold_prefers_the_clusters_over_the_pairs():
     assert 0.7 < thr <= 0.8
     report = evaluate_scores(s, truth[i] == truth[j], i, j, 6, truth, objective="bcubed", clustering="components")
     assert report["b3_f1"] == 1.0
+
+
+def test_plots_mark_thresholds_and_add_pr_scores_and_bcubed(tmp_path, monkeypatch):
+    pytest.importorskip("matplotlib")
+    from neardup.evaluate import plots
+
+    seen = {}
+    real = plots.write_plots
+
+    def spy(curves, outdir, title, marks=None, bcubed=None):
+        seen.update(marks=marks, bcubed=bcubed)
+        return real(curves, outdir, title, marks=marks, bcubed=bcubed)
+
+    monkeypatch.setattr(plots, "write_plots", spy)
+    assert main(["eval", str(SAMPLE), "--method", "minhash", "--tune-for", "bcubed", "--plot", str(tmp_path),
+                 "--json"]) == 0
+    for name in ("thresholds.png", "pr.png", "scores.png", "roc.png"):
+        assert (tmp_path / name).stat().st_size > 10_000
+    assert seen["marks"]["minhash"]["default"] == 0.8 and 0 < seen["marks"]["minhash"]["chosen"] < 0.8
+    thresholds, f1 = seen["bcubed"]["minhash"]
+    assert len(thresholds) == len(f1) and 0 <= f1.min() and f1.max() == pytest.approx(1.0)

@@ -127,11 +127,12 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             sizes = tuple(int(n) for n in args.learning_curve.split(","))
             report["learning_curve"] = learning_curve(data, name, params, sizes, args.splits or 5, args.split_seed)
         reports.append(report)
-        curves[name] = (scored.scores, scored.labels)
+        curves[name] = scored
     if args.plot:
         from .evaluate.plots import write_learning_curves, write_plots
 
-        paths = write_plots(curves, args.plot, data.name)
+        lines, marks, bcubed = _plot_inputs(curves, reports, args)
+        paths = write_plots(lines, args.plot, data.name, marks=marks, bcubed=bcubed)
         if args.learning_curve:
             paths.append(write_learning_curves({r["method"]: r["learning_curve"] for r in reports}, args.plot, data.name))
         for path in paths:
@@ -147,6 +148,25 @@ def _cmd_eval(args: argparse.Namespace) -> int:
                 for row in r["learning_curve"]:
                     print(f"  {row['documents']:>5} documents: {row['max_f1']:.3f} +- {row['max_f1_std']:.3f} ({row['runs']} splits)")
     return 0
+
+
+def _plot_inputs(scored: dict, reports: list[dict], args: argparse.Namespace):
+    """Scores and labels, the thresholds to mark, and the B-cubed curve of each method (for --plot)."""
+    import numpy as np
+
+    from .evaluate.measures import bcubed_curve
+
+    curves, marks, bcubed = {}, {}, {}
+    grid = np.linspace(0.02, 0.98, 49)
+    for report in reports:
+        name, sc = report["method"], scored[report["method"]]
+        curves[name] = (sc.scores, sc.labels)
+        default = method_defaults(name).get("threshold")
+        if default is None and sc.method is not None:  # andd: its model's recorded threshold
+            default = sc.method.threshold
+        marks[name] = {"default": default, "chosen": report["threshold"]}
+        bcubed[name] = (grid, bcubed_curve(sc.scores, sc.i, sc.j, len(sc.data.ids), sc.clusters, args.cluster, grid))
+    return curves, marks, bcubed
 
 
 _COLUMNS = (

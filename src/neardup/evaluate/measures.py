@@ -388,6 +388,11 @@ def _bcubed_at(s, i, j, n, t, threshold: float, clustering: str) -> B3:
     return b3(labels_by(clustering, n, i[keep], j[keep], s[keep]), t)
 
 
+def bcubed_curve(s, i, j, n: int, t, clustering: str, thresholds) -> np.ndarray:
+    """B-cubed F1 of the clusters made at each of ``thresholds`` (for plots)."""
+    return np.array([_bcubed_at(s, i, j, n, t, float(c), clustering).f1 for c in thresholds])
+
+
 def best_bcubed_threshold(s, i, j, n: int, t, clustering: str = "components") -> float:
     """The threshold, among score quantiles, whose clusters have the best B-cubed F1 (lowest on ties)."""
     positive = s[s > 0]

@@ -1,7 +1,11 @@
-"""Pictures of an evaluation: precision, recall and F1 against the threshold, and ROC.
+"""Pictures of an evaluation: measures against the threshold, precision-recall, scores, ROC.
 
 One figure per kind, one line per method, written as PNG with matplotlib's Agg
-backend (no display needed).  matplotlib is an optional dependency (``neardup[plot]``).
+backend (no display needed).  The thresholds that matter are marked on every figure
+where a threshold shows: the method's default (dashed) and the one the evaluation
+chose (solid).  With 7% positives (the GoldSet) the ROC curve says little; the
+precision-recall curve and the histogram of positives' and negatives' scores say where
+a threshold can go.  matplotlib is an optional dependency (``neardup[plot]``).
 """
 
 from __future__ import annotations
@@ -37,31 +41,85 @@ def roc_curve(scores: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.nd
     return fpr, tpr
 
 
-def write_plots(curves: dict[str, tuple[np.ndarray, np.ndarray]], outdir: str | Path, title: str) -> list[Path]:
-    """Write ``thresholds.png`` and ``roc.png`` for ``{method: (scores, labels)}``."""
+def _mark(ax, marks: dict[str, float], color) -> None:
+    """Vertical lines at the default (dashed) and chosen (solid) thresholds."""
+    for kind, style in (("default", "--"), ("chosen", "-")):
+        value = marks.get(kind)
+        if value is not None and np.isfinite(value):
+            ax.axvline(value, color=color, ls=style, lw=0.9, alpha=0.8)
+
+
+def write_plots(curves: dict[str, tuple[np.ndarray, np.ndarray]], outdir: str | Path, title: str,
+                marks: dict[str, dict[str, float]] | None = None,
+                bcubed: dict[str, tuple[np.ndarray, np.ndarray]] | None = None) -> list[Path]:
+    """Write ``thresholds.png``, ``pr.png``, ``scores.png`` and ``roc.png`` for ``{method: (scores, labels)}``.
+
+    ``marks``: per method, thresholds to mark, ``{"default": t, "chosen": t}``.
+    ``bcubed``: per method, ``(thresholds, B-cubed F1)``: a fourth panel of ``thresholds.png``.
+    """
     plt = _pyplot()
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.5), sharey=True)
+    marks, bcubed = marks or {}, bcubed or {}
+    colors = {name: f"C{k}" for k, name in enumerate(curves)}
+    panels = ["precision", "recall", "F1"] + (["B-cubed F1 of the clusters"] if bcubed else [])
+    fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 4.5), sharey=True)
     for name, (scores, labels) in curves.items():
         sweep = threshold_sweep(scores, labels)
         for ax, values in zip(axes, (sweep.precision, sweep.recall, sweep.f1)):
-            ax.plot(sweep.thresholds, values, label=name)
-    for ax, what in zip(axes, ("precision", "recall", "F1")):
+            ax.plot(sweep.thresholds, values, label=name, color=colors[name])
+        if name in bcubed:
+            axes[3].plot(*bcubed[name], label=name, color=colors[name])
+        for ax in axes:
+            _mark(ax, marks.get(name, {}), colors[name])
+    for ax, what in zip(axes, panels):
         ax.set_xlabel("threshold")
         ax.set_title(what)
         ax.grid(alpha=0.3)
     axes[0].legend()
-    fig.suptitle(f"{title}: measures against the threshold")
+    fig.suptitle(f"{title}: measures against the threshold (dashed: default, solid: chosen)")
     fig.tight_layout()
     paths = [out / "thresholds.png"]
-    fig.savefig(paths[0], dpi=110)
+    fig.savefig(paths[-1], dpi=110)
+    plt.close(fig)
+
+    fig, ax = plt.subplots(figsize=(5.5, 5))
+    for name, (scores, labels) in curves.items():
+        sweep = threshold_sweep(scores, labels)
+        ax.plot(sweep.recall, sweep.precision, label=name, color=colors[name])
+        chosen = marks.get(name, {}).get("chosen")
+        if chosen is not None and np.isfinite(chosen) and sweep.thresholds.size:
+            k = min(int(np.searchsorted(sweep.thresholds, chosen)), sweep.thresholds.size - 1)
+            ax.plot(sweep.recall[k], sweep.precision[k], "o", color=colors[name])
+    ax.set_xlabel("recall")
+    ax.set_ylabel("precision")
+    ax.set_title(f"{title}: precision-recall (dot: chosen threshold)")
+    ax.grid(alpha=0.3)
+    ax.legend(loc="lower left")
+    fig.tight_layout()
+    paths.append(out / "pr.png")
+    fig.savefig(paths[-1], dpi=110)
+    plt.close(fig)
+
+    fig, axes = plt.subplots(1, len(curves), figsize=(5 * len(curves), 4), squeeze=False)
+    for ax, (name, (scores, labels)) in zip(axes[0], curves.items()):
+        bins = np.linspace(0.0, max(1.0, float(scores.max(initial=1.0))), 51)
+        ax.hist(scores[~labels], bins=bins, alpha=0.6, label="different stories", color="grey")
+        ax.hist(scores[labels], bins=bins, alpha=0.6, label="same story", color=colors[name])
+        _mark(ax, marks.get(name, {}), "black")
+        ax.set_yscale("log")
+        ax.set_xlabel("score")
+        ax.set_title(f"{name}: scores of pairs")
+        ax.legend()
+    fig.tight_layout()
+    paths.append(out / "scores.png")
+    fig.savefig(paths[-1], dpi=110)
     plt.close(fig)
 
     fig, ax = plt.subplots(figsize=(5.5, 5))
     for name, (scores, labels) in curves.items():
         fpr, tpr = roc_curve(scores, labels)
-        ax.plot(fpr, tpr, label=name)
+        ax.plot(fpr, tpr, label=name, color=colors[name])
     ax.plot([0, 1], [0, 1], color="grey", lw=0.8, ls="--")
     ax.set_xlabel("false-positive rate")
     ax.set_ylabel("true-positive rate")
@@ -69,7 +127,7 @@ def write_plots(curves: dict[str, tuple[np.ndarray, np.ndarray]], outdir: str | 
     ax.legend(loc="lower right")
     fig.tight_layout()
     paths.append(out / "roc.png")
-    fig.savefig(paths[1], dpi=110)
+    fig.savefig(paths[-1], dpi=110)
     plt.close(fig)
     return paths
 
