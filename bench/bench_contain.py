@@ -98,7 +98,8 @@ def job_datasketch(corpus: Path, out: Path) -> dict:
 
     from neardup.contain.words import sentence_words, stopword_hashes
     from neardup.io.readers import read_inputs
-    from neardup.pipeline import RunStats, documents
+    from neardup.input_stage import documents
+    from neardup.job import RunStats
     from neardup.sentences import SentenceBatch
     from neardup.sentences.tokens import gram_sets
 

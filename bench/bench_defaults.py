@@ -37,7 +37,7 @@ SETTINGS = {
     "spotsigs": ("spotsigs", {}),
     "simhash": ("simhash", {}),
     "andd": ("andd", {}),
-    "andd raw": ("andd", {"raw": True}),
+    "andd 384 bits": ("andd", {"raw": False}),
     "imatch": ("imatch", {}),
     "wsample": ("wsample", {}),
 }
@@ -111,9 +111,8 @@ def main(argv=None) -> int:
     for name in args.methods.split(","):
         method, params = SETTINGS[name]
         m = trained(method, params, data)
-        default = m.threshold  # the method's own default (a trained model's recorded one for andd)
-        m.threshold = 0.5
-        scored = score_dataset(data, m)
+        scored = score_dataset(data, m)  # scoring every pair does not use the threshold
+        default = m.threshold  # the method's own default (for andd: its model's recorded one, loaded now)
         for clustering in args.clusterings.split(","):
             chosen, pair, bcubed = held_out(scored, args.splits, clustering)
             fixed = at_default(scored, args.splits, clustering, default)

@@ -17,7 +17,7 @@ import numpy as np
 import orjson
 import pytest
 
-from neardup import pipeline
+from neardup import input_stage, pipeline
 from neardup.cli import main
 from neardup.io.readers import Record, read_input
 from neardup.io.writers import write_rows
@@ -73,13 +73,13 @@ def test_hidden_root_pages_never_stop_a_run(tmp_path, capsys, command, extract):
 
 
 def test_a_page_the_extractor_fails_on_is_one_named_rejection(monkeypatch):
-    real = pipeline.get_extractor
+    real = input_stage.get_extractor
 
     def fragile(name):
         extract = real(name)
         return lambda html: (_ for _ in ()).throw(RuntimeError("parser broke")) if "BOOM" in html else extract(html)
 
-    monkeypatch.setattr(pipeline, "get_extractor", fragile)
+    monkeypatch.setattr(input_stage, "get_extractor", fragile)
     docs = [Record("bad", None, page("BOOM " + article(1)), "in.jsonl", 4), Record("ok", None, page(article(2)), "in.jsonl", 5)]
     result = pipeline.Deduplicator().run(docs)
     assert result.ids == ["ok"]

@@ -11,7 +11,7 @@ from neardup.evaluate.harness import (
 from neardup.evaluate.measures import evaluate_scores
 from neardup.methods import REGISTRY
 from neardup.methods.minhash import MinHashMethod
-from neardup.pipeline import RunStats
+from neardup.job import RunStats
 
 WORDS = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau".split()
 

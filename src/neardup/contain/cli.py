@@ -29,7 +29,7 @@ def stopword_option(value: str) -> list[str] | None:
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Add ``contain`` to ``subparsers`` (from ``ArgumentParser.add_subparsers``)."""
-    from ..cli import add_job_options
+    from ..cli_options import add_job_options
 
     p = subparsers.add_parser("contain", help="find which documents contain which (CoDet and baselines)")
     add_job_options(p, "containments")
@@ -56,7 +56,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    from ..cli import input_fields
+    from ..cli_options import input_fields
     from .run import contain_files
 
     summary = contain_files(

@@ -1,7 +1,7 @@
 """The containment detector: documents in, directed containments out (``neardup contain``).
 
 :class:`ContainmentDetector` reads records through the same input stage as ``dedup``
-(:func:`neardup.pipeline.documents`: readers, extraction, rejections, ``strict``),
+(:func:`neardup.input_stage.documents`: readers, extraction, rejections, ``strict``),
 splits them into sentences, turns sentences into CoDet's words
 (:mod:`.words`), and then
 
@@ -38,7 +38,8 @@ from ..extract import DEFAULT_EXTRACTOR
 from ..features.spots import ENGLISH_STOPWORDS
 from ..io.readers import Record, Rejection
 from ..job import run_report
-from ..pipeline import Progress, RunStats, documents, progress_bar
+from ..input_stage import Progress, documents, progress_bar
+from ..job import RunStats
 from ..sentences import SentenceBatch
 from ..sentences.tokens import gram_sets
 from ..stats.df import DocumentFrequencies
@@ -270,7 +271,7 @@ class ContainmentDetector:
         self.run_stats.seconds["total"] = time.perf_counter() - start
 
     def run(self, docs: Iterable[Any]) -> ContainResult:
-        """All containments among ``docs`` (items as :func:`neardup.pipeline.as_records` accepts)."""
+        """All containments among ``docs`` (items as :func:`neardup.input_stage.as_records` accepts)."""
         found = list(self.stream(docs))
         return ContainResult(found, self.summary())
 

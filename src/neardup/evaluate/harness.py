@@ -33,7 +33,8 @@ from ..extract import DEFAULT_EXTRACTOR
 from ..io.readers import FIELDS, Fields, InputError, read_input
 from ..methods import get_method
 from ..methods.base import Method
-from ..pipeline import RunStats, documents
+from ..input_stage import documents
+from ..job import RunStats
 from .measures import evaluate_scores
 
 #: Above this many documents, scoring every pair is refused (it grows quadratically).

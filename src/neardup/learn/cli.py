@@ -42,7 +42,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Add ``train`` to the ``neardup`` command's subparsers."""
-    from ..cli import add_input_options
+    from ..cli_options import add_input_options
     from .andd import SIMILARITIES
     from .training import L2, N_PAIRS, OBJECTIVES
 

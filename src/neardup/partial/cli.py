@@ -11,7 +11,7 @@ from .signatures import SIGNATURES
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Add ``partial`` to ``subparsers`` (from ``ArgumentParser.add_subparsers``)."""
-    from ..cli import add_job_options
+    from ..cli_options import add_job_options
 
     p = subparsers.add_parser("partial", help="find copied runs of sentences between documents, located (PDC)")
     add_job_options(p, "partials")
@@ -32,7 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    from ..cli import input_fields
+    from ..cli_options import input_fields
     from .run import partial_files
 
     summary = partial_files(

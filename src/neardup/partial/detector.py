@@ -1,7 +1,7 @@
 """The partial-duplicate detector (PDC): copied runs of sentences, located (``neardup partial``).
 
 :class:`PartialDetector` reads records through the input stage of ``dedup``
-(:func:`neardup.pipeline.documents`), splits them into sentences (keeping every
+(:func:`neardup.input_stage.documents`), splits them into sentences (keeping every
 sentence's character span in the extracted text), tokenizes the sentences, and once
 the input is read makes each sentence's signatures (:mod:`.signatures`) and runs the
 paper's three stages (:mod:`.stages`).  Each document pair with at least one span is
@@ -23,7 +23,8 @@ from ..errors import UserError
 from ..extract import DEFAULT_EXTRACTOR
 from ..features.sets import HashedSets
 from ..job import run_report
-from ..pipeline import Progress, RunStats, documents, progress_bar
+from ..input_stage import Progress, documents, progress_bar
+from ..job import RunStats
 from ..sentences import SentenceBatch
 from ..sentences.tokens import distinct, sentence_tokens
 from ..stats.df import DocumentFrequencies

@@ -136,7 +136,8 @@ def evaluate_partial_files(partials: str | Path, truth: str | Path, inputs: list
     true spans are mapped onto the sentences the detector saw.
     """
     from ..io.readers import read_inputs
-    from ..pipeline import RunStats, documents
+    from ..input_stage import documents
+    from ..job import RunStats
     from ..sentences import split_sentences
 
     gold = Truth.read(truth)

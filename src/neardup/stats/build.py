@@ -304,7 +304,7 @@ def text_batches(
     records: Iterable[Any], extract: str, run, strict: bool = False, batch_bytes: int = 4 << 20
 ) -> Iterator[list[str]]:
     """Texts of ``records`` through the input stage (counted in ``run``), in batches."""
-    from ..pipeline import documents
+    from ..input_stage import documents
 
     texts: list[str] = []
     size = 0
@@ -339,7 +339,7 @@ def build_stats(
     from ..extract import DEFAULT_EXTRACTOR
     from ..io.readers import read_inputs
     from ..job import RunStats, run_report
-    from ..pipeline import progress_bar
+    from ..input_stage import progress_bar
 
     extract = extract or DEFAULT_EXTRACTOR
     start = time.perf_counter()

@@ -69,7 +69,7 @@ def _cmd_info(args: argparse.Namespace) -> int:
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Add ``stats build`` and ``stats info`` to the ``neardup`` command's subparsers."""
-    from ..cli import add_input_options
+    from ..cli_options import add_input_options
     from .build import COMMON_DF
 
     p = subparsers.add_parser("stats", help="collection statistics: document frequencies of words and phrases")

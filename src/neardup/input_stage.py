@@ -1,0 +1,108 @@
+"""The input stage every job shares: records in, documents with their text out.
+
+:func:`documents` turns what the readers yield (or what the API is given: tuples, dicts,
+DataFrames, datasets) into ``(record, text)`` -- HTML extracted, ids unique -- and counts
+every record that cannot be used, with its reason, in the run's
+:class:`~neardup.job.RunStats`.  ``dedup``, ``contain``, ``partial``, ``stats build`` and
+``eval`` all read through it, so they accept and reject the same inputs.  It knows no
+method, so the methods (and their statistics) can use it without an import cycle.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Iterable, Iterator, Protocol
+
+from .extract import get_extractor
+from .io.frames import rows_of
+from .io.readers import FIELDS, Fields, Record, Rejection, mostly_replacement, record_from_mapping
+from .job import RunStats
+
+
+def as_records(docs: Iterable[Any] | Any, fields: Fields = FIELDS) -> Iterator[Record | Rejection]:
+    """Accept records, rejections, ``(id, text)`` tuples, dicts (``fields`` names their id,
+    text and HTML fields), or a pandas DataFrame / Hugging Face Dataset of such rows."""
+    for n, doc in enumerate(rows_of(docs), start=1):
+        if isinstance(doc, (Record, Rejection)):
+            yield doc
+        elif isinstance(doc, tuple) and len(doc) == 2:
+            yield record_from_mapping({"id": doc[0], "text": doc[1]}, "<api>", n)
+        elif isinstance(doc, dict):
+            yield record_from_mapping(doc, "<api>", n, fields=fields)
+        else:
+            raise TypeError(f"document {n}: expected (id, text), a dict or a Record, got {type(doc).__name__}")
+
+
+def documents(
+    records: Iterable[Any], extract: str, stats: RunStats, strict: bool = False, fields: Fields = FIELDS
+) -> Iterator[tuple[Record, str]]:
+    """The input stage: records with their text (extracted from HTML), ids unique.
+
+    Every record that cannot be used is counted in ``stats`` with its reason (or, with
+    ``strict``, raised as :class:`InputError`): a page the extractor fails on is one
+    rejection ("extraction failed", naming the error), never the end of the run, and a
+    text that is mostly U+FFFD (bytes no encoding explained) is "undecodable", never compared.
+    """
+    extractor = get_extractor(extract)
+    seen: set[str] = set()
+    for item in as_records(records, fields):
+        stats.read += 1
+        if isinstance(item, Record):
+            item = _text_of(item, extractor, seen)
+            if not isinstance(item, Rejection):
+                if item[0].encoding:
+                    stats.encodings[item[0].encoding] += 1
+                if item[0].html_in_text:
+                    stats.notes["text fields that held a web page, extracted as HTML"] += 1
+                yield item
+                continue
+        stats.reject(item, strict)
+
+
+def _text_of(record: Record, extractor: Any, seen: set[str]) -> tuple[Record, str] | Rejection:
+    """``record`` with its text, or why it has none usable (see :func:`documents`)."""
+    if record.id in seen:
+        return Rejection(record.source, record.line, "duplicate id", record.id)
+    seen.add(record.id)
+    if record.text is not None:
+        text = record.text
+    else:
+        try:
+            text = extractor(record.html or "")
+        except Exception as exc:  # one page, whatever went wrong in a parser, is one rejection
+            return Rejection(record.source, record.line, "extraction failed", f"{type(exc).__name__}: {exc}"[:200])
+    if not text or text.isspace():
+        return Rejection(record.source, record.line, "no text after extraction")
+    if mostly_replacement(text):
+        return Rejection(record.source, record.line, "undecodable", "mostly U+FFFD replacement characters")
+    return record, text
+
+
+class Progress(Protocol):
+    """What a long job reports its progress to (:func:`progress_bar`)."""
+
+    def update(self, n: int) -> Any: ...
+
+    def close(self) -> Any: ...
+
+
+class _NoProgress:
+    """What :func:`progress_bar` returns when the bar is off: accepts updates, shows nothing."""
+
+    def update(self, n: int) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def progress_bar(enabled: bool) -> Progress:
+    """A tqdm bar counting documents on stderr, or a silent stand-in.
+
+    tqdm is imported only to show a bar: its import costs every quiet run 5-10 ms.
+    """
+    if not enabled:
+        return _NoProgress()
+    from tqdm import tqdm
+
+    return tqdm(desc="documents", unit="doc", file=sys.stderr, dynamic_ncols=True)
