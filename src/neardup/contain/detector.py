@@ -37,9 +37,8 @@ from ..errors import UserError
 from ..extract import DEFAULT_EXTRACTOR
 from ..features.spots import ENGLISH_STOPWORDS
 from ..io.readers import Record, Rejection
-from ..job import run_report
 from ..input_stage import Progress, documents, progress_bar
-from ..job import RunStats
+from ..job import RunStats, run_report
 from ..sentences import SentenceBatch
 from ..sentences.tokens import gram_sets
 from ..stats.df import DocumentFrequencies

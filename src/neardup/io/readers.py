@@ -14,20 +14,20 @@ from __future__ import annotations
 
 import gzip
 import os
-import re
 import stat
-import zlib
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Iterable, Iterator
 
 import orjson
 
 from ..errors import InputError
 from .decode import decode, decode_html, decode_page, mostly_replacement, wide_unicode
+from .records import (
+    FIELDS, FILE_FAULTS, Fields, Record, Rejection, describe_fault, looks_like_html, record_from_mapping,
+)
 
-__all__ = ["FIELDS", "Fields", "InputError", "Record", "Rejection", "decode_html", "mostly_replacement", "read_input",
-           "read_inputs"]
+__all__ = ["FIELDS", "Fields", "InputError", "Record", "Rejection", "decode_html", "looks_like_html",
+           "mostly_replacement", "read_input", "read_inputs", "record_from_mapping"]
 
 TEXT_SUFFIXES = (".txt",)
 HTML_SUFFIXES = (".htm", ".html")
@@ -40,60 +40,6 @@ RECORD_FILE_SUFFIXES = JSONL_SUFFIXES + PARQUET_SUFFIXES + TABLE_SUFFIXES + WARC
 
 #: Largest document file read (after decompression); larger ones are rejected, not read into memory.
 MAX_DOCUMENT_BYTES = 64 << 20
-
-#: What reading, decompressing or decoding one damaged file can raise.
-FILE_FAULTS = (OSError, EOFError, zlib.error, UnicodeError)
-
-
-@dataclass
-class Record:
-    """One input document: ``text`` or ``html`` (exactly one is set), plus its source."""
-
-    id: str
-    text: str | None
-    html: str | None
-    source: str
-    line: int | None
-    fields: dict[str, Any] = field(default_factory=dict)
-    encoding: str | None = None  # the encoding detected or declared, when the bytes were not UTF-8
-    html_in_text: bool = False  # its text field held a web page, read as HTML
-
-
-@dataclass(frozen=True)
-class Fields:
-    """Which fields of a record (JSONL, Parquet, CSV, API dicts) hold its id, text and HTML."""
-
-    id: str = "id"
-    text: str = "text"
-    html: str = "html"
-
-
-FIELDS = Fields()
-
-#: A text that starts like a web page, or holds many block tags early on, is a page.
-_PAGE_START = re.compile(r"\s*(?:<!doctype\s+html|<html[\s>]|<head[\s>]|<body[\s>])", re.I)
-_BLOCK_TAG = re.compile(r"</?(?:p|div|br|span|a|li|ul|table|tr|td|h[1-6]|script|style|meta|link|img)\b[^>]*>", re.I)
-
-
-def looks_like_html(text: str) -> bool:
-    """Whether a text field holds a web page rather than text (cheap: the first 4,000 characters)."""
-    head = text[:4000]
-    return bool(_PAGE_START.match(head)) or len(_BLOCK_TAG.findall(head)) >= 8
-
-
-@dataclass
-class Rejection:
-    """An input unit that was not turned into a document, and why."""
-
-    source: str
-    line: int | None
-    reason: str
-    detail: str = ""
-
-    def message(self) -> str:
-        where = self.source if self.line is None else f"{self.source}:{self.line}"
-        return f"{where}: {self.reason}" + (f" ({self.detail})" if self.detail else "")
-
 
 def _strip_gz(path: Path) -> str:
     name = path.name.lower()
@@ -135,34 +81,6 @@ def _open_text_lines(path: Path) -> Iterator[tuple[int, bytes]]:
             yield number, line
 
 
-def record_from_mapping(obj: Any, source: str, line: int, prefer_html: bool = False,
-                        fields: Fields = FIELDS) -> Record | Rejection:
-    """A record from a JSON object, Parquet or CSV row, or why it cannot be one.
-
-    ``fields`` names the id, text and HTML fields.  A record with both text and HTML uses
-    the text unless ``prefer_html``; a text that looks like a web page
-    (:func:`looks_like_html`) is read as HTML, so markup is extracted, never compared.
-    """
-    if not isinstance(obj, dict):
-        return Rejection(source, line, "not a JSON object")
-    rid = obj.get(fields.id)
-    if rid is None or isinstance(rid, (dict, list, bool)) or rid == "":
-        return Rejection(source, line, "missing id", f"no '{fields.id}' field")
-    text, html = obj.get(fields.text), obj.get(fields.html)
-    if prefer_html and html is not None:
-        text = None
-    if text is None and html is None:
-        return Rejection(source, line, "missing text", f"a record needs a '{fields.text}' or '{fields.html}' field")
-    body = text if text is not None else html
-    if not isinstance(body, str):
-        return Rejection(source, line, "text is not a string", type(body).__name__)
-    if not body or body.isspace():
-        return Rejection(source, line, "empty text")
-    if text is not None and looks_like_html(text):
-        return Record(str(rid), None, text, source, line, obj, html_in_text=True)
-    return Record(str(rid), text if text is not None else None, None if text is not None else html, source, line, obj)
-
-
 def read_jsonl(path: Path, prefer_html: bool = False, fields: Fields = FIELDS) -> Iterator[Record | Rejection]:
     """Records of a JSONL file (one JSON object per line, blank lines ignored)."""
     source = str(path)
@@ -175,7 +93,7 @@ def read_jsonl(path: Path, prefer_html: bool = False, fields: Fields = FIELDS) -
         except StopIteration:
             break
         except FILE_FAULTS as exc:  # truncated or corrupt gzip, a read error: the rest of the file is lost
-            yield Rejection(source, number + 1, "unreadable file", _fault(exc))
+            yield Rejection(source, number + 1, "unreadable file", describe_fault(exc))
             return
         if not raw or raw.isspace():  # blank line (or a byte-order mark alone)
             continue
@@ -230,7 +148,7 @@ def read_parquet(path: Path, prefer_html: bool = False, fields: Fields = FIELDS)
                 break
             except Exception as exc:  # a damaged page or column chunk: pyarrow raises several types
                 yield Rejection(source, row + 1, "unreadable Parquet",
-                                f"row group {group}, rows {row + 1}-{end} lost: {_fault(exc)}")
+                                f"row group {group}, rows {row + 1}-{end} lost: {describe_fault(exc)}")
                 break
             for obj in batch.to_pylist():
                 row += 1
@@ -249,7 +167,7 @@ def read_document_file(path: Path, rid: str) -> Record | Rejection:
             return Rejection(source, None, "special file", f"a {special}, not read")
         data = _read_bytes(path)
     except FILE_FAULTS + (ValueError,) as exc:
-        return Rejection(source, None, "unreadable file", _fault(exc))
+        return Rejection(source, None, "unreadable file", describe_fault(exc))
     is_html = _strip_gz(path).endswith(HTML_SUFFIXES)
     if b"\x00" in data[:8192] and not data.startswith((b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")):
         encoding = wide_unicode(data)
@@ -265,12 +183,6 @@ def read_document_file(path: Path, rid: str) -> Record | Rejection:
     return Record(rid, None if is_html else body, body if is_html else None, source, None, {}, encoding)
 
 
-def _fault(exc: BaseException) -> str:
-    """What went wrong reading a file, in a few words (the type when the message is empty)."""
-    text = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
 def read_directory(root: Path, prefer_html: bool = False, fields: Fields = FIELDS,
                    prefix: str = "") -> Iterator[Record | Rejection]:
     """Every document and record file below ``root`` in sorted order.
@@ -284,7 +196,7 @@ def read_directory(root: Path, prefer_html: bool = False, fields: Fields = FIELD
         while unreadable:  # a folder that vanished or cannot be listed: named and counted
             exc = unreadable.pop()
             found = True
-            yield Rejection(str(exc.filename or dirpath), None, "unreadable folder", _fault(exc))
+            yield Rejection(str(exc.filename or dirpath), None, "unreadable folder", describe_fault(exc))
         dirnames.sort()
         for name in dirnames:
             if os.path.islink(os.path.join(dirpath, name)):  # os.walk does not enter it: say so
@@ -302,7 +214,7 @@ def read_directory(root: Path, prefer_html: bool = False, fields: Fields = FIELD
                 yield Rejection(str(path), None, "unsupported file type")
     for exc in unreadable:  # the last folder's error comes after the walk
         found = True
-        yield Rejection(str(exc.filename), None, "unreadable folder", _fault(exc))
+        yield Rejection(str(exc.filename), None, "unreadable folder", describe_fault(exc))
     if not found:
         yield Rejection(str(root), None, "empty input", "no files")
 

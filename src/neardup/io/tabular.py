@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Iterator
 
-from .readers import FILE_FAULTS, FIELDS, Fields, Record, Rejection, _fault, record_from_mapping
+from .records import FILE_FAULTS, FIELDS, Fields, Record, Rejection, describe_fault, record_from_mapping
 
 # Article texts are long: the csv module's default limit (128 KiB per field) would reject them.
 csv.field_size_limit(min(sys.maxsize, 1 << 31 - 1))
@@ -45,7 +45,7 @@ def read_table(path: Path, delimiter: str, prefer_html: bool = False,
                 yield record_from_mapping(dict(row), source, line + 1, prefer_html, fields)
                 line = reader.line_num
     except FILE_FAULTS as exc:
-        yield Rejection(source, line + 1, "unreadable file", _fault(exc))
+        yield Rejection(source, line + 1, "unreadable file", describe_fault(exc))
         return
     if rows == 0:
         yield Rejection(source, None, "empty input", "no rows after the header")

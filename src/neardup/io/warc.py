@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Iterator
 
 from .decode import decode_page, mostly_replacement
-from .readers import FILE_FAULTS, Record, Rejection, _fault
+from .records import FILE_FAULTS, Record, Rejection, describe_fault
 
 #: Largest response body read; a larger one is a rejection, not read into memory.
 MAX_BODY_BYTES = 64 << 20
@@ -35,7 +35,7 @@ def read_warc(path: Path) -> Iterator[Record | Rejection]:
                 number += 1
                 yield _page(rec, source, number)
     except (ArchiveLoadFailed, *FILE_FAULTS, ValueError) as exc:
-        yield Rejection(source, number + 1, "unreadable file", _fault(exc))
+        yield Rejection(source, number + 1, "unreadable file", describe_fault(exc))
         return
     if number == 0:
         yield Rejection(source, None, "empty input", "no WARC records")
