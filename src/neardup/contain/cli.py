@@ -15,7 +15,7 @@ _STOPWORD_LISTS = ("english", "none")
 
 def stopword_option(value: str) -> list[str] | None:
     """``english`` (neardup's list), ``none``, or a file with one word per line."""
-    from ..features.spots import ENGLISH_STOPWORDS
+    from ..text.stopwords import ENGLISH_STOPWORDS
 
     if value == "english":
         return sorted(ENGLISH_STOPWORDS)

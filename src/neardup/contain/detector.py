@@ -35,7 +35,7 @@ import numpy as np
 
 from ..errors import UserError
 from ..extract import DEFAULT_EXTRACTOR
-from ..features.spots import ENGLISH_STOPWORDS
+from ..text.stopwords import ENGLISH_STOPWORDS
 from ..io.readers import Record, Rejection
 from ..input_stage import Progress, documents, progress_bar
 from ..job import RunStats, run_report

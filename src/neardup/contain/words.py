@@ -31,7 +31,8 @@ from numba import njit, prange
 
 from ..errors import UserError
 from ..features.sets import HashedSets, sort_unique_segments
-from ..features.spots import ENGLISH_STOPWORDS, word_hashes
+from ..features.spots import word_hashes
+from ..text.stopwords import ENGLISH_STOPWORDS
 from ..hashing import xxh64_bytes
 from ..stats.df import DocumentFrequencies
 from ..text.normalize import char_classes

@@ -2,7 +2,7 @@
 
 Three forms, dispatched on the first word after ``extract``::
 
-    neardup extract INPUT... [--extractor model|heuristic|none] [--model M] [--jsonl OUT]
+    neardup extract INPUT... [--extract model|heuristic|none] [--model M] [--jsonl OUT]
     neardup extract train DATA... -o MODEL [--kind crf|logreg] [--seed S]
     neardup extract eval DATA... [--extractors none,heuristic,logreg,crf] [--folds K] [--model M]
 
@@ -52,7 +52,8 @@ def run(args: argparse.Namespace) -> int:
 def _extract_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="neardup extract", description="Extract title and main text of pages.")
     p.add_argument("inputs", nargs="+", metavar="INPUT", help="HTML/text files, folders, JSONL or Parquet (gzip ok)")
-    p.add_argument("--extractor", choices=EXTRACTOR_CHOICES, default="model", help="which extractor (model)")
+    p.add_argument("--extract", "--extractor", dest="extractor", choices=EXTRACTOR_CHOICES, default="model",
+                   help="which extractor, as --extract on every other command (model; --extractor is an alias)")
     p.add_argument("--model", metavar="M", help="a model file from `neardup extract train` (default: the shipped one)")
     p.add_argument("--jsonl", metavar="OUT", help="write JSON lines here (default: standard output)")
     p.add_argument("--strict", action="store_true", help="stop with exit code 2 at the first unreadable input")

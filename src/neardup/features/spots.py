@@ -28,7 +28,7 @@ Two further choices, both documented where the papers are silent:
   the authors' package), so the end of a short text still yields signatures.
 
 Antecedents may themselves be content words ("said" is not a stopword), and then they
-can also appear inside chains.  The stopword list is :data:`ENGLISH_STOPWORDS`, a small
+can also appear inside chains.  The stopword list is :data:`neardup.text.stopwords.ENGLISH_STOPWORDS`, a small
 list of English function words written for neardup (pronouns, articles, auxiliaries,
 prepositions, conjunctions and the pieces the tokenizer makes of contractions:
 "don't" -> "don", "t"); any other list can be given.
@@ -50,30 +50,12 @@ from numba import njit, prange
 from ..errors import UserError
 from ..hashing import hash_str, xxh64_lanes
 from ..text.normalize import char_classes
+from ..text.stopwords import ENGLISH_STOPWORDS
 from ..text.tokenize import encode_batch, token_hashes, tokenize
 from .sets import HashedSets, sort_unique_segments
 
 #: The antecedents of the paper's best GoldSet run (Alonso et al. 2013, section 4.8).
 DEFAULT_ANTECEDENTS = ("is", "the", "said", "was")
-
-#: English function words: what is *not* a content word of a spot-signature chain.
-ENGLISH_STOPWORDS = frozenset(
-    """
-    a about above after again against all also am among an and another any are around as at
-    be because been before being below between both but by
-    can cannot could did do does doing done down during each either else ever every
-    few for from further had has have having he her here hers herself him himself his how however
-    i if in into is it its itself just least less let may me might more most much must my myself
-    neither no nor not now of off on once only onto or other others otherwise our ours ourselves
-    out over own per same shall she should since so some such than that the their theirs them
-    themselves then there therefore these they this those though through thus to too toward
-    towards under until unto up upon us very via was we were what whatever when whenever where
-    whereas wherever whether which while who whoever whom whose why will with within without
-    would yet you your yours yourself yourselves
-    s t d ll m re ve don doesn didn isn wasn aren weren won wouldn couldn shouldn hasn haven hadn
-    """.split()
-)
-
 
 def word_hashes(words: Iterable[str]) -> np.ndarray:
     """Sorted unique token hashes of ``words``, each of which must be a single token."""

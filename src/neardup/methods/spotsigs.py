@@ -47,9 +47,10 @@ import numpy as np
 from ..errors import UserError
 from ..features.sets import HashedSets, exact_jaccard
 from ..features.spots import (
-    DEFAULT_ANTECEDENTS, ENGLISH_STOPWORDS, TokenBatch, check_spot_params, most_frequent_words,
+    DEFAULT_ANTECEDENTS, TokenBatch, check_spot_params, most_frequent_words,
     spot_sets, word_hashes,
 )
+from ..text.stopwords import ENGLISH_STOPWORDS
 from ..index.inverted import InvertedIndex
 from .base import Method
 

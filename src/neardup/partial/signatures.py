@@ -23,7 +23,8 @@ import math
 import numpy as np
 
 from ..features.sets import HashedSets
-from ..features.spots import ENGLISH_STOPWORDS, TokenBatch, most_frequent_words, spot_sets, word_hashes
+from ..features.spots import TokenBatch, most_frequent_words, spot_sets, word_hashes
+from ..text.stopwords import ENGLISH_STOPWORDS
 from ..sentences.tokens import distinct, gram_sets, set_fingerprints
 from ..stats.df import DocumentFrequencies
 
