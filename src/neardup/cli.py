@@ -238,6 +238,18 @@ def _print_summary(s: dict, outdir: str) -> None:
     print_report(s, f"{outdir}/", lines)
 
 
+def _cmd_explain(args: argparse.Namespace) -> int:
+    import json
+
+    from .explain import explain_texts, load_pair, render
+
+    options = method_options(args)
+    a, b = load_pair(args.a, args.b, args.inputs, args.extract, args.html, input_fields(args))
+    explanation = explain_texts(a, b, **options)
+    print(json.dumps(explanation.as_dict(), indent=2, default=float) if args.json else render(explanation))
+    return 0
+
+
 def _cmd_methods(args: argparse.Namespace) -> int:
     for name, cls in sorted(REGISTRY.items()):
         print(f"{name}: {cls.summary}")
@@ -280,6 +292,16 @@ def add_imported_commands(sub: argparse._SubParsersAction) -> None:
     from .learn.cli import register as register_learn
     from .partial.cli import register as register_partial
     from .stats.cli import register as register_stats
+
+    p = sub.add_parser("explain", help="why two documents are (or are not) the same story")
+    p.add_argument("a", metavar="A", help="a .html/.txt file, or an id of a record in --in")
+    p.add_argument("b", metavar="B", help="another file or id")
+    p.add_argument("--in", dest="inputs", action="append", default=[], metavar="INPUT",
+                   help="input(s) holding A and B as records (any input dedup reads); repeatable")
+    p.add_argument("--json", action="store_true", help="print the explanation as JSON")
+    add_input_options(p)
+    add_method_options(p)
+    p.set_defaults(func=_cmd_explain)
 
     register_extract(sub)
     register_learn(sub)

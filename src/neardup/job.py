@@ -183,6 +183,9 @@ def run_command(func: Callable[[Any], int], args: Any) -> int:
     except UserError as exc:
         print(f"neardup: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader of our output went away (`neardup explain ... | head`): not an error
+        sys.stdout = None  # nothing more is written to the closed pipe at exit
+        return 0
     except OSError as exc:
         print(f"neardup: error: {_describe_os_error(exc)}", file=sys.stderr)
         return 2

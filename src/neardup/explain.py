@@ -1,0 +1,176 @@
+"""Why two documents are (or are not) the same story: ``neardup explain A B``.
+
+For two documents -- two files, or two ids of an input -- it shows what the detectors
+see and decide:
+
+* the text of each after extraction, and how much of the page's visible text extraction
+  dropped (navigation, ads, related links: the lines that are not in the article);
+* the method's score with the method's own code (:meth:`Method.score` on the two
+  documents), its threshold, and the verdict; methods with corpus statistics (IDF) see
+  only these two documents here, so their score can differ from a run over a corpus;
+* the shared text: passages of at least ``min_words`` words found in both, with their
+  character offsets in each text (difflib's longest matching blocks over the word
+  sequences), the share of each document inside them (containment both ways), and the
+  shared word 4-grams (the features of ``ffp``; shingles for ``minhash``).
+
+Words here are runs of ``\\w`` characters, compared case-folded.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+from pathlib import Path
+from typing import Any, Sequence
+
+from .errors import UserError
+from .extract import DEFAULT_EXTRACTOR, get_extractor
+from .io.readers import FIELDS, Fields, Record, read_inputs
+from .methods import DEFAULT_METHOD, get_method
+
+_WORD = re.compile(r"\w+")
+#: Shortest shared run of words reported as a passage.
+MIN_WORDS = 8
+#: Word n-grams compared as features.
+GRAM = 4
+
+
+@dataclass
+class Side:
+    """One document as the detectors see it."""
+
+    id: str
+    text: str
+    visible_chars: int  # characters of the page's visible text (equal to len(text) for a text record)
+    dropped: list[str] = field(default_factory=list)  # visible lines extraction left out (first ones)
+
+
+@dataclass
+class Explanation:
+    """Everything ``explain`` reports for one pair (``as_dict`` for ``--json``)."""
+
+    a: Side
+    b: Side
+    method: str
+    params: dict[str, Any]
+    score: float
+    threshold: float
+    passages: list[dict[str, Any]]
+    contained_a_in_b: float
+    contained_b_in_a: float
+    shared_grams: list[str]
+    grams_a: int
+    grams_b: int
+
+    @property
+    def duplicate(self) -> bool:
+        return self.score >= self.threshold
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "a": vars(self.a), "b": vars(self.b), "method": self.method, "params": self.params,
+            "score": self.score, "threshold": self.threshold, "near_duplicate": self.duplicate,
+            "containment": {"a_in_b": self.contained_a_in_b, "b_in_a": self.contained_b_in_a},
+            "passages": self.passages,
+            "shared_grams": {"n": GRAM, "shared": len(self.shared_grams), "a": self.grams_a, "b": self.grams_b,
+                             "examples": self.shared_grams[:20]},
+        }
+
+
+def _words(text: str) -> tuple[list[str], list[tuple[int, int]]]:
+    spans = [(m.start(), m.end()) for m in _WORD.finditer(text)]
+    return [text[s:e].casefold() for s, e in spans], spans
+
+
+def shared_passages(a: str, b: str, min_words: int = MIN_WORDS) -> list[dict[str, Any]]:
+    """Runs of at least ``min_words`` words found in both texts, with character offsets in each."""
+    wa, sa = _words(a)
+    wb, sb = _words(b)
+    out = []
+    for block in SequenceMatcher(None, wa, wb, autojunk=False).get_matching_blocks():
+        if block.size >= min_words:
+            i, j, n = block.a, block.b, block.size
+            out.append({"words": n, "a_chars": [sa[i][0], sa[i + n - 1][1]], "b_chars": [sb[j][0], sb[j + n - 1][1]]})
+    return out
+
+
+def _grams(words: list[str]) -> set[str]:
+    return {" ".join(words[k:k + GRAM]) for k in range(len(words) - GRAM + 1)}
+
+
+def side(record: Record, text: str, extract: str) -> Side:
+    """``record`` with its extracted ``text`` and what extraction dropped of the page."""
+    if record.html is None:
+        return Side(record.id, text, len(text))
+    visible = get_extractor("none")(record.html)
+    kept = {line.strip() for line in text.splitlines() if line.strip()}
+    dropped = [line.strip() for line in visible.splitlines() if line.strip() and line.strip() not in kept]
+    return Side(record.id, text, len(visible), dropped[:12])
+
+
+def explain_texts(a: Side, b: Side, method: str = DEFAULT_METHOD, **params: Any) -> Explanation:
+    """Explain the pair ``a``, ``b`` (already extracted) under ``method`` with ``params``."""
+    import numpy as np
+
+    m = get_method(method, **params)
+    m.add([a.text, b.text])
+    m.finalize()
+    score = float(m.score(np.array([0]), np.array([1]))[0])
+    passages = shared_passages(a.text, b.text)
+    wa, _ = _words(a.text)
+    wb, _ = _words(b.text)
+    in_passages = sum(p["words"] for p in passages)
+    ga, gb = _grams(wa), _grams(wb)
+    shared = sorted(ga & gb)
+    return Explanation(a, b, method, m.get_params(), score, float(m.threshold), passages,
+                       in_passages / max(len(wa), 1), in_passages / max(len(wb), 1), shared, len(ga), len(gb))
+
+
+def load_pair(a: str, b: str, inputs: Sequence[str] = (), extract: str = DEFAULT_EXTRACTOR,
+              prefer_html: bool = False, fields: Fields = FIELDS) -> tuple[Side, Side]:
+    """The two documents named ``a`` and ``b``: files, or ids found in ``inputs``."""
+    from .input_stage import documents
+    from .job import RunStats
+
+    wanted = [a, b]
+    sources = list(inputs) if inputs else wanted
+    if not inputs:
+        for name in wanted:
+            if not Path(name).is_file():
+                raise UserError(f"{name}: no such file (to explain two ids, give the input they are in with --in)")
+    stats = RunStats()
+    found: dict[str, Side] = {}
+    for record, text in documents(read_inputs(sources, prefer_html, fields), extract, stats):
+        key = record.id if inputs else record.source
+        if key in wanted and key not in found:
+            found[key] = side(record, text, extract)
+    if not inputs:  # two files: their records are keyed by path as given
+        found = {name: found[str(Path(name))] for name in wanted if str(Path(name)) in found}
+    missing = [name for name in wanted if name not in found]
+    if missing:
+        why = "; ".join(stats.rejections[:3]) or "not found"
+        raise UserError(f"cannot explain {', '.join(missing)}: {why}")
+    return found[a], found[b]
+
+
+def render(e: Explanation, width: int = 100) -> str:
+    """The explanation as plain text for a terminal."""
+    verdict = "SAME STORY" if e.duplicate else "not the same story"
+    lines = [f"{e.method} score {e.score:.3f} vs threshold {e.threshold:.3f}: {verdict}",
+             f"containment: {e.contained_a_in_b:.0%} of A's words are in passages shared with B, "
+             f"{e.contained_b_in_a:.0%} of B's in A",
+             f"shared word {GRAM}-grams: {len(e.shared_grams):,} (A has {e.grams_a:,}, B {e.grams_b:,})"]
+    for name, s in (("A", e.a), ("B", e.b)):
+        lines.append(f"\n{name}: {s.id} -- {len(s.text):,} characters of text"
+                     + (f" extracted from {s.visible_chars:,} visible" if s.visible_chars != len(s.text) else ""))
+        lines.extend(f"   dropped: {d[:width - 12]}" for d in s.dropped[:5])
+    lines.append(f"\nshared passages ({len(e.passages)}, at least {MIN_WORDS} words):")
+    for p in e.passages[:10]:
+        lo, hi = p["a_chars"]
+        snippet = " ".join(e.a.text[lo:hi].split())
+        lines.append(f"  {p['words']:>4} words  A[{lo}:{hi}]  B[{p['b_chars'][0]}:{p['b_chars'][1]}]  "
+                     f"{snippet[:width - 40]}{'...' if len(snippet) > width - 40 else ''}")
+    if len(e.passages) > 10:
+        lines.append(f"  ... {len(e.passages) - 10} more (--json lists all)")
+    return "\n".join(lines)

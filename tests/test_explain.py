@@ -1,0 +1,59 @@
+"""`neardup explain`: the method's own score, the shared passages located, what extraction dropped."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from neardup.cli import main
+from neardup.explain import Side, explain_texts, shared_passages
+
+SAMPLE = Path(__file__).resolve().parents[1] / "examples" / "sample.jsonl"
+
+
+def test_the_score_is_the_one_dedup_reports(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["dedup", str(SAMPLE), "-o", str(out), "--quiet"]) == 0
+    pair = json.loads((out / "pairs.jsonl").read_text().splitlines()[0])
+    assert main(["explain", pair["a"], pair["b"], "--in", str(SAMPLE), "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["score"] == pytest.approx(pair["score"], abs=1e-6)
+    assert shown["near_duplicate"] and shown["method"] == "ffp"
+
+
+def test_passages_are_located_by_character_offsets():
+    copied = "the minister said on tuesday that the new budget would cut taxes for small firms"
+    a = f"Opening words of one story. {copied}. Closing words."
+    b = f"Another beginning entirely. {copied.upper()} and then something else."
+    (p,) = shared_passages(a, b)
+    assert p["words"] == 15
+    assert a[slice(*p["a_chars"])] == copied
+    assert b[slice(*p["b_chars"])] == copied.upper()  # compared case-folded, offsets in the original text
+
+
+def test_unrelated_texts_share_nothing_and_are_not_a_pair():
+    a = Side("a", "The city council voted to build a bridge across the harbor after four years. " * 3, 0)
+    b = Side("b", "A bakery raised the price of bread because flour and energy cost more. " * 3, 0)
+    e = explain_texts(a, b)
+    assert e.passages == [] and not e.duplicate and e.score < e.threshold
+    assert e.contained_a_in_b == 0 and e.shared_grams == []
+
+
+def test_pages_show_what_extraction_dropped(tmp_path, capsys):
+    nav = "".join(f"<li><a href='/{i}'>Section number {i}</a></li>" for i in range(20))
+    body = "<p>" + "The council voted to approve the new harbor bridge on Tuesday evening. " * 6 + "</p>"
+    for name in ("a.html", "b.html"):
+        (tmp_path / name).write_text(f"<html><body><ul>{nav}</ul><article>{body}</article></body></html>")
+    assert main(["explain", str(tmp_path / "a.html"), str(tmp_path / "b.html"), "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["near_duplicate"] and shown["containment"]["a_in_b"] == 1.0
+    assert any("Section number" in d for d in shown["a"]["dropped"])
+    assert shown["a"]["visible_chars"] > len(shown["a"]["text"])
+
+
+def test_a_missing_document_is_a_user_error(tmp_path, capsys):
+    assert main(["explain", "nope", "d00000001", "--in", str(SAMPLE)]) == 2
+    assert "nope" in capsys.readouterr().err
+    assert main(["explain", str(tmp_path / "missing.html"), str(tmp_path / "other.html")]) == 2
