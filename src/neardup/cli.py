@@ -250,6 +250,14 @@ def _cmd_explain(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_report(args: argparse.Namespace) -> int:
+    from .report import build_report
+
+    path = build_report(args.folders, args.output, args.html, input_fields(args))
+    print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)", file=sys.stderr)
+    return 0
+
+
 def _cmd_methods(args: argparse.Namespace) -> int:
     for name, cls in sorted(REGISTRY.items()):
         print(f"{name}: {cls.summary}")
@@ -302,6 +310,15 @@ def add_imported_commands(sub: argparse._SubParsersAction) -> None:
     add_input_options(p)
     add_method_options(p)
     p.set_defaults(func=_cmd_explain)
+
+    p = sub.add_parser("report", help="one self-contained HTML report of dedup/contain/partial/eval outputs")
+    p.add_argument("folders", nargs="+", metavar="OUTDIR", help="output folders of dedup, contain, partial, eval --plot")
+    p.add_argument("-o", "--output", default="report.html", metavar="FILE", help="the HTML file (report.html)")
+    p.add_argument("--html", action="store_true", help="the jobs read the 'html' field (as they were run with --html)")
+    p.add_argument("--id-field", default="id", metavar="NAME", help="as the jobs were run (id)")
+    p.add_argument("--text-field", default="text", metavar="NAME", help="as the jobs were run (text)")
+    p.add_argument("--html-field", default="html", metavar="NAME", help="as the jobs were run (html)")
+    p.set_defaults(func=_cmd_report)
 
     register_extract(sub)
     register_learn(sub)

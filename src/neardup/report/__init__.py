@@ -1,0 +1,163 @@
+"""``neardup report``: one self-contained HTML file for the outputs of dedup, contain, partial, eval.
+
+The report reads output folders (what each holds tells what it is: ``clusters.jsonl``
+from ``dedup``, ``containments.jsonl`` from ``contain``, ``partials.jsonl`` from
+``partial``, PNG plots from ``eval --plot``), re-reads the inputs their ``summary.json``
+names through the same input stage (so texts are the ones the detectors saw), and writes
+one HTML file with everything inline: no CDN, no server, works offline.
+
+The page is rendered by a little JavaScript from JSON embedded in it (Jinja2 writes the
+shell): clusters by size, 50 to a page, the representative first and each member's score
+to it; a pair opens side by side with its shared passages highlighted and linked (click
+one to scroll to its copy); containments with their direction; located partial copies
+highlighted at exactly the character spans of ``partials.jsonl``.  Texts are embedded
+only up to a budget (:data:`TEXT_BUDGET` characters, largest clusters first), so a report
+of 100,000 documents stays small; pairs beyond it list ids and scores, and ``neardup
+explain`` shows them.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+from typing import Any, Sequence
+
+from ..errors import UserError
+from ..explain import shared_passages
+from ..io.readers import FIELDS, Fields, read_inputs
+
+#: Characters of document text embedded at most (largest clusters first).
+TEXT_BUDGET = 8_000_000
+#: Pairs whose shared passages are computed for highlighting at most (difflib per pair).
+MAX_HIGHLIGHTED_PAIRS = 3000
+
+
+def _jsonl(path: Path) -> list[dict[str, Any]]:
+    rows = []
+    for number, line in enumerate(path.read_bytes().splitlines(), start=1):
+        if line.strip():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise UserError(f"{path}:{number}: not a JSON line ({exc.msg})") from None
+    return rows
+
+
+def collect(folders: Sequence[str | Path]) -> dict[str, Any]:
+    """What the output ``folders`` hold: summaries, clusters, pairs, containments, partials, plots."""
+    found: dict[str, Any] = {"summaries": {}, "clusters": [], "pairs": [], "containments": [], "partials": [],
+                             "plots": {}, "inputs": [], "extract": None}
+    for folder in map(Path, folders):
+        if not folder.is_dir():
+            raise UserError(f"{folder}: not a folder of neardup outputs")
+        known = False
+        for name, key in (("clusters.jsonl", "clusters"), ("pairs.jsonl", "pairs"),
+                          ("containments.jsonl", "containments"), ("partials.jsonl", "partials")):
+            if (folder / name).exists():
+                found[key] += _jsonl(folder / name)
+                known = True
+        for png in sorted(folder.glob("*.png")):
+            found["plots"][png.name] = "data:image/png;base64," + base64.b64encode(png.read_bytes()).decode()
+            known = True
+        summary = folder / "summary.json"
+        if summary.exists():
+            s = json.loads(summary.read_text())
+            found["summaries"][str(folder)] = {k: s[k] for k in ("documents", "pairs", "clusters", "parameters",
+                                                                 "warnings", "containments") if k in s}
+            found["inputs"] += [i for i in s.get("inputs", []) if i not in found["inputs"]]
+            found["extract"] = found["extract"] or s.get("parameters", {}).get("extract")
+            known = True
+        if not known:
+            raise UserError(f"{folder}: holds no neardup outputs (summary.json, pairs/clusters/containments/"
+                            "partials .jsonl, or plots)")
+    return found
+
+
+def _wanted_ids(found: dict[str, Any]) -> list[str]:
+    """Ids whose texts the report shows, most useful first: partial and containment pairs, then clusters by size."""
+    order: dict[str, None] = {}
+    for p in found["partials"]:
+        order.update({p["a"]: None, p["b"]: None})
+    for c in found["containments"]:
+        order.update({c["container"]: None, c["contained"]: None})
+    for cluster in sorted(found["clusters"], key=lambda c: -len(c["ids"])):
+        order.update(dict.fromkeys(cluster["ids"]))
+    return list(order)
+
+
+def load_texts(found: dict[str, Any], extract: str | None, prefer_html: bool, fields: Fields,
+               budget: int = TEXT_BUDGET) -> dict[str, str]:
+    """Texts of the documents the report shows, within ``budget`` characters."""
+    from ..extract import DEFAULT_EXTRACTOR
+    from ..input_stage import documents
+    from ..job import RunStats
+
+    wanted = _wanted_ids(found)
+    rank = {i: k for k, i in enumerate(wanted)}
+    texts: dict[str, str] = {}
+    if not found["inputs"] or not wanted:
+        return texts
+    missing = [i for i in found["inputs"] if not Path(i).exists()]
+    if missing:
+        raise UserError(f"{missing[0]}: an input named in summary.json is not there (run report where the job ran)")
+    for record, text in documents(read_inputs(found["inputs"], prefer_html, fields), extract or DEFAULT_EXTRACTOR,
+                                  RunStats()):
+        if record.id in rank:
+            texts[record.id] = text
+    kept, used = {}, 0
+    for i in wanted:  # most useful first, until the budget is spent
+        if i in texts and used + len(texts[i]) <= budget:
+            kept[i] = texts[i]
+            used += len(texts[i])
+    return kept
+
+
+def pair_views(found: dict[str, Any], texts: dict[str, str]) -> list[dict[str, Any]]:
+    """Every pair the report can open, with the spans to highlight on each side."""
+    views = []
+    for p in found["partials"]:  # exactly the located spans
+        spans = [{"a": s["a_chars"], "b": s["b_chars"]} for s in p["spans"]]
+        views.append({"kind": "partial", "a": p["a"], "b": p["b"], "score": p.get("coverage_a"), "spans": spans})
+    for c in found["containments"]:
+        views.append({"kind": "containment", "a": c["container"], "b": c["contained"], "score": c.get("score"),
+                      "spans": None})
+    score = {(p["a"], p["b"]): p["score"] for p in found["pairs"]}
+    score.update({(b, a): s for (a, b), s in list(score.items())})
+    for cluster in sorted(found["clusters"], key=lambda c: -len(c["ids"])):
+        rep = cluster["representative"]
+        for member in cluster["ids"]:
+            if member != rep:
+                views.append({"kind": "cluster", "a": rep, "b": member, "score": score.get((rep, member)),
+                              "spans": None, "cluster": cluster["cluster"]})
+    done = 0
+    for v in views:
+        if v["spans"] is None and v["a"] in texts and v["b"] in texts and done < MAX_HIGHLIGHTED_PAIRS:
+            v["spans"] = [{"a": p["a_chars"], "b": p["b_chars"]} for p in shared_passages(texts[v["a"]], texts[v["b"]])]
+            done += 1
+    return views
+
+
+def build_report(folders: Sequence[str | Path], out: str | Path, prefer_html: bool = False,
+                 fields: Fields = FIELDS, budget: int = TEXT_BUDGET) -> Path:
+    """Write the report of ``folders`` to ``out`` (one HTML file, written whole); returns its path."""
+    from jinja2 import Environment, PackageLoader, select_autoescape
+
+    from ..io.writers import atomic_file
+
+    found = collect(folders)
+    texts = load_texts(found, found["extract"], prefer_html, fields, budget)
+    data = {
+        "summaries": found["summaries"],
+        "clusters": sorted(found["clusters"], key=lambda c: (-len(c["ids"]), c["cluster"])),
+        "views": pair_views(found, texts),
+        "texts": texts,
+        "plots": found["plots"],
+    }
+    env = Environment(loader=PackageLoader("neardup", "report"), autoescape=select_autoescape(["html", "j2"]))
+    html = env.get_template("report.html.j2").render(
+        title="neardup report", data=json.dumps(data, separators=(",", ":")).replace("</", "<\\/"))
+    path = Path(out)
+    with atomic_file(path) as tmp:
+        Path(tmp).write_text(html, encoding="utf-8")
+    return path

@@ -1,0 +1,104 @@
+"""`neardup report`: a self-contained HTML report, checked as data and in a real headless Chromium.
+
+The browser test needs Debian's ``chromium`` (``/usr/bin/chromium``) and Playwright for
+Python (the ``test`` extra; Playwright drives the system browser, it downloads none); it
+skips cleanly where either is missing.  ``.ci/run`` installs Chromium where it can.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from neardup.cli import main
+
+SAMPLE = Path(__file__).resolve().parents[1] / "examples" / "sample.jsonl"
+CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("report")
+    for command, name in (("dedup", "d"), ("contain", "c"), ("partial", "p")):
+        assert main([command, str(SAMPLE), "-o", str(tmp / name), "--quiet"]) == 0
+    assert main(["eval", str(SAMPLE), "--plot", str(tmp / "e"), "--json"]) == 0
+    report = tmp / "report.html"
+    assert main(["report", str(tmp / "d"), str(tmp / "c"), str(tmp / "p"), str(tmp / "e"), "-o", str(report)]) == 0
+    return tmp, report
+
+
+def _data(report: Path) -> dict:
+    html = report.read_text()
+    start = html.index('<script type="application/json" id="data">') + len('<script type="application/json" id="data">')
+    return json.loads(html[start:html.index("</script>", start)])
+
+
+def _texts() -> dict[str, str]:
+    return {r["id"]: r["text"] for r in map(json.loads, SAMPLE.read_text().splitlines())}
+
+
+def test_the_report_is_self_contained_and_holds_every_output(built):
+    tmp, report = built
+    html = report.read_text()
+    assert "http://" not in html.replace("http://www.w3.org", "") and "https://" not in html.split("id=\"data\"")[0]
+    data = _data(report)
+    clusters = [json.loads(line) for line in (tmp / "d" / "clusters.jsonl").read_text().splitlines()]
+    assert len(data["clusters"]) == len(clusters)
+    partials = [json.loads(line) for line in (tmp / "p" / "partials.jsonl").read_text().splitlines()]
+    views = [v for v in data["views"] if v["kind"] == "partial"]
+    assert partials and [(v["a"], v["b"]) for v in views] == [(p["a"], p["b"]) for p in partials]
+    assert views[0]["spans"] == [{"a": s["a_chars"], "b": s["b_chars"]} for s in partials[0]["spans"]]
+    assert {"thresholds.png", "pr.png", "scores.png", "roc.png"} <= set(data["plots"])
+    assert data["texts"]["d00000001"] == _texts()["d00000001"]
+
+
+def test_a_bad_folder_is_a_user_error(tmp_path, capsys):
+    (tmp_path / "empty").mkdir()
+    assert main(["report", str(tmp_path / "empty"), "-o", str(tmp_path / "r.html")]) == 2
+    assert "holds no neardup outputs" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium installed (apt-get install chromium)")
+def test_the_report_in_headless_chromium(built):
+    sync_api = pytest.importorskip("playwright.sync_api")
+    tmp, report = built
+    partials = [json.loads(line) for line in (tmp / "p" / "partials.jsonl").read_text().splitlines()]
+    texts = _texts()
+    errors: list[str] = []
+    args = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--no-first-run"]
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=args)
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        start = time.perf_counter()
+        page.goto(report.as_uri())
+        page.wait_for_selector("#main h2")
+        opened = time.perf_counter() - start
+        # a cluster, then a member: the pair side by side with its shared passages
+        page.click("#nav-clusters")
+        page.click(".cluster-link >> nth=0")
+        page.click(".member-link >> nth=0")
+        assert page.locator("mark.span-a").count() > 0 and page.locator("mark.span-b").count() > 0
+        page.screenshot(path=str(tmp / "pair.png"))
+        # a located partial copy: the highlighted text is exactly the spans of partials.jsonl
+        page.click("#nav-pairs")
+        page.click(".partial-link >> nth=0")
+        marks_a = page.locator("mark.span-a").all_inner_texts()
+        marks_b = page.locator("mark.span-b").all_inner_texts()
+        first = partials[0]
+        assert marks_a == [texts[first["a"]][slice(*s["a_chars"])] for s in first["spans"]]
+        assert marks_b == [texts[first["b"]][slice(*s["b_chars"])] for s in first["spans"]]
+        page.click("mark.span-a >> nth=0")  # linked: the copy on the other side is focused
+        assert page.locator("mark.span-b.focus").count() == 1
+        page.screenshot(path=str(tmp / "partial.png"))
+        browser.close()
+    assert errors == []
+    assert opened < 3.0
+    assert (tmp / "pair.png").stat().st_size > 0
