@@ -20,19 +20,32 @@ from .methods import DEFAULT_METHOD, REGISTRY, all_params, method_defaults, meth
 
 
 def add_method_options(p: argparse.ArgumentParser) -> None:
-    """``--method`` and one option per parameter of any registered method."""
+    """``--method`` and one option per parameter of any registered method, grouped by method.
+
+    A parameter several methods take (``--threshold``, ``--shingle-size``, ...) is listed once
+    under "options of several methods" with each method's default; a parameter of one method
+    is listed under that method, with its own help.
+    """
     p.add_argument("--method", choices=sorted(REGISTRY), default=DEFAULT_METHOD,
                    help=f"detection method ({DEFAULT_METHOD}: the most accurate on news pages at its defaults)")
-    g = p.add_argument_group("method options (`neardup methods` lists which method takes which)")
-    for name, uses in all_params().items():
-        spec = uses[0][1]
-        flag = "--" + name.replace("_", "-")
-        defaults = ", ".join(f"{m} {'off' if s.default in (None, False) else s.default}" for m, s in uses)
-        text = f"{spec.help} ({defaults})"
-        if spec.type is bool:
-            g.add_argument(flag, dest=name, action=argparse.BooleanOptionalAction, default=None, help=text)
+    params = all_params()
+    shared = p.add_argument_group("options of several methods (`neardup methods` lists which method takes which)")
+    groups = {m: p.add_argument_group(f"{m} options") for m in sorted(REGISTRY)}
+    for name, uses in params.items():
+        # the help of the default method (else the first) describes a shared parameter
+        spec = next((s for m, s in uses if m == DEFAULT_METHOD), uses[0][1])
+        if len(uses) > 1:
+            group = shared
+            defaults = ", ".join(f"{m} {'off' if s.default in (None, False) else s.default}" for m, s in uses)
+            text = f"{spec.help} ({defaults})"
         else:
-            g.add_argument(flag, dest=name, type=spec.type, choices=spec.choices, default=None, help=text)
+            group = groups[uses[0][0]]
+            text = f"{spec.help} ({'off' if spec.default in (None, False) else spec.default})"
+        flag = "--" + name.replace("_", "-")
+        if spec.type is bool:
+            group.add_argument(flag, dest=name, action=argparse.BooleanOptionalAction, default=None, help=text)
+        else:
+            group.add_argument(flag, dest=name, type=spec.type, choices=spec.choices, default=None, help=text)
 
 
 def _given_params(args: argparse.Namespace) -> dict:
