@@ -22,9 +22,8 @@ import numpy as np
 from ..errors import UserError
 from ..extract import DEFAULT_EXTRACTOR
 from ..features.sets import HashedSets
-from ..job import run_report
 from ..input_stage import Progress, documents, progress_bar
-from ..job import RunStats
+from ..job import RunStats, run_report
 from ..sentences import SentenceBatch
 from ..sentences.tokens import distinct, sentence_tokens
 from ..stats.df import DocumentFrequencies
