@@ -16,8 +16,55 @@ from typing import Any, Iterator, Sequence
 from ..contain.truth import Truth
 from ..io.readers import FIELDS, Fields, read_inputs
 from ..io.writers import OutputFolder, write_json, write_rows
+from .align import DEFAULT_ALIGN, AlignParams
 from .detector import PartialDetector
 from .evaluate import evaluate_partials
+
+
+def align_files(
+    inputs: Sequence[str],
+    outdir: str | Path,
+    prefer_html: bool = False,
+    fields: Fields = FIELDS,
+    fmt: str = "jsonl",
+    extract: str | None = None,
+    strict: bool = False,
+    params: AlignParams = DEFAULT_ALIGN,
+) -> dict[str, Any]:
+    """``partial --method align``: seed-and-extend passages (:mod:`.align`); writes ``partials`` and ``summary.json``.
+
+    Rows: ``a``, ``b`` (in input order) and ``spans`` of ``a_chars``, ``b_chars``, ``a_words``,
+    ``b_words``, ``similarity`` (density of matched words).  Memory: the extracted texts of
+    the whole input while the seeds are indexed.
+    """
+    from ..extract import DEFAULT_EXTRACTOR
+    from ..input_stage import documents
+    from ..job import RunStats, run_report
+    from .align import align
+
+    start = time.perf_counter()
+    stats = RunStats()
+    ids, texts = [], []
+    for record, text in documents(read_inputs(inputs, prefer_html, fields), extract or DEFAULT_EXTRACTOR, stats, strict):
+        ids.append(record.id)
+        texts.append(text)
+    stats.kept = len(ids)
+    t = stats.timed("read", start)
+    found = align(texts, params)
+    stats.timed("align", t)
+    rows = [{"a": ids[a], "b": ids[b], "spans": [{"a_chars": list(p.a_chars), "b_chars": list(p.b_chars),
+                                                  "a_words": p.a_words, "b_words": p.b_words,
+                                                  "similarity": p.similarity} for p in passages]}
+            for a, b, passages in found]
+    with OutputFolder(outdir) as out:
+        stats.require_usable()
+        write_rows(out.path(f"partials.{fmt}"), iter(rows), fmt)
+        summary = run_report(stats, inputs, {"method": "align", "extract": extract or DEFAULT_EXTRACTOR,
+                                             **asdict(params)}, time.perf_counter() - start,
+                             pairs=len(rows), passages=sum(len(r["spans"]) for r in rows))
+        write_json(out.path("summary.json"), summary)
+        out.commit()
+    return summary
 
 
 def partial_files(

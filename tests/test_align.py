@@ -1,0 +1,108 @@
+"""Seed-and-extend alignment (`neardup partial --method align`): copies that survive copy-editing."""
+
+from __future__ import annotations
+
+import json
+import random
+
+from neardup.cli import main
+from neardup.partial.align import align
+
+WORDS = ("harbor council bridge vote cost ferry river budget mayor court permit traffic lane cyclist "
+         "district project engineer report minister school teacher hospital doctor patient energy flour "
+         "bakery price market farmer weather storm rain flood warning police station train airport").split()
+
+
+def sentence(rng: random.Random, n: int = 16) -> str:
+    return " ".join(rng.choice(WORDS) + str(rng.randrange(100)) for _ in range(n)).capitalize() + "."
+
+
+def filler(rng: random.Random, sentences: int = 8) -> str:
+    return " ".join(sentence(rng) for _ in range(sentences))
+
+
+def located(a: str, b: str, copy_a: str, copy_b: str) -> bool:
+    """Some passage of the pair covers at least half of the copy on both sides (IoU >= 0.5)."""
+    def iou(x, lo, hi):
+        inter = max(0, min(x[1], hi) - max(x[0], lo))
+        return inter / (max(x[1], hi) - min(x[0], lo))
+
+    la, lb = a.index(copy_a), b.index(copy_b)
+    found = align([a, b])
+    return any(iou(p.a_chars, la, la + len(copy_a)) >= 0.5 and iou(p.b_chars, lb, lb + len(copy_b)) >= 0.5
+               for _, _, ps in found for p in ps)
+
+
+def edit_one_word_per_sentence(text: str, rng: random.Random) -> str:
+    out = []
+    for s in text.split(". "):
+        words = s.split()
+        words[rng.randrange(len(words))] = "edited"
+        out.append(" ".join(words))
+    return ". ".join(out)
+
+
+def test_a_copy_with_one_edited_word_per_sentence_is_located():
+    rng = random.Random(1)
+    copy = " ".join(sentence(rng) for _ in range(3))
+    edited = edit_one_word_per_sentence(copy, rng)
+    a, b = filler(rng) + " " + copy + " " + filler(rng), filler(rng) + " " + edited + " " + filler(rng)
+    assert located(a, b, copy, edited)
+
+
+def test_one_and_two_sentence_pastes_are_located():
+    rng = random.Random(2)
+    for n in (1, 2):
+        copy = " ".join(sentence(rng, 20) for _ in range(n))
+        a, b = filler(rng) + " " + copy + " " + filler(rng), filler(rng, 5) + " " + copy + " " + filler(rng, 5)
+        assert located(a, b, copy, copy), n
+
+
+def test_a_paste_with_a_skipped_and_a_reordered_sentence_is_located():
+    rng = random.Random(3)
+    s = [sentence(rng) for _ in range(5)]
+    copy_a = " ".join(s)
+    copy_b = " ".join([s[0], s[2], s[4], s[3]])  # s[1] skipped, s[3] and s[4] swapped
+    a, b = filler(rng) + " " + copy_a + " " + filler(rng), filler(rng) + " " + copy_b + " " + filler(rng)
+    assert located(a, b, copy_a, copy_b)
+    (_, _, passages), = align([a, b])
+    assert len(passages) == 1  # one copy is one passage (granularity 1)
+
+
+def test_offsets_are_exact_characters_of_the_matched_text():
+    copied = "the minister said on tuesday that the new budget would cut taxes for small firms in the north"
+    a = "Completely different opening words here. " + copied + ". And a different ending for this one."
+    b = "Another unrelated beginning of a story! " + copied.upper() + " -- then other words entirely."
+    (_, _, (p,)), = align([a, b])
+    assert a[slice(*p.a_chars)] == copied and b[slice(*p.b_chars)] == copied.upper()
+    assert p.a_words == p.b_words == 18
+
+
+def test_same_topic_text_that_is_not_a_copy_does_not_pair():
+    rng = random.Random(4)
+    a = filler(rng, 10)
+    b = filler(rng, 10)  # the same vocabulary, no copied run
+    assert align([a, b]) == []
+
+
+def test_boilerplate_seeds_are_dropped():
+    rng = random.Random(5)
+    footer = "Subscribe to our newsletter for the latest news and updates from around the region today"
+    texts = [filler(rng) + " " + footer for _ in range(60)]  # the footer is in 60 > max_df documents
+    assert align(texts) == []
+
+
+def test_the_command_writes_located_passages(tmp_path, capsys):
+    rng = random.Random(6)
+    copy = " ".join(sentence(rng) for _ in range(2))
+    docs = [{"id": "a", "text": filler(rng) + " " + copy}, {"id": "b", "text": copy + " " + filler(rng)},
+            {"id": "c", "text": filler(rng)}]
+    path = tmp_path / "docs.jsonl"
+    path.write_text("".join(json.dumps(d) + "\n" for d in docs))
+    assert main(["partial", str(path), "-o", str(tmp_path / "out"), "--method", "align", "--quiet"]) == 0
+    (row,) = [json.loads(line) for line in (tmp_path / "out" / "partials.jsonl").read_text().splitlines()]
+    assert (row["a"], row["b"]) == ("a", "b")
+    span = row["spans"][0]
+    assert docs[0]["text"][slice(*span["a_chars"])] == copy.rstrip(".")
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["pairs"] == 1 and summary["documents"]["kept"] == 3 and summary["complete"]
