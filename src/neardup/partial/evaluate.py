@@ -132,8 +132,10 @@ def evaluate_partial_files(partials: str | Path, truth: str | Path, inputs: list
                            prefer_html: bool = False, gamma: int = 3) -> dict[str, Any]:
     """Evaluate a ``partials.jsonl`` against a ``truth.jsonl`` (the hook for ``neardup eval``).
 
-    ``inputs`` are the documents of the run, read through the same input stage, so the
-    true spans are mapped onto the sentences the detector saw.
+    ``pan``: the character-level PAN measures (:mod:`neardup.evaluate.pan`), for any
+    method; for outputs with sentence indices (PDC) also the span and pair measures over
+    sentences: ``inputs`` are the documents of the run, read through the same input stage,
+    so the true spans are mapped onto the sentences the detector saw.
     """
     from ..io.readers import read_inputs
     from ..input_stage import documents
@@ -147,4 +149,10 @@ def evaluate_partial_files(partials: str | Path, truth: str | Path, inputs: list
     missing = need - sentences.keys()
     if missing:
         raise UserError(f"{len(missing)} documents of the truth are not in the inputs, e.g. {sorted(missing)[0]}")
-    return evaluate_partials(read_partials(partials), gold, sentences, gamma)
+    from ..evaluate.pan import pan_measures
+
+    found = read_partials(partials)
+    out: dict[str, Any] = {"pan": pan_measures(gold.partials, found)}
+    if all("a_start" in span for r in found for span in r["spans"]):  # sentence measures need sentence indices
+        out.update(evaluate_partials(found, gold, sentences, gamma))
+    return out
