@@ -204,3 +204,17 @@ def test_tree_window_kind_count_drops_postings():
         tree.insert(w, np.array([0, 2]), np.ones(2), np.array([0, 1]), np.array([float(d)]), 0.5)
     assert tree.live_postings == 4  # two documents' paths of two nodes
     assert tree.oldest_document == 3
+
+
+def test_a_truth_of_recorded_pairs_only_is_judged_by_those_pairs(tmp_path):
+    from neardup.contain.evaluate import evaluate_containment_files
+
+    truth = tmp_path / "truth.jsonl"
+    truth.write_text('{"type": "containment", "container": "full", "contained": "trim"}\n'
+                     '{"type": "containment", "container": "digest", "contained": "other"}\n')
+    found = tmp_path / "containments.jsonl"
+    found.write_text('{"container": "full", "contained": "trim", "score": 1.0}\n'
+                     '{"container": "trim", "contained": "full", "score": 0.9}\n')
+    m = evaluate_containment_files(found, truth)
+    assert (m["tp"], m["fp"], m["true"]) == (1, 1, 2)
+    assert m["precision"] == 0.5 and m["recall"] == 0.5

@@ -49,12 +49,21 @@ def _labels(truth: Truth, container: list[str], contained: list[str], ids: list[
 def evaluate_containments(pred: Iterable[tuple[str, str]], truth: Truth, ids: list[str] | None = None) -> dict[str, Any]:
     """P/R/F1 of directed pairs ``(container, contained)`` (duplicates ignored).
 
-    ``ids``: the documents of the run (default: all documents of the truth).
+    ``ids``: the documents of the run (default: all documents of the truth).  A truth
+    with clusters (the simulator's) judges pairs by cluster and trim; a truth of recorded
+    containment pairs only judges by exactly those pairs.
     """
     pairs = sorted(set(pred))
     container = [p[0] for p in pairs]
     contained = [p[1] for p in pairs]
-    positive, unjudged, n_true = _labels(truth, container, contained, ids)
+    if truth.cluster:  # a simulator's truth: containment follows from clusters and trims
+        positive, unjudged, n_true = _labels(truth, container, contained, ids)
+    else:  # only recorded pairs (e.g. reuse-dev): exactly those are true, every other pair is false
+        keep_ids = set(ids) if ids is not None else None
+        listed = {tuple(r) for r in truth.containments if keep_ids is None or (r[0] in keep_ids and r[1] in keep_ids)}
+        positive = np.array([p in listed for p in pairs], dtype=bool)
+        unjudged = np.zeros(len(pairs), dtype=bool)
+        n_true = len(listed)
     tp = int(positive.sum())
     fp = int((~positive & ~unjudged).sum())
     scores = prf(tp, fp, n_true - tp)
