@@ -39,9 +39,7 @@ emission.  Memory is bounded by that window plus the source texts, whatever ``n_
 
 from __future__ import annotations
 
-import hashlib
 import heapq
-import html
 import math
 import random
 import re
@@ -55,6 +53,8 @@ import numpy as np
 import orjson
 
 from ..errors import UserError
+from .sites import COMMON, MONTHS, Words, make_site, render
+from .stories import Story, compose, prepare_stories, sentence_spans
 
 __all__ = ["SynthConfig", "Syndicator", "simulate", "write_corpus", "prepare_stories", "sentence_spans"]
 
@@ -92,252 +92,6 @@ class SynthConfig:
     recent_window: int = 256  # documents of past stories that can be quoted
 
 
-# --------------------------------------------------------------------------- text helpers
-
-_SENT_END = re.compile(r"[.!?][\"')\]]*(?=\s)")
-_WS = re.compile(r"\s+")
-
-
-def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
-    """``[(s, e), ...]`` of the sentences of the single-spaced ``text[start:end]``.
-
-    A sentence ends at ``.``, ``!`` or ``?`` (plus closing quotes/brackets) followed by
-    whitespace: crude (abbreviations split sentences) but every span is exact.
-    """
-    end = len(text) if end is None else end
-    spans, s = [], start
-    for m in _SENT_END.finditer(text, start, end):
-        spans.append((s, m.end()))
-        s = m.end() + 1
-    if s < end:
-        spans.append((s, end))
-    return spans
-
-
-def _compose(headline: str, paras: list[str]) -> tuple[str, list[int]]:
-    """Article text and the offset of each paragraph in it."""
-    starts, pos = [], len(headline) + 2
-    for p in paras:
-        starts.append(pos)
-        pos += len(p) + 2
-    return headline + "".join("\n\n" + p for p in paras), starts
-
-
-@dataclass
-class _Story:
-    id: str
-    title: str
-    paras: list[str]
-    topic: str | None
-    dateline: str
-
-
-_DIGIT_WORD = re.compile(r"(?<!\S)\S*?\d")  # one match per word holding a digit
-
-
-def _sampled_shingles(ids: np.ndarray, k: int = 8) -> list[int]:
-    """About 1 in 16 of the hashed word ``k``-grams, chosen by hash value (so two texts
-    sharing a passage share the samples drawn from it)."""
-    n = len(ids) - k + 1
-    if n <= 0:
-        return []
-    h = np.zeros(n, dtype=np.uint64)
-    for j in range(k):  # polynomial hash, wrapping at 2**64
-        h = h * np.uint64(1000003) + ids[j: j + n]
-    h *= np.uint64(0x9E3779B97F4A7C15)
-    return np.unique(h[(h >> np.uint64(60)) == 0]).tolist()
-
-
-def prepare_stories(articles: Iterable[dict], min_words: int = 80, max_digit_share: float = 0.15) -> list[_Story]:
-    """Clean source articles into stories: single-spaced paragraphs, unrelated texts.
-
-    Drops texts under ``min_words`` words, tables (more than ``max_digit_share`` of the
-    words hold a digit: templated Reuters earnings reports look alike whatever the
-    company, so they would be near-duplicates labeled as different stories) and any
-    source sharing a passage with an earlier one: exact repeats, resends and corrections
-    (Reuters holds ~350 groups of resends, BBC ~140 repeated files) and digests of other
-    stories.  A shared passage is two or more common sampled 8-word shingles.  Each
-    kept story can thus make its own cluster with no unrecorded overlap with others.
-    """
-    seen: set[bytes] = set()
-    seen_shingles: set[int] = set()
-    word_ids: dict[str, int] = {}
-    out = []
-    for a in articles:
-        paras = [_WS.sub(" ", p).strip() for p in re.split(r"\n\s*\n", a.get("text") or "")]
-        paras = [p for p in paras if p]
-        text = " ".join(paras)
-        words = text.split()
-        if len(words) < min_words or len(_DIGIT_WORD.findall(text)) > max_digit_share * len(words):
-            continue
-        low = text.lower().split()
-        key = hashlib.blake2b(" ".join(low).encode(), digest_size=16).digest()
-        ids = np.fromiter((word_ids.setdefault(w, len(word_ids)) for w in low), dtype=np.uint64, count=len(low))
-        shingles = _sampled_shingles(ids)
-        if key in seen or sum(x in seen_shingles for x in shingles) >= 2:
-            continue
-        seen.add(key)
-        seen_shingles.update(shingles)
-        title = _WS.sub(" ", a.get("title") or "").strip() or " ".join(words[:8])
-        topic = a.get("topic") or (a.get("topics") or [None])[0]
-        out.append(_Story(str(a["id"]), title, paras, topic, (a.get("dateline") or "").strip()))
-    return out
-
-
-# --------------------------------------------------------------------------- made-up words
-
-_ONSETS = "b c d f g h j k l m n p r s t v w z br ch cl dr fl gr kr pl pr sh st th tr".split()
-_VOWELS = "a e i o u a e i o ai ea ou".split()
-_CODAS = ["", "", "", "n", "r", "s", "l", "m", "t", "nd", "rk", "st"]
-_FUNCTION = "the of and to in a for on with at by from that as is was will has said its".split()
-_COMMON = ("also new more last first many officials year week told government company people "
-           "market would could about after early most several major local national").split()
-_SECTIONS = ("World Business Sport Politics Tech Science Health Culture Opinion Money Travel "
-             "Weather Video Local Entertainment Education Environment Markets").split()
-_PAPER = "Times Herald Post Daily Gazette News Tribune Chronicle Observer Journal Courier Ledger Wire Report".split()
-_MONTHS = "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split()
-
-
-def _pseudo_words(r: random.Random, n: int) -> list[str]:
-    """``n`` distinct pronounceable made-up words."""
-    words: dict[str, None] = {}
-    while len(words) < n:
-        w = "".join(r.choice(_ONSETS) + r.choice(_VOWELS) for _ in range(r.randint(1, 3)))
-        words[w + r.choice(_CODAS)] = None
-    return list(words)
-
-
-class _Words:
-    """Made-up vocabulary and phrase makers for templates, names and local paragraphs.
-
-    Scalar draws use ``random.Random`` (seeded, deterministic, much faster per call
-    than numpy for single values).
-    """
-
-    def __init__(self, r: random.Random, n: int = 3000):
-        self.vocab = _pseudo_words(r, n)
-        self.pool = self.vocab + _FUNCTION * (n * 35 // 65 // len(_FUNCTION))  # ~35% function words
-
-    def word(self, r: random.Random, cap: bool = False) -> str:
-        w = r.choice(self.vocab)
-        return w.capitalize() if cap else w
-
-    def name(self, r: random.Random) -> str:
-        return f"{r.choice(self.vocab).capitalize()} {r.choice(self.vocab).capitalize()}"
-
-    def phrase(self, r: random.Random, lo: int, hi: int) -> str:
-        return " ".join(r.choices(self.pool, k=r.randint(lo, hi)))
-
-    def sentence(self, r: random.Random, lo: int = 6, hi: int = 16) -> str:
-        s = self.phrase(r, lo, hi)
-        return s[0].upper() + s[1:] + "."
-
-    def sentences(self, r: random.Random, lo: int, hi: int) -> str:
-        return " ".join(self.sentence(r) for _ in range(r.randint(lo, hi)))
-
-
-# --------------------------------------------------------------------------- sites
-
-
-def _links(items: list[str], href: str = "#") -> str:
-    """``<li>`` links for a menu or a list of titles."""
-    e = html.escape
-    return "".join(f'<li><a href="{e(href.replace("*", x.lower()))}">{e(x)}</a></li>' for x in items)
-
-
-@dataclass
-class _Site:
-    """One site's template: the boilerplate shared by all its pages.
-
-    ``top`` (cookie notice, header, navigation) and ``bottom`` ("most popular" list,
-    footer) are rendered once; pages add their own ads, related links and comments.
-    """
-
-    key: str
-    name: str
-    domain: str
-    menu: list[str]
-    tagline: str
-    cookie: str
-    ads: list[str]  # escaped ad blocks
-    popular: list[str]
-    footer_text: str
-    staff: list[str]
-    p_comments: float
-    prefix: str  # CSS class prefix, so markup differs between sites
-    top: str = ""
-    bottom: str = ""
-
-
-def _make_site(i: int, rng: random.Random, words: _Words, titles: list[str]) -> _Site:
-    e = html.escape
-    paper = f"{words.word(rng, True)} {rng.choice(_PAPER)}"
-    secs = rng.sample(_SECTIONS, rng.randint(4, 7))
-    px = words.word(rng)[:4]
-    s = _Site(
-        key=f"site{i:03d}",
-        name=f"The {paper}",
-        domain=f"www.{paper.replace(' ', '').lower()}.com",
-        menu=secs + [words.word(rng, True) for _ in range(rng.randint(2, 5))],
-        tagline=words.sentence(rng, 4, 9),
-        cookie=f"We use cookies to {words.phrase(rng, 4, 8)}. {words.sentence(rng, 5, 10)} Accept all cookies?",
-        ads=[f'<div class="{px}-ad"><span>Advertisement</span><p>{e(words.name(rng))}: {e(words.sentence(rng, 5, 12))}</p></div>'
-             for _ in range(rng.randint(3, 6))],
-        popular=rng.choices(titles, k=rng.randint(4, 7)),
-        footer_text=f"Copyright The {paper}. {words.sentences(rng, 1, 3)}",
-        staff=[words.name(rng) for _ in range(rng.randint(3, 8))],
-        p_comments=rng.choice([0.0, 0.3, 0.8]),
-        prefix=px,
-    )
-    footer_links = ["About us", "Contact", "Privacy", "Terms"]
-    footer_links += [words.word(rng, True) for _ in range(rng.randint(2, 5))]
-    s.top = (
-        f'<link rel="stylesheet" href="/static/{px}.css"></head><body class="{px}-page">\n'
-        f'<div class="{px}-cookie" role="dialog"><p>{e(s.cookie)}</p><button>OK</button></div>\n'
-        f'<header class="{px}-header"><a class="{px}-logo" href="/">{e(s.name)}</a><p class="{px}-tagline">{e(s.tagline)}</p>\n'
-        f'<nav><ul>{_links(s.menu, "/*/")}</ul></nav></header>\n'
-    )
-    s.bottom = (
-        f"<h2>Most popular</h2><ol>{_links(s.popular)}</ol></aside>\n"
-        f'</main><footer class="{px}-footer"><ul>{_links(footer_links)}</ul>\n'
-        f"<p>{e(s.footer_text)}</p></footer></body></html>\n"
-    )
-    return s
-
-
-def _render(site: _Site, text: str, byline: str, caption: str, when: str, topic: str | None,
-            rng: random.Random, words: _Words, titles: list[str]) -> str:
-    """The full page: site boilerplate around the article, plus per-page noise."""
-    e = html.escape
-    px = site.prefix
-    headline, *paras = text.split("\n\n")
-    related = rng.choices(titles, k=rng.randint(3, 6))
-    out = [
-        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{e(headline)} | {e(site.name)}</title>\n',
-        site.top,
-        rng.choice(site.ads),
-        f'\n<main><div class="{px}-crumbs"><a href="/">Home</a> &gt; <a href="/news/">{e((topic or "news").title())}</a></div>\n',
-        f"<article><h1>{e(headline)}</h1>\n",
-        f'<div class="{px}-byline">{e(byline)} <time>{when}</time></div>\n',
-        f'<figure><img src="/img/{rng.getrandbits(32)}.jpg" alt=""><figcaption>{e(caption)}</figcaption></figure>\n',
-        f'<div class="{px}-body">\n',
-    ]
-    for p in paras:
-        out.append(f"<p>{e(p)}</p>\n")
-        if rng.random() < 0.15:
-            out.append(rng.choice(site.ads) + "\n")
-    out.append('</div><div class="share">Share this article: Facebook Twitter Email</div></article>\n')
-    out.append(f"<aside><h2>Related stories</h2><ul>{_links(related)}</ul>\n")
-    if rng.random() < site.p_comments:
-        n = rng.randint(1, 6)
-        out.append(f'<section class="{px}-comments"><h2>Comments ({n})</h2>\n')
-        for _ in range(n):
-            out.append(f'<div class="comment"><b>{e(words.name(rng))}</b><p>{e(words.sentences(rng, 1, 3))}</p></div>\n')
-        out.append("</section>\n")
-    out.append(site.bottom)
-    return "".join(out)
-
-
 # --------------------------------------------------------------------------- simulator
 
 
@@ -372,8 +126,8 @@ class Syndicator:
         if not self.stories:
             raise UserError("no usable source articles (check min_source_words)")
         self.titles = [s.title for s in self.stories]
-        self.words = _Words(self.py)
-        self.sites = [_make_site(i, self.py, self.words, self.titles) for i in range(cfg.n_sites)]
+        self.words = Words(self.py)
+        self.sites = [make_site(i, self.py, self.words, self.titles) for i in range(cfg.n_sites)]
         pop = 1.0 / np.arange(1, cfg.n_sites + 1) ** 0.8
         self._site_cdf = np.cumsum(pop / pop.sum())
         self.counts: dict[str, int] = {"docs": 0, "clusters": 0, "containment": 0, "partial": 0}
@@ -425,7 +179,7 @@ class Syndicator:
     def _site(self) -> int:
         return min(int(np.searchsorted(self._site_cdf, self.rng.random())), len(self.sites) - 1)
 
-    def _headline(self, story: _Story) -> str:
+    def _headline(self, story: Story) -> str:
         rng, t = self.rng, story.title
         if rng.random() >= self.config.p_new_headline:
             return t
@@ -441,7 +195,7 @@ class Syndicator:
         elif op == 2:
             t = f"{t}, {['officials say', 'report says', 'sources say', 'analysts say'][rng.integers(4)]}"
         elif len(ws) > 1:
-            ws[int(rng.integers(len(ws)))] = _COMMON[rng.integers(len(_COMMON))]
+            ws[int(rng.integers(len(ws)))] = COMMON[rng.integers(len(COMMON))]
             t = " ".join(ws)
         return t
 
@@ -453,7 +207,7 @@ class Syndicator:
             return ""
         day = int(self.rng.integers(1, 29))
         agency = ["Reuters", "AP", "AFP", "Staff"][self.rng.integers(4)]
-        return f"{self.words.word(self.py).upper()}, {_MONTHS[self.rng.integers(12)]} {day} ({agency})"
+        return f"{self.words.word(self.py).upper()}, {MONTHS[self.rng.integers(12)]} {day} ({agency})"
 
     def _edit_words(self, para: str) -> str:
         """Replace, delete or insert about ``edit_rate`` of the words (replacements are
@@ -466,14 +220,14 @@ class Syndicator:
         for i in hits[::-1].tolist():  # right to left keeps earlier indices valid
             op = rng.integers(3)
             if op == 0:
-                toks[i] = toks[rng.integers(len(toks))] if rng.random() < 0.5 else _COMMON[rng.integers(len(_COMMON))]
+                toks[i] = toks[rng.integers(len(toks))] if rng.random() < 0.5 else COMMON[rng.integers(len(COMMON))]
             elif op == 1 and len(toks) > 1:
                 del toks[i]
             else:
-                toks.insert(i + 1, _COMMON[rng.integers(len(_COMMON))])
+                toks.insert(i + 1, COMMON[rng.integers(len(COMMON))])
         return " ".join(toks)
 
-    def _rewrite(self, story: _Story, base: _Version) -> _Version:
+    def _rewrite(self, story: Story, base: _Version) -> _Version:
         rng, cfg = self.rng, self.config
         paras = list(base.paras)
         if rng.random() < cfg.p_rebreak:
@@ -523,7 +277,7 @@ class Syndicator:
         self._seq += 1
         return self._seq, f"d{self._seq:08d}"
 
-    def _cluster(self, c: int, story: _Story, size: int, base_time: int, recent: deque):
+    def _cluster(self, c: int, story: Story, size: int, base_time: int, recent: deque):
         """Documents (as pending heap entries) and truth records of one story."""
         rng, cfg = self.rng, self.config
         docs: list[dict] = []  # {"seq", "id", "text", "time", "kind", "v": _Version|None}
@@ -538,7 +292,7 @@ class Syndicator:
             return d
 
         v0 = _Version(story.title, story.dateline, list(story.paras))
-        add("original", _compose(v0.headline, v0.full_paras())[0], base_time, v0)
+        add("original", compose(v0.headline, v0.full_paras())[0], base_time, v0)
         full = [0]  # indices in docs of full versions (original and rewrites)
         left = size - 1
         while left > 0:
@@ -548,14 +302,14 @@ class Syndicator:
             bparas = bv.full_paras()
             if u < cfg.p_trim + cfg.p_split and len(bparas) >= 2 and (u < cfg.p_trim or left >= 2):
                 bases.add(b)
-                _, bstarts = _compose(bv.headline, bparas)
+                _, bstarts = compose(bv.headline, bparas)
                 if u < cfg.p_trim:  # trimmed copy, mostly from the bottom
                     k = int(rng.integers(max(1, math.ceil(0.3 * len(bparas))), len(bparas)))
                     if rng.random() < 0.75:
                         keep = list(range(k))
                     else:  # or paragraphs cut here and there
                         keep = [0, *sorted(rng.choice(np.arange(1, len(bparas)), k - 1, replace=False).tolist())]
-                    text = _compose(bv.headline, [bparas[i] for i in keep])[0]
+                    text = compose(bv.headline, [bparas[i] for i in keep])[0]
                     t = add("trim", text, self._delay(base_time, bd["time"]), None)
                     truth.append({"type": "containment", "container": bd["id"], "contained": t["id"], "why": "trim"})
                     left -= 1
@@ -563,7 +317,7 @@ class Syndicator:
                     m = int(rng.integers(1, len(bparas)))
                     when, site = self._delay(base_time, bd["time"]), self._site()
                     for part, (i0, i1) in enumerate([(0, m), (m, len(bparas))]):
-                        text = _compose(bv.headline, bparas[i0:i1])[0]
+                        text = compose(bv.headline, bparas[i0:i1])[0]
                         p = add("page", text, when + part, None, site)
                         a_end = bstarts[i1 - 1] + len(bparas[i1 - 1])
                         truth.append({"type": "partial", "a": bd["id"], "b": p["id"], "a_chars": [bstarts[i0], a_end],
@@ -575,7 +329,7 @@ class Syndicator:
                 bases.add(b)
                 v = self._rewrite(story, bv)
                 full.append(len(docs))
-                add("rewrite", _compose(v.headline, v.full_paras())[0], self._delay(base_time, bd["time"]), v)
+                add("rewrite", compose(v.headline, v.full_paras())[0], self._delay(base_time, bd["time"]), v)
                 left -= 1
 
         # Passages of other stories go into versions nothing was derived from, so each
@@ -595,12 +349,12 @@ class Syndicator:
             paras = v.full_paras()
             at = int(rng.integers(1, len(paras) + 1))
             paras.insert(at, passage)
-            d["text"], starts = _compose(v.headline, paras)
+            d["text"], starts = compose(v.headline, paras)
             truth.append({"type": "partial", "a": src_id, "b": d["id"], "a_chars": [s, e],
                           "b_chars": [starts[at], starts[at] + len(passage)], "why": "quote"})
         for d in quotable[:4]:
             v = d["v"]
-            recent.append((d["id"], d["text"], d["time"], _compose(v.headline, v.full_paras())[1]))
+            recent.append((d["id"], d["text"], d["time"], compose(v.headline, v.full_paras())[1]))
         truth.insert(0, {"type": "cluster", "cluster": c, "ids": [d["id"] for d in docs],
                          "source": story.id, "topic": story.topic})
         return docs, truth
@@ -641,7 +395,7 @@ class Syndicator:
         when = datetime.fromtimestamp(d["time"], UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         byline = f"By {rng.choice(site.staff)}" if rng.random() < 0.6 else f"By {site.name} staff and agencies"
         caption = f"{self.words.name(rng)} {self.words.phrase(rng, 4, 10)}. (Photo: {self.words.word(rng, True)})"
-        page = _render(site, d["text"], byline, caption, when, d["topic"], rng, self.words, self.titles)
+        page = render(site, d["text"], byline, caption, when, d["topic"], rng, self.words, self.titles)
         slug = "-".join(re.findall(r"[a-z0-9]+", d["text"].split("\n", 1)[0].lower())[:8])
         self.counts["docs"] += 1
         self.counts[d["kind"]] = self.counts.get(d["kind"], 0) + 1
