@@ -47,7 +47,8 @@ GRID = np.round(np.arange(0.05, 0.951, 0.025), 3)
 def outcome(n, i, j, scores, truth, threshold, clustering):
     """Pair F1 and B-cubed F1 of the pairs at ``threshold`` and their clusters."""
     from neardup.cluster import labels_by
-    from neardup.evaluate.measures import b3, prf
+    from neardup.evaluate.cluster_measures import b3
+    from neardup.evaluate.measures import prf
 
     hit = scores >= threshold
     same = (truth[i] == truth[j]) & (truth[i] >= 0)

@@ -50,7 +50,8 @@ def _clusters_of(truth: Path) -> dict[str, int]:
 
 
 def _dedup_scores(docs: Path, truth: Path, out: Path, *extra: str) -> dict[str, float]:
-    from neardup.evaluate.measures import b3, prf
+    from neardup.evaluate.cluster_measures import b3
+    from neardup.evaluate.measures import prf
 
     _run("dedup", str(docs), "-o", str(out), *extra)
     true = _clusters_of(truth)

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from neardup.cli import main
-from neardup.evaluate.measures import b3, best_bcubed_threshold, evaluate_scores
+from neardup.evaluate.cluster_measures import b3, best_bcubed_threshold
+from neardup.evaluate.summary import evaluate_scores
 
 SAMPLE = Path(__file__).resolve().parents[1] / "examples" / "sample.jsonl"
 

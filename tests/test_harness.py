@@ -8,7 +8,7 @@ import pytest
 from neardup.evaluate.harness import (
     LabeledSet, evaluate, half_splits, held_out, learning_curve, score_dataset,
 )
-from neardup.evaluate.measures import evaluate_scores
+from neardup.evaluate.summary import evaluate_scores
 from neardup.methods import REGISTRY
 from neardup.methods.minhash import MinHashMethod
 from neardup.job import RunStats

@@ -8,19 +8,17 @@ import math
 import numpy as np
 import pytest
 
+from neardup.evaluate.cluster_measures import all_pair_labels, b3, components_from_pairs
 from neardup.evaluate.measures import (
-    all_pair_labels,
     auroc,
-    b3,
-    components_from_pairs,
     confusion_at,
-    evaluate_scores,
     max_f1,
     mcc,
     pearson,
     prf,
     threshold_sweep,
 )
+from neardup.evaluate.summary import evaluate_scores
 
 approx = pytest.approx
 

@@ -139,7 +139,7 @@ def _plot_inputs(scored: dict, reports: list[dict], args: argparse.Namespace):
     """Scores and labels, the thresholds to mark, and the B-cubed curve of each method (for --plot)."""
     import numpy as np
 
-    from .evaluate.measures import bcubed_curve
+    from .evaluate.cluster_measures import bcubed_curve
 
     curves, marks, bcubed = {}, {}, {}
     grid = np.linspace(0.02, 0.98, 49)

@@ -35,7 +35,7 @@ from ..methods import get_method
 from ..methods.base import Method
 from ..input_stage import documents
 from ..job import RunStats
-from .measures import evaluate_scores
+from .summary import evaluate_scores
 
 #: Above this many documents, scoring every pair is refused (it grows quadratically).
 MAX_ALL_PAIRS_DOCS = 8000

@@ -7,7 +7,7 @@ Two views of the same result are measured, as the near-duplicate papers do:
   near-duplicate). A pair is *predicted positive* at threshold ``t`` when
   ``score >= t``. Pair measures: precision, recall, F1, Max-F1 over all
   thresholds, MCC, AUROC and Pearson r.
-* **Clusters.** Documents are grouped into the connected components of the
+* **Clusters** (:mod:`.cluster_measures`). Documents are grouped into clusters from the
   pairs predicted positive and compared with the true clusters by B-cubed
   precision, recall and F1, which weighs every *document* equally instead of
   every pair (a cluster of 100 copies otherwise dominates with 4,950 pairs).
@@ -40,14 +40,11 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..cluster import cluster_labels
-
 __all__ = [
     "Confusion",
     "PRF",
     "Sweep",
     "MaxF1",
-    "B3",
     "confusion_at",
     "prf",
     "mcc",
@@ -55,10 +52,6 @@ __all__ = [
     "max_f1",
     "auroc",
     "pearson",
-    "b3",
-    "components_from_pairs",
-    "all_pair_labels",
-    "evaluate_scores",
 ]
 
 
@@ -96,14 +89,6 @@ class MaxF1(NamedTuple):
     threshold: float
     precision: float
     recall: float
-
-
-class B3(NamedTuple):
-    """B-cubed precision, recall and F1."""
-
-    precision: float
-    recall: float
-    f1: float
 
 
 # --------------------------------------------------------------- validation
@@ -330,202 +315,3 @@ def pearson(scores: ArrayLike, labels: ArrayLike) -> float:
     dy = yf - yf.mean()
     r = float(dx @ dy) / math.sqrt(float(dx @ dx) * float(dy @ dy))
     return max(-1.0, min(1.0, r))
-
-
-# --------------------------------------------------------- cluster measures
-
-
-def b3(pred_cluster: ArrayLike, true_cluster: ArrayLike) -> B3:
-    """B-cubed precision, recall and F1 of a clustering of documents.
-
-    For a document ``d`` with predicted cluster ``P`` and true cluster ``T``,
-    precision is ``|P & T| / |P|`` and recall ``|P & T| / |T|``; both are
-    averaged over documents and F1 is their harmonic mean. Computed from the
-    contingency counts ``n_ij`` of (predicted, true) id pairs:
-    ``precision = sum n_ij**2 / |P_i| / N``, ``recall = sum n_ij**2 / |T_j| / N``.
-
-    Parameters
-    ----------
-    pred_cluster, true_cluster : array of int, shape (N,)
-        One cluster id per document; ids are arbitrary integers. A negative
-        id in either array makes that document a singleton.
-
-    Returns
-    -------
-    B3
-        ``(precision, recall, f1)``; all ``nan`` for zero documents, F1 0.0
-        when precision and recall are both 0 (impossible for N > 0).
-    """
-    p = _as_ids(pred_cluster, "pred_cluster")
-    t = _as_ids(true_cluster, "true_cluster")
-    if p.shape != t.shape:
-        raise ValueError(f"cluster arrays differ in length: {p.size} != {t.size}")
-    n = p.size
-    if n == 0:
-        return B3(math.nan, math.nan, math.nan)
-    _, pi = np.unique(_negatives_to_singletons(p), return_inverse=True)
-    _, ti = np.unique(_negatives_to_singletons(t), return_inverse=True)
-    pi, ti = pi.ravel(), ti.ravel()
-    n_t = int(ti.max()) + 1
-    cells, n_ij = np.unique(pi * n_t + ti, return_counts=True)
-    size_p = np.bincount(pi)[cells // n_t]
-    size_t = np.bincount(ti)[cells % n_t]
-    sq = n_ij.astype(np.float64) ** 2
-    precision = float((sq / size_p).sum() / n)
-    recall = float((sq / size_t).sum() / n)
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall > 0 else 0.0
-    return B3(precision, recall, f1)
-
-
-#: Candidate thresholds tried for the best B-cubed F1 (score quantiles; each is one clustering).
-BCUBED_CANDIDATES = 64
-
-
-def _bcubed_at(s, i, j, n, t, threshold: float, clustering: str) -> B3:
-    from ..cluster import labels_by
-
-    keep = s >= threshold
-    return b3(labels_by(clustering, n, i[keep], j[keep], s[keep]), t)
-
-
-def bcubed_curve(s, i, j, n: int, t, clustering: str, thresholds) -> np.ndarray:
-    """B-cubed F1 of the clusters made at each of ``thresholds`` (for plots)."""
-    return np.array([_bcubed_at(s, i, j, n, t, float(c), clustering).f1 for c in thresholds])
-
-
-def best_bcubed_threshold(s, i, j, n: int, t, clustering: str = "components") -> float:
-    """The threshold, among score quantiles, whose clusters have the best B-cubed F1 (lowest on ties)."""
-    positive = s[s > 0]
-    if positive.size == 0:
-        return math.nan
-    candidates = np.unique(np.quantile(positive, np.linspace(0.0, 1.0, BCUBED_CANDIDATES)))
-    f1 = [_bcubed_at(s, i, j, n, t, float(c), clustering).f1 for c in candidates]
-    return float(candidates[int(np.argmax(f1))])
-
-
-def components_from_pairs(n: int, a: ArrayLike, b: ArrayLike) -> NDArray[np.int64]:
-    """Cluster ids = connected components of the graph with edges ``(a[k], b[k])``.
-
-    Turns the pairs a detector flags into document clusters (transitively: if
-    A~B and B~C then A, B, C are one story), which is what B-cubed compares.
-
-    Parameters
-    ----------
-    n : int
-        Number of documents; ids are ``0..n-1``.
-    a, b : array of int, shape (m,)
-        Document indices of each edge.
-
-    Returns
-    -------
-    ndarray of int64, shape (n,)
-        Component id per document, ``0..k-1``; unconnected documents get
-        their own id.
-    """
-    a = np.asarray(a, dtype=np.int64).ravel()
-    b = np.asarray(b, dtype=np.int64).ravel()
-    if a.shape != b.shape:
-        raise ValueError(f"a and b differ in length: {a.size} != {b.size}")
-    return cluster_labels(n, a, b)
-
-
-def all_pair_labels(
-    cluster: ArrayLike,
-) -> tuple[NDArray[np.intp], NDArray[np.intp], NDArray[np.bool_]]:
-    """All ``n*(n-1)/2`` pairs ``i < j`` and whether they share a cluster.
-
-    A document with a negative cluster id is in no cluster and is never a
-    positive, not even with another negative-id document.
-
-    Returns
-    -------
-    i, j : ndarray of intp
-        Pair indices in ``np.triu_indices(n, k=1)`` order (row-major).
-    label : ndarray of bool
-        ``cluster[i] == cluster[j] and cluster[i] >= 0``.
-    """
-    c = _as_ids(cluster, "cluster")
-    i, j = np.triu_indices(c.size, k=1)
-    ci = c[i]
-    return i, j, (ci == c[j]) & (ci >= 0)
-
-
-# ----------------------------------------------------------------- summary
-
-
-def evaluate_scores(
-    scores: ArrayLike,
-    labels: ArrayLike,
-    i: ArrayLike,
-    j: ArrayLike,
-    n: int,
-    true_cluster: ArrayLike,
-    threshold: float | None = None,
-    objective: str = "pair",
-    clustering: str = "components",
-) -> dict[str, int | float]:
-    """Every measure for one scored pair set, as a JSON-ready dict.
-
-    Parameters
-    ----------
-    scores, labels : arrays of shape (m,)
-        Score and truth of each pair.
-    i, j : arrays of int, shape (m,)
-        The two documents of each pair.
-    n : int
-        Number of documents.
-    true_cluster : array of int, shape (n,)
-        True cluster id per document; negative ids become singletons.
-    threshold : float, optional
-        Operating point for the threshold measures. ``None`` chooses it by
-        ``objective``: ``pair`` the Max-F1 threshold, ``bcubed`` the threshold of
-        best B-cubed F1 (over the score quantiles). ``max_f1`` is reported either way.
-    clustering : str
-        How the pairs above the threshold become clusters for B-cubed
-        (:data:`neardup.cluster.CLUSTERINGS`; ``dedup`` uses the first).
-
-    Returns
-    -------
-    dict
-        ``pairs``, ``positives`` (ints); ``max_f1``, ``threshold``,
-        ``precision``, ``recall``, ``f1``, ``mcc`` and ``b3_precision``,
-        ``b3_recall``, ``b3_f1`` at the threshold (B-cubed clusters are made
-        from the pairs scoring >= threshold by ``clustering``);
-        ``auroc`` and ``pearson`` (threshold-free). Floats may be ``nan``.
-    """
-    s, y = _scores_labels(scores, labels)
-    i = np.asarray(i, dtype=np.int64).ravel()
-    j = np.asarray(j, dtype=np.int64).ravel()
-    if i.shape != s.shape or j.shape != s.shape:
-        raise ValueError("i and j must have one entry per score")
-    t = _as_ids(true_cluster, "true_cluster")
-    if t.size != n:
-        raise ValueError(f"true_cluster has {t.size} entries, expected n={n}")
-
-    best = max_f1(s, y)
-    if threshold is not None:
-        thr = float(threshold)
-    elif objective == "bcubed":
-        thr = best_bcubed_threshold(s, i, j, n, t, clustering)
-    elif objective == "pair":
-        thr = best.threshold
-    else:
-        raise ValueError(f"objective must be pair or bcubed, got {objective!r}")
-    conf = confusion_at(s, y, thr)  # nan threshold (no pairs) predicts nothing
-    pr = prf(conf.tp, conf.fp, conf.fn)
-    bc = _bcubed_at(s, i, j, n, t, thr, clustering)
-    return {
-        "pairs": int(s.size),
-        "positives": int(np.count_nonzero(y)),
-        "max_f1": best.f1,
-        "threshold": thr,
-        "precision": pr.precision,
-        "recall": pr.recall,
-        "f1": pr.f1,
-        "auroc": auroc(s, y),
-        "mcc": mcc(*conf),
-        "pearson": pearson(s, y),
-        "b3_precision": bc.precision,
-        "b3_recall": bc.recall,
-        "b3_f1": bc.f1,
-    }
