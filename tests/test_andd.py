@@ -7,8 +7,9 @@ import pytest
 from scipy.optimize import approx_fprime
 
 from neardup.learn.andd import FEATURES, ANDDModel, QueryFrequencies, feature_matrix, featurize, sparse_cosine, weigh
+from neardup.learn.pairs import f1_pairs, sample_pair_pairs
 from neardup.learn.training import (
-    build_problem, f1_pairs, fit, loss_and_grad, pair_similarities, sample_pair_pairs,
+    build_problem, fit, loss_and_grad, pair_similarities,
 )
 from neardup.methods.andd import ANDDMethod, bits_to_cosine, cosine_radius, jaccard_banding
 from neardup.sketch.icws import weighted_jaccard
