@@ -148,7 +148,7 @@ def _plot_inputs(scored: dict, reports: list[dict], args: argparse.Namespace):
         curves[name] = (sc.scores, sc.labels)
         default = method_defaults(name).get("threshold")
         if default is None and sc.method is not None:  # andd: its model's recorded threshold
-            default = sc.method.threshold
+            default = sc.method.method.decision_threshold()
         marks[name] = {"default": default, "chosen": report["threshold"]}
         bcubed[name] = (grid, bcubed_curve(sc.scores, sc.i, sc.j, len(sc.data.ids), sc.clusters, args.cluster, grid))
     return curves, marks, bcubed

@@ -114,16 +114,15 @@ def explain_texts(a: Side, b: Side, method: str = DEFAULT_METHOD, **params: Any)
     import numpy as np
 
     m = get_method(method, **params)
-    m.add([a.text, b.text])
-    m.finalize()
-    score = float(m.score(np.array([0]), np.array([1]))[0])
+    sk = m.finish([m.sketch(m.prepare([a.text, b.text]))])
+    score = float(m.score(sk, np.array([0]), np.array([1]))[0])
     passages = shared_passages(a.text, b.text)
     wa, _ = _words(a.text)
     wb, _ = _words(b.text)
     in_passages = sum(p["words"] for p in passages)
     ga, gb = _grams(wa), _grams(wb)
     shared = sorted(ga & gb)
-    return Explanation(a, b, method, m.get_params(), score, float(m.threshold), passages,
+    return Explanation(a, b, method, m.get_params(), score, m.decision_threshold(), passages,
                        in_passages / max(len(wa), 1), in_passages / max(len(wb), 1), shared, len(ga), len(gb))
 
 

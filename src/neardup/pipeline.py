@@ -180,37 +180,39 @@ class Deduplicator:
         stats = RunStats()
         ids: list[str] = []
         where: list[tuple[str, int | None]] = []
-        usable: list[np.ndarray] = []
         bar = progress_bar(self.progress)
         t = time.perf_counter()
-        # The method adds batches in one worker thread, in order; its kernels release the
-        # GIL.  This thread reads, parses and prepares (the GIL-bound part of adding) up to
-        # READ_AHEAD batches ahead.
+        # The method sketches batches in one worker thread, in order; its kernels release
+        # the GIL.  This thread reads, parses and prepares (the GIL-bound part of
+        # sketching) up to READ_AHEAD batches ahead.
+        parts = []
         with ThreadPoolExecutor(max_workers=1) as worker:
             pending: deque[Future] = deque()
             for batch_ids, batch_texts in self._batches(docs, stats, where):
                 if len(pending) > READ_AHEAD:
-                    usable.append(pending.popleft().result())
-                pending.append(worker.submit(method.add_prepared, method.prepare(batch_texts)))
+                    parts.append(pending.popleft().result())
+                pending.append(worker.submit(method.sketch, method.prepare(batch_texts)))
                 ids.extend(batch_ids)
                 bar.update(len(batch_ids))
             while pending:
-                usable.append(pending.popleft().result())
+                parts.append(pending.popleft().result())
         bar.close()
         t = stats.timed("read_and_sketch", t)
-        method.finalize()
+        good = np.concatenate([p.usable for p in parts]) if parts else np.zeros(0, bool)
+        sk = method.finish(parts)
+        del parts
         t = stats.timed("finalize", t)
-        a, b = method.candidate_pairs()
+        cands = method.candidate_pairs(sk)
         t = stats.timed("candidates", t)
-        scores = method.score(a, b)
-        hit = scores >= method.threshold
-        a, b, scores = a[hit], b[hit], scores[hit]
+        scores = cands.scores if cands.scores is not None else method.score(sk, cands.a, cands.b)
+        hit = scores >= method.decision_threshold()
+        a, b, scores = cands.a[hit], cands.b[hit], scores[hit]
         t = stats.timed("verify", t)
-        good = np.concatenate(usable) if usable else np.zeros(0, bool)
         for i in np.flatnonzero(~good):
             stats.reject(Rejection(*where[i], "no words", ids[i]), self.strict)
         groups = clusters_from_pairs(len(ids), a, b, scores, self.cluster)
         stats.timed("cluster", t)
         stats.kept = int(good.sum())
-        params = {"method": self.method_name, "extract": self.extract, "cluster": self.cluster, **method.get_params()}
+        params = {"method": self.method_name, "extract": self.extract, "cluster": self.cluster, **method.get_params(),
+                  **sk.info}
         return DedupResult(ids, a, b, scores, groups, good, int(hit.shape[0]), stats, params)

@@ -32,7 +32,7 @@ from ..cluster import CLUSTERINGS
 from ..extract import DEFAULT_EXTRACTOR
 from ..io.readers import FIELDS, Fields, InputError, read_input
 from ..methods import get_method
-from ..methods.base import Method
+from ..methods.base import Collection, Method
 from ..input_stage import documents
 from ..job import RunStats
 from .summary import evaluate_scores
@@ -139,15 +139,16 @@ def _read_labeled_pairs(path: str | Path, index: dict[str, int]) -> tuple[np.nda
     return lo.astype(np.int64), hi.astype(np.int64), np.array(y, dtype=bool)
 
 
-def sketch_all(data: LabeledSet, m: Method, batch: int = 2000) -> Method:
-    """``m`` with every document of ``data`` added and finalized."""
+def sketch_all(data: LabeledSet, m: Method, batch: int = 2000) -> Collection:
+    """The sketches of every document of ``data`` by ``m``."""
+    out = Collection(m)
     for lo in range(0, len(data), batch):
-        m.add(data.texts[lo : lo + batch])
-    m.finalize()
-    return m
+        out.add(data.texts[lo : lo + batch])
+    out.finalize()
+    return out
 
 
-def scored_pairs(data: LabeledSet, m: Method) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def scored_pairs(data: LabeledSet, c: Collection) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``(i, j, score, label)`` for every pair (or the labeled pairs) of ``data``."""
     if data.pairs is not None:
         i, j, y = data.pairs
@@ -159,7 +160,7 @@ def scored_pairs(data: LabeledSet, m: Method) -> tuple[np.ndarray, np.ndarray, n
             )
         i, j = np.triu_indices(len(data), k=1)
         y = (data.cluster[i] == data.cluster[j]) & (data.cluster[i] >= 0)
-    return i, j, m.score(i, j), y
+    return i, j, c.score(i, j), y
 
 
 def true_clusters(data: LabeledSet) -> np.ndarray:
@@ -172,17 +173,14 @@ def true_clusters(data: LabeledSet) -> np.ndarray:
     return cluster_labels(len(data), i[y], j[y])
 
 
-def candidate_recall(m: Method, i: np.ndarray, j: np.ndarray, y: np.ndarray, threshold: float) -> float:
-    """Share of the true pairs ``(i, j)`` (indices of ``m``'s documents) its index proposes at ``threshold``."""
+def candidate_recall(c: Collection, i: np.ndarray, j: np.ndarray, y: np.ndarray, threshold: float) -> float:
+    """Share of the true pairs ``(i, j)`` (rows of ``c``) the method's index proposes at ``threshold``."""
     if not np.any(y) or not np.isfinite(threshold):
         return float("nan")
-    saved = m.threshold
-    m.threshold = float(min(max(threshold, 1e-6), 1.0))
-    try:
-        a, b = m.candidate_pairs()
-    finally:
-        m.threshold = saved
-    n = len(m)
+    at = copy.copy(c.method)  # the same method (and what it learned) at another threshold
+    at.threshold = float(min(max(threshold, 1e-6), 1.0))
+    a, b, _ = at.candidate_pairs(c.finalize())
+    n = len(c)
     found = np.isin(i[y] * n + j[y], a * n + b)
     return float(found.mean())
 
@@ -192,7 +190,7 @@ class Scored:
     """A dataset scored by one method: everything needed to report at any threshold."""
 
     data: LabeledSet
-    method: Method | None
+    method: Collection | None
     i: np.ndarray
     j: np.ndarray
     scores: np.ndarray
@@ -246,11 +244,11 @@ def trained(method: str, params: dict[str, Any], data: LabeledSet, docs: np.ndar
 
 
 def score_dataset(data: LabeledSet, m: Method) -> Scored:
-    """Sketch ``data`` with the unused method ``m`` and score every pair."""
+    """Sketch ``data`` with the method ``m`` and score every pair."""
     start = time.perf_counter()
-    sketch_all(data, m)
-    i, j, s, y = scored_pairs(data, m)
-    return Scored(data, m, i, j, s, y, true_clusters(data), time.perf_counter() - start)
+    c = sketch_all(data, m)
+    i, j, s, y = scored_pairs(data, c)
+    return Scored(data, c, i, j, s, y, true_clusters(data), time.perf_counter() - start)
 
 
 def cluster_folds(cluster: np.ndarray, folds: int, seed: int) -> np.ndarray:
@@ -270,7 +268,7 @@ def half_splits(cluster: np.ndarray, splits: int, seed: int) -> list[np.ndarray]
 def _header(scored: Scored, name: str) -> dict[str, Any]:
     return {
         "method": name,
-        "params": scored.method.get_params() if scored.method else {},
+        "params": scored.method.method.get_params() if scored.method else {},
         "dataset": scored.data.name,
         "documents": len(scored.data.ids),
         "rejected": scored.data.stats.counts()["rejected"],
@@ -323,7 +321,7 @@ def evaluate(
     """
     if tune is not None:
         m = trained(method, params, tune)
-        dev = score_dataset(tune, copy.deepcopy(m)).report(threshold, False, objective, clustering)
+        dev = score_dataset(tune, m).report(threshold, False, objective, clustering)
         scored = score_dataset(data, m)
         report = _header(scored, method)
         report.update(scored.report(dev["threshold"], clustering=clustering))

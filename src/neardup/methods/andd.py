@@ -5,8 +5,8 @@ function of its features (TF, IDF, position, length, in-head, capitalization, wo
 IDFs, query frequency: :mod:`neardup.learn.andd`); ``w`` comes from a model file trained
 with :func:`neardup.learn.andd.fit` (``neardup train``), from :meth:`ANDDMethod.fit`, or
 is plain TF-IDF.  IDF is over the input collection, so features are kept until
-:meth:`finalize`.  The model is read when first needed, so a method that is fit never
-reads it.
+:meth:`ANDDMethod.finish`.  The model is read when first needed, so a method that is fit
+never reads it.
 
 ``similarity`` is the one the weights were learned for:
 
@@ -29,7 +29,7 @@ reads it.
 The default threshold is the model's: the threshold of best F1 on its training pairs, which
 training by the F1 objective records (the shipped models: 0.480 for k = 1, 0.215 for k = 3;
 with 384 bits their own best thresholds on the GoldSet are 0.50 and 0.30), else 0.5.  It is
-known once the model is (``threshold`` is None until then).
+known once the model is (:meth:`ANDDMethod.decision_threshold`).
 
 With ``raw`` (the default: 384-bit estimates run 0.1-0.3 above the exact cosine on unrelated
 pages, enough to chain stories) the candidate step is widened by three standard deviations of the
@@ -39,6 +39,7 @@ are checked with the exact similarity.
 
 from __future__ import annotations
 
+import functools
 import warnings
 from importlib import resources
 from typing import Sequence
@@ -58,7 +59,7 @@ from ..learn.training import OBJECTIVES, fit
 from ..sketch.compare import pair_equal_share
 from ..sketch.icws import ICWSampler, weighted_jaccard
 from ..sketch.simhash import SimHasher
-from .base import Method
+from .base import Candidates, Method, Sketches
 
 #: The shipped default models by (k, similarity), trained on the GoldSet dev half
 #: (``data/README.md`` says how).
@@ -90,6 +91,13 @@ def jaccard_banding(threshold: float, samples: int, slack: float = 0.0) -> Bandi
     return choose_banding(float(np.clip(t, 1e-6, 1.0)), samples)
 
 
+@functools.lru_cache(maxsize=8)
+def load_query_frequencies(path: str) -> QueryFrequencies:
+    """The query-frequency file ``path``, read once per process."""
+    return QueryFrequencies.load(path)
+
+
+@functools.lru_cache(maxsize=8)
 def load_model(model: str, k: int, similarity: str) -> ANDDModel:
     """A fixed weighting (``tfidf``, ``binary``), the shipped ``default`` model, or a model file,
     checked against ``k`` and ``similarity``."""
@@ -155,16 +163,12 @@ class ANDDMethod(Method):
         self.qf = qf
         self.objective = objective
         self.raw = bool(raw)
-        self._qf = None if qf is None else QueryFrequencies.load(qf)
-        self._sketcher = SimHasher(bits, seed) if similarity == "cosine" else ICWSampler(num_samples, seed)
-        self._model: ANDDModel | None = None
-        self._parts: list[GramStats] = []
 
     @classmethod
     def from_model(cls, model: ANDDModel, **params) -> "ANDDMethod":
         """An instance with an in-memory model (not reproducible from ``get_params``)."""
         out = cls(shingle_size=model.k, similarity=model.similarity, **params)
-        out._model = model
+        out.model_ = model
         return out
 
     @property
@@ -173,70 +177,76 @@ class ANDDMethod(Method):
         shipped one was trained on the GoldSet).  A fixed weighting or a model file is used as given."""
         return self.model == "default"
 
-    def fit(self, texts: Sequence[str], clusters: np.ndarray) -> None:
+    def query_frequencies(self) -> QueryFrequencies | None:
+        return None if self.qf is None else load_query_frequencies(self.qf)
+
+    def fit(self, texts: Sequence[str], clusters: np.ndarray) -> "ANDDMethod":
         """Learn the weights from ``texts`` labeled with ``clusters`` (negative: a singleton)
         for this method's k, similarity, query frequencies and objective (training seed:
-        ``seed``); they replace ``model`` from then on."""
-        self._model = fit(texts, clusters, k=self.shingle_size, similarity=self.similarity, seed=self.seed, qf=self._qf,
-                          objective=self.objective)
+        ``seed``); they replace ``model`` from then on (``model_``)."""
+        self.model_ = fit(texts, clusters, k=self.shingle_size, similarity=self.similarity, seed=self.seed,
+                          qf=self.query_frequencies(), objective=self.objective)
+        return self
 
     def weighting(self) -> ANDDModel:
-        """The model in use: the one fit, else ``model`` (read now).  A threshold not given
-        becomes the model's (of best F1 on its training pairs), else 0.5."""
-        if self._model is None:
-            self._model = load_model(self.model, self.shingle_size, self.similarity)
-            if self._qf is None and self._model.weights[FEATURES.index("qf")] != 0.0:
-                warnings.warn(
-                    f"ANDD model {self.model} weighs query frequencies (from {self._model.info.get('qf')}), "
-                    "but no qf file is given: the feature is 0", stacklevel=2,
-                )
-        if self.threshold is None:
-            self.threshold = float(self._model.info.get("threshold", FALLBACK_THRESHOLD))
-        return self._model
+        """The model in use: the one fit, else ``model`` (read once per process)."""
+        fitted = getattr(self, "model_", None)
+        if fitted is not None:
+            return fitted
+        model = load_model(self.model, self.shingle_size, self.similarity)
+        if self.qf is None and model.weights[FEATURES.index("qf")] != 0.0:
+            warnings.warn(
+                f"ANDD model {self.model} weighs query frequencies (from {model.info.get('qf')}), "
+                "but no qf file is given: the feature is 0", stacklevel=2,
+            )
+        return model
 
-    def add(self, texts: Sequence[str]) -> np.ndarray:
+    def decision_threshold(self) -> float:
+        """The threshold given, else the model's (of best F1 on its training pairs), else 0.5."""
+        if self.threshold is not None:
+            return self.threshold
+        return float(self.weighting().info.get("threshold", FALLBACK_THRESHOLD))
+
+    # -- stages ------------------------------------------------------------------------
+    def sketch(self, texts: Sequence[str]) -> Sketches:
+        """The batch's k-grams with their raw statistics (weighed at :meth:`finish`: IDF is the input's)."""
         stats = featurize(texts, self.shingle_size)
-        self._parts.append(stats)
-        self.n_docs_ += len(texts)
-        return stats.sets.sizes() > 0
+        return Sketches(stats.sets.sizes() > 0, features=stats)
 
-    def finalize(self) -> None:
+    def finish(self, parts: Sequence[Sketches]) -> Sketches:
         """Weigh every k-gram with the model over the collection's IDF; sketch the vectors."""
         model = self.weighting()
-        stats = GramStats.concat(self._parts)
-        self._parts = []
-        self.sets_ = stats.sets
-        self.weights_ = model.weigh(feature_matrix(stats, self._qf))
-        self.usable_ = np.bincount(stats.doc(), weights=self.weights_ > 0, minlength=len(stats.sets)) > 0
+        stats = GramStats.concat([p.features for p in parts])
+        weights = model.weigh(feature_matrix(stats, self.query_frequencies()))
+        usable = np.bincount(stats.doc(), weights=weights > 0, minlength=len(stats.sets)) > 0
         if self.similarity == "cosine":
-            self.signatures_ = self._sketcher.sketch(stats.sets, self.weights_)
+            signatures = SimHasher(self.bits, self.seed).sketch(stats.sets, weights)
         else:
-            self.signatures_, _ = self._sketcher.sketch(stats.sets.hashes, stats.sets.offsets, self.weights_)
+            signatures, _ = ICWSampler(self.num_samples, self.seed).sketch(stats.sets.hashes, stats.sets.offsets, weights)
+        lists = {"hashes": stats.sets.hashes, "weights": weights} if self.raw else {}
+        offsets = stats.sets.offsets if self.raw else None
+        return Sketches(usable, {"signatures": signatures}, lists, offsets)
 
-    def candidate_pairs(self) -> tuple[np.ndarray, np.ndarray]:
+    def candidate_pairs(self, sk: Sketches) -> Candidates:
         slack = 3.0 if self.raw else 0.0
+        threshold = self.decision_threshold()
         if self.similarity == "cosine":
-            usable = np.flatnonzero(self.usable_)
-            k = cosine_radius(self.threshold, self.bits, slack)
-            a, b = hamming_pairs(self.signatures_[usable], k, None, self.seed)
+            usable = np.flatnonzero(sk.usable)
+            k = cosine_radius(threshold, self.bits, slack)
+            a, b = hamming_pairs(sk.columns["signatures"][usable], k, None, self.seed)
             a, b = usable[a], usable[b]
         else:
-            banding = jaccard_banding(self.threshold, self.num_samples, slack)
-            a, b = lsh.banded_candidates(self.signatures_, banding, self.seed, self.usable_)
-        if self.raw:
-            keep = self.score(a, b) >= self.threshold
-            a, b = a[keep], b[keep]
-        return a, b
+            banding = jaccard_banding(threshold, self.num_samples, slack)
+            a, b = lsh.banded_candidates(sk.columns["signatures"], banding, self.seed, sk.usable)
+        return Candidates(a, b)
 
-    def score(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        a = np.asarray(a, dtype=np.int64)
-        b = np.asarray(b, dtype=np.int64)
+    def score(self, sk: Sketches, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         if self.raw:
             exact = sparse_cosine if self.similarity == "cosine" else weighted_jaccard
-            out = exact(self.sets_.hashes, self.sets_.offsets, self.weights_, a, b)
+            out = exact(sk.lists["hashes"], sk.offsets, sk.lists["weights"], a, b)
         elif self.similarity == "cosine":
-            out = bits_to_cosine(hamming_distances(self.signatures_, a, b), self.bits)
+            out = bits_to_cosine(hamming_distances(sk.columns["signatures"], a, b), self.bits)
         else:
-            out = pair_equal_share(self.signatures_, a, b)
-        out[~(self.usable_[a] & self.usable_[b])] = 0.0
+            out = pair_equal_share(sk.columns["signatures"], a, b)
+        out[~(sk.usable[a] & sk.usable[b])] = 0.0
         return out

@@ -1,35 +1,121 @@
-"""The interface every document-level detection method implements.
+"""The interface every document-level detection method implements: parameters and pure stages.
 
-A method composes the pipeline's rooms: it turns texts into features, features into a
-sketch it stores (streaming, batch by batch), proposes candidate pairs from an index
-over the sketches, and scores pairs with its own similarity.  The pipeline
-(:mod:`neardup.pipeline`) drives it the same way for every method::
+A method holds only its parameters (set in ``__init__``, validated there, never changed by
+the work: scikit-learn's rule) and, for a method that learns, what :meth:`Method.fit`
+learned.  The work is a chain of stages over :class:`Sketches` -- per-document columns in
+plain numpy arrays -- that any engine can run: the in-process pipeline, the online index,
+a Spark job::
 
-    method.add(texts)            # per batch: features -> sketch; returns usable mask
-                                 # (the pipeline: add_prepared(prepare(texts)), see prepare)
-    method.finalize()            # corpus-level work (document frequencies, filters)
-    a, b = method.candidate_pairs()   # index: pairs worth verifying, without all pairs
-    s = method.score(a, b)       # verify: the method's similarity for given pairs
+    part = method.sketch(method.prepare(texts))   # per batch, pure: features -> sketch
+    sk = method.finish([part, ...])                # corpus level: merge the batches' statistics
+                                                   # (document frequencies ...) and apply them
+    cands = method.candidate_pairs(sk)                  # index: pairs worth verifying (rows of sk),
+                                                   # already scored when the method verifies there
+    s = method.score(sk, a, b)                     # verify: the method's similarity of given pairs
 
-``score`` also serves the evaluation harness, which scores every pair.  Parameters are
-set in ``__init__`` and never changed by the work (scikit-learn's habit), so
-:meth:`get_params` reproduces a run.
+``prepare`` is the part of sketching that holds the interpreter (text normalization and
+encoding); the pipeline runs it in its reading thread and ``sketch`` in a worker, so the
+compiled kernels never wait for the GIL.  ``finish`` of the concatenation of any batching
+of the same documents gives the same sketches, so results do not depend on batch sizes
+(``tests/test_batching.py``).  Methods whose candidates come from shared keys (LSH bands,
+I-Match signatures) also expose them by :meth:`Method.keys`, which is what a group-by engine
+or a persistent index stores.
+
+:class:`Collection` keeps the stages' state for callers that add documents over time
+(the evaluation harness, ``explain``): ``add`` batches, ``finalize`` once, then query.
 """
 
 from __future__ import annotations
 
 import inspect
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
-from typing import Any, ClassVar, Sequence, get_args, get_type_hints
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, NamedTuple, Sequence, get_args, get_type_hints
 
 import numpy as np
 
 from ..errors import UserError
+from ..features.sets import HashedSets
+
+
+@dataclass
+class Sketches:
+    """What a method made of some documents: per-document columns, rows in input order.
+
+    ``columns`` hold one row per document (signatures, sizes, flags); ``lists`` hold the
+    concatenated per-document lists (feature hashes, their weights or counts), all split
+    by the one ``offsets`` array (CSR).  ``stats`` is a batch's mergeable corpus statistic
+    (e.g. document frequencies) and ``features`` a batch's features in a method's own
+    structure (with a ``concat``), both consumed by :meth:`Method.finish`; ``info`` records
+    what ``finish`` derived from the corpus (e.g. the antecedents SpotSigs picked), for reports.
+    """
+
+    usable: np.ndarray
+    columns: dict[str, np.ndarray] = field(default_factory=dict)
+    lists: dict[str, np.ndarray] = field(default_factory=dict)
+    offsets: np.ndarray | None = None
+    stats: Any = None
+    info: dict[str, Any] = field(default_factory=dict)
+    features: Any = None
+
+    def __len__(self) -> int:
+        return self.usable.shape[0]
+
+    def list_sizes(self) -> np.ndarray:
+        """Length of each document's lists (0 when the method keeps none)."""
+        return np.diff(self.offsets) if self.offsets is not None else np.zeros(len(self), np.int64)
+
+    def take(self, rows: np.ndarray) -> "Sketches":
+        """The sketches of ``rows`` only, in that order (finished sketches: no ``stats``/``features``)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        columns = {k: v[rows] for k, v in self.columns.items()}
+        lists, offsets = {}, None
+        if self.offsets is not None:
+            starts, sizes = self.offsets[rows], self.list_sizes()[rows]
+            offsets = np.zeros(rows.shape[0] + 1, dtype=np.int64)
+            np.cumsum(sizes, out=offsets[1:])
+            index = np.repeat(starts - offsets[:-1], sizes) + np.arange(int(offsets[-1]))
+            lists = {k: v[index] for k, v in self.lists.items()}
+        return Sketches(self.usable[rows], columns, lists, offsets, None, dict(self.info))
+
+    @staticmethod
+    def concat(parts: Sequence["Sketches"]) -> "Sketches":
+        """The rows of ``parts`` in order, in one :class:`Sketches` (``stats`` are not merged here)."""
+        if len(parts) == 1:
+            p = parts[0]
+            return Sketches(p.usable, dict(p.columns), dict(p.lists), p.offsets, None, dict(p.info))
+        if not parts:
+            return Sketches(np.zeros(0, bool))
+        first = parts[0]
+        columns = {k: np.concatenate([p.columns[k] for p in parts]) for k in first.columns}
+        lists = {k: np.concatenate([p.lists[k] for p in parts]) for k in first.lists}
+        offsets = None
+        if first.offsets is not None:
+            sizes = np.concatenate([p.list_sizes() for p in parts])
+            offsets = np.zeros(sizes.shape[0] + 1, dtype=np.int64)
+            np.cumsum(sizes, out=offsets[1:])
+        return Sketches(np.concatenate([p.usable for p in parts]), columns, lists, offsets, None, dict(first.info))
+
+
+def sets_of(sk: Sketches, name: str = "hashes") -> HashedSets:
+    """The per-document feature sets kept in ``sk.lists[name]``."""
+    return HashedSets(sk.lists[name], sk.offsets)
+
+
+class Candidates(NamedTuple):
+    """Pairs ``(a, b)``, ``a < b``, rows of the sketches; ``scores`` when already verified."""
+
+    a: np.ndarray
+    b: np.ndarray
+    scores: np.ndarray | None = None
+
+
+def no_pairs() -> Candidates:
+    return Candidates(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float64))
 
 
 class Method(ABC):
-    """A near-duplicate detection method over a growing collection of documents."""
+    """A near-duplicate detection method: parameters plus the stages that do the work."""
 
     name: ClassVar[str]
     #: One line for ``neardup methods`` and the README.
@@ -38,14 +124,16 @@ class Method(ABC):
     param_help: ClassVar[dict[str, str]] = {}
     #: Allowed values of the parameters that take one of a few.
     param_choices: ClassVar[dict[str, tuple[str, ...]]] = {}
+    #: ``candidates`` returns exactly the pairs at or above the threshold, with their scores
+    #: (exact joins, Hamming searches): an engine need not score them again.
+    verifies: ClassVar[bool] = False
 
     def __init__(self, threshold: float | None, seed: int) -> None:
-        """``threshold`` None: the method sets it once it can, before it scores (andd: from its model)."""
+        """``threshold`` None: the method decides it (:meth:`decision_threshold`)."""
         if threshold is not None and not 0.0 <= threshold <= 1.0:
             raise UserError(f"threshold must be between 0 and 1, got {threshold}")
         self.threshold = threshold
         self.seed = seed
-        self.n_docs_ = 0
 
     def check_choices(self, **values: str) -> None:
         """Reject a parameter value that is not among the method's :attr:`param_choices`."""
@@ -54,52 +142,109 @@ class Method(ABC):
             if value not in allowed:
                 raise UserError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
 
-    def __len__(self) -> int:
-        """Number of documents added."""
-        return self.n_docs_
-
     def get_params(self) -> dict[str, Any]:
         """The parameters this method was built with (JSON-serializable)."""
         return {p.name: getattr(self, p.name) for p in method_params(type(self))}
 
-    @abstractmethod
-    def add(self, texts: Sequence[str]) -> np.ndarray:
-        """Add a batch of documents; returns which of them have any feature at all."""
+    def clone(self, **changes: Any) -> "Method":
+        """A new method with the same parameters (and ``changes``), without learned state."""
+        return type(self)(**{**self.get_params(), **changes})
 
-    def prepare(self, texts: Sequence[str]) -> Any:
-        """The first part of :meth:`add`, the one that holds the interpreter (the GIL).
+    def decision_threshold(self) -> float:
+        """The threshold pairs are kept at: the one given, or the method's own choice."""
+        if self.threshold is None:
+            raise NotImplementedError(f"method {self.name} needs a threshold")
+        return self.threshold
 
-        ``add(texts)`` is ``add_prepared(prepare(texts))``.  The pipeline prepares a batch
-        in its reading thread and adds it in its worker, so that the worker's compiled
-        kernels do not wait for the GIL the reader holds.  By default nothing is prepared.
-        """
-        return texts
-
-    def add_prepared(self, prepared: Any) -> np.ndarray:
-        """:meth:`add` for what :meth:`prepare` returned."""
-        return self.add(prepared)
-
+    # -- learning ----------------------------------------------------------------------
     @property
     def learns(self) -> bool:
         """Whether the method learns from labeled clusters (:meth:`fit`); the evaluation
-        harness then trains it on the development side of every split."""
+        harness then trains a clone on the development side of every split."""
         return False
 
-    def fit(self, texts: Sequence[str], clusters: np.ndarray) -> None:
-        """Learn from ``texts`` labeled with ``clusters`` (negative: a singleton), before any :meth:`add`."""
+    def fit(self, texts: Sequence[str], clusters: np.ndarray) -> "Method":
+        """Learn from ``texts`` labeled with ``clusters`` (negative: a singleton); returns self."""
         raise NotImplementedError(f"method {self.name} does not learn")
 
-    def finalize(self) -> None:
-        """Corpus-level work once every document is added (nothing by default)."""
+    # -- stages ------------------------------------------------------------------------
+    def prepare(self, texts: Sequence[str]) -> Any:
+        """The GIL-bound first part of sketching (normalizing, encoding); by default nothing."""
+        return texts
 
     @abstractmethod
+    def sketch(self, prepared: Any) -> Sketches:
+        """The sketches of one prepared batch, and the batch's part of any corpus statistic."""
+
+    def finish(self, parts: Sequence[Sketches]) -> Sketches:
+        """The collection's sketches from its batches' (corpus-level work: statistics)."""
+        return Sketches.concat(parts)
+
+    @abstractmethod
+    def candidate_pairs(self, sk: Sketches) -> Candidates:
+        """Pairs worth verifying, without comparing all pairs (scored when :attr:`verifies`)."""
+
+    @abstractmethod
+    def score(self, sk: Sketches, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """The method's similarity in [0, 1] of each pair of rows ``(a[i], b[i])``."""
+
+    def keys(self, sk: Sketches) -> tuple[np.ndarray, int] | None:
+        """``(n, k)`` candidate keys and the keys a candidate pair must share, for methods whose
+        candidates are documents sharing keys (a group-by engine and a persistent index use
+        them); None for methods with another index."""
+        return None
+
+    def verified(self, sk: Sketches) -> Candidates:
+        """The pairs at or above :meth:`decision_threshold`, scored: candidates, verified."""
+        a, b, scores = self.candidate_pairs(sk)
+        if scores is None:
+            scores = self.score(sk, a, b)
+        hit = scores >= self.decision_threshold()
+        return Candidates(a[hit], b[hit], scores[hit])
+
+
+class Collection:
+    """A method's sketches of a growing collection: :meth:`add` batches, :meth:`finalize` once, query.
+
+    The stateful form of the stages, for callers that add documents over time (the
+    evaluation harness, ``explain``, tests).  Adding after :meth:`finalize` raises: the
+    finished sketches would not include the new documents.
+    """
+
+    def __init__(self, method: Method) -> None:
+        self.method = method
+        self._parts: list[Sketches] = []
+        self.sketches_: Sketches | None = None
+
+    def __len__(self) -> int:
+        done = self.sketches_
+        return len(done) if done is not None else sum(len(p) for p in self._parts)
+
+    def add(self, texts: Sequence[str]) -> np.ndarray:
+        """Sketch a batch; returns which of its documents have any feature at all."""
+        if self.sketches_ is not None:
+            raise RuntimeError("documents added after finalize(): build a new Collection")
+        part = self.method.sketch(self.method.prepare(texts))
+        self._parts.append(part)
+        return part.usable
+
+    def finalize(self) -> Sketches:
+        """The collection's sketches (computed once)."""
+        if self.sketches_ is None:
+            self.sketches_ = self.method.finish(self._parts)
+            self._parts = []
+        return self.sketches_
+
     def candidate_pairs(self) -> tuple[np.ndarray, np.ndarray]:
-        """Index arrays ``(a, b)``, ``a < b``, of the pairs worth verifying."""
+        a, b, _ = self.method.candidate_pairs(self.finalize())
+        return a, b
 
-    @abstractmethod
+    def pairs(self) -> Candidates:
+        """The verified pairs at the method's threshold."""
+        return self.method.verified(self.finalize())
+
     def score(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        """The method's similarity in [0, 1] of each pair ``(a[i], b[i])``."""
-
+        return self.method.score(self.finalize(), np.asarray(a, np.int64), np.asarray(b, np.int64))
 
 
 @dataclass(frozen=True)

@@ -28,10 +28,9 @@ from typing import Sequence
 
 import numpy as np
 
-from ..features.sets import HashedSets
 from ..features.shingles import check_shingle_size, word_shingles
 from ..index.inverted import InvertedIndex, set_similarity
-from .base import Method
+from .base import Candidates, Method, Sketches, sets_of
 
 MEASURE_NAMES = {"containment": "containment", "resemblance": "jaccard"}
 
@@ -48,6 +47,7 @@ class FullFingerprintMethod(Method):
         "seed": "seed of the shingle hash (results do not depend on it)",
     }
     param_choices = {"measure": tuple(MEASURE_NAMES)}
+    verifies = True
 
     def __init__(
         self,
@@ -61,26 +61,14 @@ class FullFingerprintMethod(Method):
         self.check_choices(measure=measure)
         self.shingle_size = shingle_size
         self.measure = measure
-        self._sets: list[HashedSets] = []
 
-    def add(self, texts: Sequence[str]) -> np.ndarray:
+    def sketch(self, texts: Sequence[str]) -> Sketches:
         sets, _ = word_shingles(texts, self.shingle_size, seed=self.seed)
-        self._sets.append(sets)
-        self.n_docs_ += len(texts)
-        return sets.sizes() > 0
+        return Sketches(sets.sizes() > 0, {}, {"hashes": sets.hashes}, sets.offsets)
 
-    def finalize(self) -> None:
-        self.sets_ = HashedSets.concat(self._sets)
-        self.sizes_ = self.sets_.sizes()
-        self._sets = []
-        self._index: InvertedIndex | None = None
+    def candidate_pairs(self, sk: Sketches) -> Candidates:
+        """Exactly the pairs at or above the threshold, with their similarity."""
+        return Candidates(*InvertedIndex(sets_of(sk)).pairs(self.threshold, MEASURE_NAMES[self.measure]))
 
-    def candidate_pairs(self) -> tuple[np.ndarray, np.ndarray]:
-        """Exactly the pairs at or above the threshold (already verified)."""
-        if self._index is None:
-            self._index = InvertedIndex(self.sets_)
-        a, b, _ = self._index.pairs(self.threshold, MEASURE_NAMES[self.measure])
-        return a, b
-
-    def score(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return set_similarity(self.sets_, a, b, MEASURE_NAMES[self.measure])
+    def score(self, sk: Sketches, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return set_similarity(sets_of(sk), a, b, MEASURE_NAMES[self.measure])

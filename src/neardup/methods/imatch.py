@@ -41,6 +41,7 @@ build``), else from the documents given.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 from typing import Sequence
@@ -53,7 +54,7 @@ from ..features.shingles import word_shingles
 from ..index import banding as lsh
 from ..stats.build import check_stats_path
 from ..stats.df import DocumentFrequencies
-from .base import Method
+from .base import Candidates, Method, Sketches, sets_of
 
 SELECTIONS = ("lexicon", "codet")
 IDF_SCALES = ("nidf", "percentile", "idf")
@@ -61,6 +62,12 @@ INVALID = np.uint64(0)
 
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
+
+
+@functools.lru_cache(maxsize=4)
+def load_df(path: str) -> DocumentFrequencies:
+    """The statistics file ``path``, read once per process (every batch is signed with it)."""
+    return DocumentFrequencies.load(path)
 
 
 def _mix(z: np.ndarray) -> np.ndarray:
@@ -138,7 +145,7 @@ class IMatchMethod(Method):
             raise UserError(f"lexicons must be at least 1, got {lexicons}")
         if not 1 <= min_matches <= lexicons:
             raise UserError(f"min_matches must be between 1 and lexicons ({lexicons}), got {min_matches}")
-        super().__init__(min_matches / lexicons if threshold is None else threshold, seed)
+        super().__init__(threshold, seed)
         self.check_choices(selection=selection, idf_scale=idf_scale)
         if idf_min > idf_max:
             raise UserError(f"idf_min ({idf_min}) exceeds idf_max ({idf_max})")
@@ -160,49 +167,47 @@ class IMatchMethod(Method):
         self.min_matches = min_matches
         self.skip_top = skip_top
         self.top_terms = top_terms
-        rng = np.random.Generator(np.random.PCG64(seed))
-        self._lexicon_keys = rng.integers(0, 2**64 - 1, size=lexicons, dtype=np.uint64, endpoint=True)
-        self._df: DocumentFrequencies | None = None
-        self._bounds: tuple[float, float] | None = None
-        self._sets: list[HashedSets] = []
-        self._sigs: list[np.ndarray] = []
-        self._terms: list[np.ndarray] = []
+
+    def decision_threshold(self) -> float:
+        """The threshold given, else ``min_matches / lexicons``."""
+        return self.min_matches / self.lexicons if self.threshold is None else self.threshold
 
     # -- the lexicon -------------------------------------------------------------------
-    def idf_bounds(self) -> tuple[float, float]:
-        """The lexicon's band as absolute IDF ``(low, high)``, inclusive."""
-        if self._bounds is None:
-            df = self._df
-            log_n = math.log(max(df.n_docs, 1))
-            if self.idf_scale == "idf":
-                self._bounds = (self.idf_min, self.idf_max)
-            elif self.idf_scale == "nidf":
-                self._bounds = (self.idf_min * log_n, self.idf_max * log_n)
-            else:
-                df.compact()
-                idf = np.log(max(df.n_docs, 1) / np.maximum(df.counts, 1))
-                if not idf.shape[0]:
-                    self._bounds = (0.0, 0.0)
-                else:
-                    lo, hi = np.quantile(idf, [self.idf_min, self.idf_max])
-                    self._bounds = (float(lo), float(hi))
-        return self._bounds
+    def lexicon_keys(self) -> np.ndarray:
+        """One random key per lexicon, drawn from ``seed`` (which terms each copy drops)."""
+        rng = np.random.Generator(np.random.PCG64(self.seed))
+        return rng.integers(0, 2**64 - 1, size=self.lexicons, dtype=np.uint64, endpoint=True)
 
-    def lexicon_mask(self, hashes: np.ndarray, lexicon: int = 0) -> np.ndarray:
-        """Which of ``hashes`` are in lexicon ``lexicon`` (0: the full one)."""
-        idf = self._df.idf(hashes)
-        keep = self._in_band(idf) if self.selection == "lexicon" else np.ones(hashes.shape, bool)
-        return keep & self._kept_by_copy(hashes, lexicon)
+    def idf_bounds(self, df: DocumentFrequencies) -> tuple[float, float]:
+        """The lexicon's band as absolute IDF ``(low, high)``, inclusive, in the statistics ``df``."""
+        log_n = math.log(max(df.n_docs, 1))
+        if self.idf_scale == "idf":
+            return (self.idf_min, self.idf_max)
+        if self.idf_scale == "nidf":
+            return (self.idf_min * log_n, self.idf_max * log_n)
+        df.compact()
+        idf = np.log(max(df.n_docs, 1) / np.maximum(df.counts, 1))
+        if not idf.shape[0]:
+            return (0.0, 0.0)
+        lo, hi = np.quantile(idf, [self.idf_min, self.idf_max])
+        return (float(lo), float(hi))
 
-    def _in_band(self, idf: np.ndarray) -> np.ndarray:
-        lo, hi = self.idf_bounds()
+    def lexicon_mask(self, df: DocumentFrequencies, hashes: np.ndarray, lexicon: int = 0) -> np.ndarray:
+        """Which of ``hashes`` are in lexicon ``lexicon`` (0: the full one) under the statistics ``df``."""
+        idf = df.idf(hashes)
+        keep = self._in_band(idf, self.idf_bounds(df)) if self.selection == "lexicon" else np.ones(hashes.shape, bool)
+        return keep & self._kept_by_copy(hashes, lexicon, self.lexicon_keys())
+
+    @staticmethod
+    def _in_band(idf: np.ndarray, bounds: tuple[float, float]) -> np.ndarray:
+        lo, hi = bounds
         tol = 1e-9 * max(1.0, abs(hi))
         return (idf >= lo - tol) & (idf <= hi + tol)
 
-    def _kept_by_copy(self, hashes: np.ndarray, lexicon: int) -> np.ndarray:
+    def _kept_by_copy(self, hashes: np.ndarray, lexicon: int, keys: np.ndarray) -> np.ndarray:
         if lexicon == 0 or self.lexicon_drop == 0.0:
             return np.ones(hashes.shape, dtype=bool)
-        u = (_mix(hashes ^ self._lexicon_keys[lexicon]) >> np.uint64(11)).astype(np.float64) * 2.0**-53
+        u = (_mix(hashes ^ keys[lexicon]) >> np.uint64(11)).astype(np.float64) * 2.0**-53
         return u >= self.lexicon_drop
 
     def _codet(self, sets: HashedSets, idf: np.ndarray, keep: np.ndarray) -> np.ndarray:
@@ -218,85 +223,87 @@ class IMatchMethod(Method):
         out[idx[order][chosen]] = True
         return out
 
-    def signatures(self, sets: HashedSets) -> tuple[np.ndarray, np.ndarray]:
-        """``(n, lexicons)`` signatures (INVALID below ``min_terms``) and term counts."""
+    def signatures(self, sets: HashedSets, df: DocumentFrequencies) -> tuple[np.ndarray, np.ndarray]:
+        """``(n, lexicons)`` signatures (INVALID below ``min_terms``) and term counts, under the statistics ``df``."""
         n, m = len(sets), self.lexicons
         sig = np.zeros((n, m), dtype=np.uint64)
         terms = np.zeros((n, m), dtype=np.int64)
-        idf = self._df.idf(sets.hashes)
-        base = self._in_band(idf) if self.selection == "lexicon" else np.ones(sets.hashes.shape, bool)
+        idf = df.idf(sets.hashes)
+        bounds = self.idf_bounds(df)
+        keys = self.lexicon_keys()
+        base = self._in_band(idf, bounds) if self.selection == "lexicon" else np.ones(sets.hashes.shape, bool)
         for j in range(m):
-            keep = base & self._kept_by_copy(sets.hashes, j)
+            keep = base & self._kept_by_copy(sets.hashes, j, keys)
             if self.selection == "codet":
                 keep = self._codet(sets, idf, keep)
             sig[:, j], terms[:, j] = sha1_signatures(sets.hashes, sets.offsets, keep, self.min_terms)
         return sig, terms
 
-    # -- Method ------------------------------------------------------------------------
-    def add(self, texts: Sequence[str]) -> np.ndarray:
+    # -- stages ------------------------------------------------------------------------
+    def sketch(self, texts: Sequence[str]) -> Sketches:
+        """The batch's word sets and their document frequencies; with ``stats`` its signatures
+        at once (the statistics are fixed)."""
         sets, _ = word_shingles(texts, 1)
         if self.stats is not None:
-            if self._df is None:
-                self._df = DocumentFrequencies.load(self.stats)
-            sig, terms = self.signatures(sets)
-            self._sigs.append(sig)
-            self._terms.append(terms)
-        else:
-            if self._df is None:
-                self._df = DocumentFrequencies()
-            self._df.update(sets)
-            self._sets.append(sets)
-        self.n_docs_ += len(texts)
-        return sets.sizes() > 0
+            return self._signed(sets, load_df(self.stats))
+        return Sketches(sets.sizes() > 0, {}, {"hashes": sets.hashes}, sets.offsets, DocumentFrequencies.of(sets))
 
-    def finalize(self) -> None:
-        """Sign the kept documents (input statistics); join the batches."""
-        if self.stats is None:
-            if self._df is None:
-                self._df = DocumentFrequencies()
-            for sets in self._sets:
-                sig, terms = self.signatures(sets)
-                self._sigs.append(sig)
-                self._terms.append(terms)
-        m = self.lexicons
-        self.signatures_ = np.concatenate(self._sigs) if self._sigs else np.zeros((0, m), np.uint64)
-        self.terms_ = np.concatenate(self._terms) if self._terms else np.zeros((0, m), np.int64)
-        self.lexicon_idf_ = self.idf_bounds() if self._df is not None else None
-        self._sets, self._sigs, self._terms = [], [], []
+    def _signed(self, sets: HashedSets, df: DocumentFrequencies) -> Sketches:
+        sig, terms = self.signatures(sets, df)
+        info = {"lexicon_idf": list(self.idf_bounds(df))}
+        return Sketches(sets.sizes() > 0, {"signatures": sig, "terms": terms}, info=info)
+
+    def finish(self, parts: Sequence[Sketches]) -> Sketches:
+        """Sign the documents under the input's statistics (or join the signed batches)."""
+        sk = Sketches.concat(parts)
+        if self.stats is not None and parts:
+            return sk
+        if self.stats is not None:
+            return self._signed(HashedSets.concat([]), load_df(self.stats))
+        sets = sets_of(sk) if sk.offsets is not None else HashedSets.concat([])
+        df = DocumentFrequencies.merged([p.stats for p in parts])
+        signed = self._signed(sets, df)
+        signed.usable = sk.usable
+        return signed
 
     def matches_needed(self) -> int:
         """Signatures a pair must share at the current threshold."""
-        return max(self.min_matches, math.ceil(self.threshold * self.lexicons - 1e-9))
+        return max(self.min_matches, math.ceil(self.decision_threshold() * self.lexicons - 1e-9))
 
-    def candidate_pairs(self) -> tuple[np.ndarray, np.ndarray]:
-        sig = self.signatures_
-        n, m = sig.shape
-        needed = self.matches_needed()
-        if needed > m or n < 2:
-            return np.zeros(0, np.int64), np.zeros(0, np.int64)
-        keys = sig.copy()
+    def keys(self, sk: Sketches) -> tuple[np.ndarray, int]:
+        """The signatures, an invalid one replaced by a key of its own (a mix of row and lexicon)."""
+        keys = sk.columns["signatures"].copy()
+        m = keys.shape[1]
         invalid = keys == INVALID
         if invalid.any():
-            # invalid signatures get keys of their own (a mix of document and lexicon) so
-            # they share no bucket; the count check below drops any freak collision
             d, j = np.nonzero(invalid)
             keys[d, j] = _mix(d.astype(np.uint64) * np.uint64(m) + j.astype(np.uint64) + np.uint64(0x5EED))
-        docs = np.flatnonzero(~invalid.all(axis=1))
+        return keys, self.matches_needed()
+
+    def candidate_pairs(self, sk: Sketches) -> Candidates:
+        sig = sk.columns["signatures"]
+        n, m = sig.shape
+        keys, needed = self.keys(sk)
+        if needed > m or n < 2:
+            return Candidates(np.zeros(0, np.int64), np.zeros(0, np.int64))
+        # invalid signatures have keys of their own, so they share no bucket; the count
+        # check below drops any freak collision
+        docs = np.flatnonzero(~(sig == INVALID).all(axis=1))
         a, b = lsh.candidate_pairs(keys[docs], needed)
         a, b = docs[a], docs[b]
-        ok = self._matches(a, b) >= needed
-        return a[ok], b[ok]
+        ok = self._matches(sig, a, b) >= needed
+        return Candidates(a[ok], b[ok])
 
-    def _matches(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        sa, sb = self.signatures_[a], self.signatures_[b]
+    @staticmethod
+    def _matches(sig: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        sa, sb = sig[a], sig[b]
         return np.count_nonzero((sa == sb) & (sa != INVALID), axis=1)
 
-    def score(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        a = np.asarray(a, dtype=np.int64)
-        b = np.asarray(b, dtype=np.int64)
+    def score(self, sk: Sketches, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        sig = sk.columns["signatures"]
         out = np.empty(a.shape[0], dtype=np.float64)
         chunk = max(1, (1 << 22) // self.lexicons)
         for lo in range(0, a.shape[0], chunk):
             hi = lo + chunk
-            out[lo:hi] = self._matches(a[lo:hi], b[lo:hi]) / self.lexicons
+            out[lo:hi] = self._matches(sig, a[lo:hi], b[lo:hi]) / self.lexicons
         return out

@@ -31,7 +31,7 @@ from ..index.banding import Banding, choose_banding
 from ..sketch.compare import pair_equal_share
 from ..sketch.minhash import MinHasher
 from ..text.tokenize import encode_batch
-from .base import Method
+from .base import Candidates, Method, Sketches
 
 class MinHashMethod(Method):
     """Word k-shingles, MinHash signatures, banded candidates, estimated-Jaccard verify."""
@@ -86,52 +86,41 @@ class MinHashMethod(Method):
         self.min_shared = min_shared
         self.max_df = max_df
         self.exact = exact
-        self._hasher = MinHasher(num_perm, seed)
-        self._keep_sets = exact or max_df is not None
-        self._sets: list[HashedSets] = []
-        self._sigs: list[np.ndarray] = []
-        self._sizes: list[np.ndarray] = []
-        self.n_docs_ = 0
 
-    def add(self, texts: Sequence[str]) -> np.ndarray:
-        return self.add_prepared(self.prepare(texts))
+    def _hasher(self) -> MinHasher:
+        return MinHasher(self.num_perm, self.seed)
 
     def prepare(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """The batch normalized and encoded for the compiled tokenizer."""
         return encode_batch(texts)
 
-    def add_prepared(self, prepared: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    def sketch(self, prepared: tuple[np.ndarray, np.ndarray]) -> Sketches:
+        """Signatures of the batch; with ``exact`` or ``max_df`` the shingle sets instead
+        (signed at :meth:`finish`, once the common shingles are known)."""
         buf, offsets = prepared
-        if self._keep_sets:
+        if self.exact or self.max_df is not None:
             sets, _ = encoded_word_shingles(buf, offsets, self.shingle_size, seed=0)
-            self._sets.append(sets)
-            sizes = sets.sizes()
-        else:
-            sig, sizes = self._hasher.sketch_encoded(buf, offsets, self.shingle_size)
-            self._sigs.append(sig)
-        self._sizes.append(sizes)
-        self.n_docs_ += offsets.shape[0] - 1
-        return sizes > 0
+            return Sketches(sets.sizes() > 0, {}, {"hashes": sets.hashes}, sets.offsets)
+        sig, sizes = self._hasher().sketch_encoded(buf, offsets, self.shingle_size)
+        return Sketches(sizes > 0, {"signatures": sig, "sizes": sizes})
 
-    def finalize(self) -> None:
-        """Join the batches; apply the document-frequency filter; sketch kept sets."""
-        sizes = np.concatenate(self._sizes) if self._sizes else np.zeros(0, np.int64)
-        if self._keep_sets:
-            sets = HashedSets.concat(self._sets)
-            if self.max_df is not None:
-                values, df = document_frequencies(sets)
-                common = values[df > self.max_df]
-                sets = sets.subset(~np.isin(sets.hashes, common, assume_unique=False))
-                self.common_shingles_ = int(common.shape[0])
-            self.sets_ = sets
-            sizes = sets.sizes()
-            self.signatures_ = self._hasher.sketch(sets)
-        else:
-            self.signatures_ = (
-                np.concatenate(self._sigs) if self._sigs else np.zeros((0, self.num_perm), np.uint32)
-            )
-        self.sizes_ = sizes
-        self._sets, self._sigs, self._sizes = [], [], []
+    def finish(self, parts: Sequence[Sketches]) -> Sketches:
+        """Join the batches; apply the document-frequency filter; sign kept sets."""
+        sk = Sketches.concat(parts)
+        if sk.offsets is None:
+            if not parts:
+                sk.columns = {"signatures": np.zeros((0, self.num_perm), np.uint32), "sizes": np.zeros(0, np.int64)}
+            return sk
+        sets = HashedSets(sk.lists["hashes"], sk.offsets)
+        if self.max_df is not None:
+            values, df = document_frequencies(sets)
+            common = values[df > self.max_df]
+            sets = sets.subset(~np.isin(sets.hashes, common, assume_unique=False))
+            sk.info["common_shingles"] = int(common.shape[0])
+        sizes = sets.sizes()
+        columns = {"signatures": self._hasher().sketch(sets), "sizes": sizes}
+        lists = {"hashes": sets.hashes} if self.exact else {}
+        return Sketches(sizes > 0, columns, lists, sets.offsets if self.exact else None, None, sk.info)
 
     def banding(self) -> Banding:
         """The bands x rows (and matches needed) the index uses at this threshold."""
@@ -145,14 +134,20 @@ class MinHashMethod(Method):
             return Banding(self.bands, self.rows, self.min_shared or 1)
         return choose_banding(threshold, self.num_perm, self.min_shared or 1)
 
-    def candidate_pairs(self) -> tuple[np.ndarray, np.ndarray]:
-        return lsh.banded_candidates(self.signatures_, self.banding(), self.seed, self.sizes_ > 0)
+    def keys(self, sk: Sketches) -> tuple[np.ndarray, int]:
+        """The band keys of every row (rows without shingles get none: see :meth:`candidates`)."""
+        banding = self.banding()
+        sig = sk.columns["signatures"][:, : banding.bands * banding.rows]
+        return lsh.band_keys(sig, banding.bands, banding.rows, np.uint64(self.seed)), banding.min_shared
 
-    def score(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    def candidate_pairs(self, sk: Sketches) -> Candidates:
+        a, b = lsh.banded_candidates(sk.columns["signatures"], self.banding(), self.seed, sk.usable)
+        return Candidates(a, b)
+
+    def score(self, sk: Sketches, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         if self.exact:
-            out = exact_jaccard(self.sets_.hashes, self.sets_.offsets, a, b)
+            out = exact_jaccard(sk.lists["hashes"], sk.offsets, a, b)
         else:
-            out = pair_equal_share(self.signatures_, a, b)
-        empty = (self.sizes_[a] == 0) | (self.sizes_[b] == 0)
-        out[empty] = 0.0
+            out = pair_equal_share(sk.columns["signatures"], a, b)
+        out[~(sk.usable[a] & sk.usable[b])] = 0.0
         return out

@@ -35,7 +35,7 @@ from ..features.shingles import check_shingle_size, word_shingle_counts, word_sh
 from ..index.hamming import check_bits, hamming_pairs
 from ..sketch.simhash import SimHasher, max_distance, similarity
 from ..stats.df import DocumentFrequencies
-from .base import Method
+from .base import Candidates, Method, Sketches, sets_of
 
 WEIGHTINGS = ("idf", "tfidf", "uniform")
 
@@ -76,48 +76,43 @@ class SimHashMethod(Method):
         self.shingle_size = shingle_size
         self.weighting = weighting
         self.blocks = blocks
-        self._hasher = SimHasher(bits, seed)
-        self._df = DocumentFrequencies()
-        self._sets: list[HashedSets] = []
-        self._counts: list[np.ndarray] = []
 
-    def add(self, texts: Sequence[str]) -> np.ndarray:
+    def sketch(self, texts: Sequence[str]) -> Sketches:
+        """The batch's shingle sets (with counts for tf x idf) and its document frequencies."""
         if self.weighting == "tfidf":
             sets, counts = word_shingle_counts(texts, self.shingle_size)
-            self._counts.append(counts)
+            lists = {"hashes": sets.hashes, "counts": counts}
         else:
             sets, _ = word_shingles(texts, self.shingle_size)
-        self._df.update(sets)
-        self._sets.append(sets)
-        self.n_docs_ += len(texts)
-        return sets.sizes() > 0
+            lists = {"hashes": sets.hashes}
+        return Sketches(sets.sizes() > 0, {}, lists, sets.offsets, DocumentFrequencies.of(sets))
 
-    def finalize(self) -> None:
+    def finish(self, parts: Sequence[Sketches]) -> Sketches:
         """Weigh the features by the collection's IDF and fingerprint every document."""
-        sets = HashedSets.concat(self._sets)
+        sk = Sketches.concat(parts)
+        sets = sets_of(sk) if sk.offsets is not None else HashedSets.concat([])
         if self.weighting == "uniform":
             weights = np.ones(sets.hashes.shape[0], dtype=np.float64)
         else:
-            weights = self._df.idf(sets.hashes)
-            if self.weighting == "tfidf":
-                weights = weights * np.concatenate(self._counts) if self._counts else weights
-        self.fingerprints_ = self._hasher.sketch(sets, weights)
-        self.sizes_ = sets.sizes()
-        self._sets, self._counts = [], []
+            weights = DocumentFrequencies.merged([p.stats for p in parts]).idf(sets.hashes)
+            if self.weighting == "tfidf" and parts:
+                weights = weights * sk.lists["counts"]
+        fingerprints = SimHasher(self.bits, self.seed).sketch(sets, weights)
+        return Sketches(sets.sizes() > 0, {"fingerprints": fingerprints})
 
     def max_distance(self) -> int:
         """Hamming radius searched at the current threshold."""
         return max_distance(self.threshold, self.bits)
 
-    def candidate_pairs(self) -> tuple[np.ndarray, np.ndarray]:
-        """Every pair of usable documents within the Hamming radius (already verified)."""
-        usable = np.flatnonzero(self.sizes_ > 0)
+    def candidate_pairs(self, sk: Sketches) -> Candidates:
+        """Every pair of usable documents within the Hamming radius."""
+        usable = np.flatnonzero(sk.usable)
         k = self.max_distance()
         blocks = self.blocks if self.blocks is not None and self.blocks > k else None
-        a, b = hamming_pairs(self.fingerprints_[usable], k, blocks, self.seed)
-        return usable[a], usable[b]
+        a, b = hamming_pairs(sk.columns["fingerprints"][usable], k, blocks, self.seed)
+        return Candidates(usable[a], usable[b])
 
-    def score(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        out = similarity(self.fingerprints_, a, b)
-        out[(self.sizes_[a] == 0) | (self.sizes_[b] == 0)] = 0.0
+    def score(self, sk: Sketches, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        out = similarity(sk.columns["fingerprints"], a, b)
+        out[~(sk.usable[a] & sk.usable[b])] = 0.0
         return out

@@ -52,7 +52,7 @@ from ..features.spots import (
 )
 from ..text.stopwords import ENGLISH_STOPWORDS
 from ..index.inverted import InvertedIndex
-from .base import Method
+from .base import Candidates, Method, Sketches, sets_of
 
 
 def _words(spec: str, what: str) -> list[str]:
@@ -64,6 +64,8 @@ def _words(spec: str, what: str) -> list[str]:
 
 class SpotSigsMethod(Method):
     """Spot signatures, exact Jaccard, exact all pairs by length-partitioned inverted index."""
+
+    verifies = True
 
     name = "spotsigs"
     summary = "Jaccard of stopword-anchored spot signatures; exact join via inverted index (Theobald)."
@@ -113,44 +115,40 @@ class SpotSigsMethod(Method):
             self._stop = np.zeros(0, np.uint64)
         else:
             self._stop = word_hashes(_words(stopwords, "stopwords"))
-        self._sets: list[HashedSets] = []
-        self._tokens: list[TokenBatch] = []
 
-    def _spot_sets(self, tokens: TokenBatch) -> HashedSets:
-        sets, _ = spot_sets(
-            tokens, self._ante, self._stop, self.distance, self.chain, self.with_antecedent, self.seed
-        )
+    def _spot_sets(self, tokens: TokenBatch, antecedents: np.ndarray) -> HashedSets:
+        sets, _ = spot_sets(tokens, antecedents, self._stop, self.distance, self.chain, self.with_antecedent, self.seed)
         return sets
 
-    def add(self, texts: Sequence[str]) -> np.ndarray:
+    def sketch(self, texts: Sequence[str]) -> Sketches:
+        """The batch's signature sets; with ``top:N`` its tokens (signed at :meth:`finish`)."""
         tokens = TokenBatch.from_texts(texts)
-        self.n_docs_ += len(texts)
         if self._top:
-            self._tokens.append(tokens.compact())
-            return tokens.counts > 0
-        sets = self._spot_sets(tokens)
-        self._sets.append(sets)
-        return sets.sizes() > 0
+            tokens = tokens.compact()
+            offsets = np.zeros(tokens.counts.shape[0] + 1, np.int64)
+            np.cumsum(tokens.counts, out=offsets[1:])
+            return Sketches(tokens.counts > 0, {}, {"tokens": tokens.hashes}, offsets)
+        sets = self._spot_sets(tokens, self._ante)
+        return Sketches(sets.sizes() > 0, {}, {"hashes": sets.hashes}, sets.offsets)
 
-    def finalize(self) -> None:
+    def finish(self, parts: Sequence[Sketches]) -> Sketches:
         """Join the batches (with ``top:N``: pick the antecedents, then make the sets)."""
-        if self._top:
-            tokens = TokenBatch.concat(self._tokens)
-            self.antecedent_hashes_ = most_frequent_words(tokens, self._top)
-            self._ante = self.antecedent_hashes_
-            self.sets_ = self._spot_sets(tokens)
-        else:
-            self.sets_ = HashedSets.concat(self._sets)
-        self.sizes_ = self.sets_.sizes()
-        self._sets, self._tokens = [], []
-        self._index: InvertedIndex | None = None
+        sk = Sketches.concat(parts)
+        if not self._top:
+            if sk.offsets is None:  # no batch at all
+                sk.lists, sk.offsets = {"hashes": np.zeros(0, np.uint64)}, np.zeros(1, np.int64)
+            return sk
+        counts = sk.list_sizes()
+        tokens = TokenBatch(sk.lists.get("tokens", np.zeros(0, np.uint64)), sk.offsets[:-1] if sk.offsets is not None
+                            else np.zeros(0, np.int64), counts)
+        ante = most_frequent_words(tokens, self._top)
+        sets = self._spot_sets(tokens, ante)
+        info = {"antecedent_hashes": [int(h) for h in ante]}
+        return Sketches(sets.sizes() > 0, {}, {"hashes": sets.hashes}, sets.offsets, None, info)
 
-    def candidate_pairs(self) -> tuple[np.ndarray, np.ndarray]:
-        """Exactly the pairs with Jaccard at or above the threshold (already verified)."""
-        if self._index is None:
-            self._index = InvertedIndex(self.sets_)
-        a, b, _ = self._index.pairs(self.threshold, "jaccard")
-        return a, b
+    def candidate_pairs(self, sk: Sketches) -> Candidates:
+        """Exactly the pairs with Jaccard at or above the threshold, with their Jaccard."""
+        return Candidates(*InvertedIndex(sets_of(sk)).pairs(self.threshold, "jaccard"))
 
-    def score(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return exact_jaccard(self.sets_.hashes, self.sets_.offsets, a, b)
+    def score(self, sk: Sketches, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return exact_jaccard(sk.lists["hashes"], sk.offsets, a, b)

@@ -68,7 +68,7 @@ from ..index.banding import Banding, choose_banding
 from ..sketch.compare import pair_equal_share
 from ..sketch.icws import ICWSampler, weighted_jaccard
 from ..stats.build import COMMON_DF, CollectionStats, DocFeatures, check_stats_path, doc_features, load_stats
-from .base import Method
+from .base import Candidates, Method, Sketches, sets_of
 
 
 #: f of Table 4, applied to the document frequency of a phrase's first word (df >= 1).
@@ -183,68 +183,50 @@ class WeightedSamplingMethod(Method):
         self.supershingles = supershingles
         self.min_shared = min_shared
         self.exact = exact
-        self._sampler = ICWSampler(num_samples, seed)
-        self._stats: CollectionStats | None = None
-        self._cutoff: float | None = None
-        self._feats: list[DocFeatures] = []
-        self._sets: list[HashedSets] = []
-        self._weights: list[np.ndarray] = []
-        self._sigs: list[np.ndarray] = []
-        self._used: list[np.ndarray] = []
 
-    # -- statistics --------------------------------------------------------------------
     def _loaded_stats(self) -> CollectionStats:
-        if self._stats is None:
-            self._stats = load_stats(self.stats)
-            if self._stats.phrase_size != self.phrase_size:
-                raise UserError(
-                    f"{self.stats} counts {self._stats.phrase_size}-word phrases, "
-                    f"this method uses {self.phrase_size}"
-                )
-            self._cutoff = rare_cutoff(self._stats, self.rare, self.common_df)
-        return self._stats
+        stats = load_stats(self.stats)
+        if stats.phrase_size != self.phrase_size:
+            raise UserError(f"{self.stats} counts {stats.phrase_size}-word phrases, this method uses {self.phrase_size}")
+        return stats
 
-    def _sketch(self, feats: DocFeatures) -> None:
-        w = phrase_weights(feats, self._stats, self.weight, self.phrase_idf, self._cutoff)
-        sig, used = self._sampler.sketch(feats.phrases.hashes, feats.phrases.offsets, w)
-        self._sigs.append(sig)
-        self._used.append(used)
-        if self.exact:
-            self._sets.append(feats.phrases)
-            self._weights.append(w)
+    def _sampled(self, phrases: HashedSets, first: np.ndarray, stats: CollectionStats, usable: np.ndarray) -> Sketches:
+        """Weigh the phrases under ``stats`` and sample them."""
+        cutoff = rare_cutoff(stats, self.rare, self.common_df)
+        no_words = HashedSets(np.zeros(0, np.uint64), np.zeros(len(phrases) + 1, np.int64))
+        w = phrase_weights(DocFeatures(no_words, phrases, first), stats, self.weight, self.phrase_idf, cutoff)
+        sig, used = ICWSampler(self.num_samples, self.seed).sketch(phrases.hashes, phrases.offsets, w)
+        lists = {"hashes": phrases.hashes, "weights": w} if self.exact else {}
+        info = {"rare_cutoff": cutoff}
+        return Sketches(usable, {"signatures": sig, "sizes": used}, lists, phrases.offsets if self.exact else None,
+                        None, info)
 
-    # -- Method ------------------------------------------------------------------------
-    def add(self, texts: Sequence[str]) -> np.ndarray:
+    # -- stages ------------------------------------------------------------------------
+    def sketch(self, texts: Sequence[str]) -> Sketches:
+        """The batch's phrases (with their first words) and its statistics; with ``stats``
+        the samples at once (the statistics are fixed)."""
         feats = doc_features(texts, self.phrase_size)
+        usable = feats.phrases.sizes() > 0
         if self.stats is not None:
-            self._loaded_stats()
-            self._sketch(feats)
-        else:
-            if self._stats is None:
-                self._stats = CollectionStats(self.phrase_size)
-            self._stats.update(feats)
-            no_words = HashedSets(np.zeros(0, np.uint64), np.zeros(len(feats) + 1, np.int64))
-            self._feats.append(DocFeatures(no_words, feats.phrases, feats.first))
-        self.n_docs_ += len(texts)
-        return feats.phrases.sizes() > 0
+            return self._sampled(feats.phrases, feats.first, self._loaded_stats(), usable)
+        batch_stats = CollectionStats(self.phrase_size)
+        batch_stats.update(feats)
+        lists = {"hashes": feats.phrases.hashes, "first": feats.first}
+        return Sketches(usable, {}, lists, feats.phrases.offsets, batch_stats)
 
-    def finalize(self) -> None:
-        """Weigh and sample the kept documents (input statistics); join the batches."""
-        if self.stats is None:
-            feats, self._feats = self._feats, []
-            if self._stats is None:
-                self._stats = CollectionStats(self.phrase_size)
-            self._cutoff = rare_cutoff(self._stats, self.rare, self.common_df)
-            for f in feats:
-                self._sketch(f)
-        m = self.num_samples
-        self.signatures_ = np.concatenate(self._sigs) if self._sigs else np.zeros((0, m), np.uint32)
-        self.sizes_ = np.concatenate(self._used) if self._used else np.zeros(0, np.int64)
-        self.rare_cutoff_ = self._cutoff
-        if self.exact:
-            self.sets_ = HashedSets.concat(self._sets)
-            self.weights_ = np.concatenate(self._weights) if self._weights else np.zeros(0)
-        self._sigs, self._used, self._sets, self._weights = [], [], [], []
+    def finish(self, parts: Sequence[Sketches]) -> Sketches:
+        """Weigh and sample every document under the input's statistics (or join the sampled batches)."""
+        sk = Sketches.concat(parts)
+        if self.stats is not None:
+            if not parts:
+                return self._sampled(HashedSets.concat([]), np.zeros(0, np.uint64), self._loaded_stats(), sk.usable)
+            return sk
+        stats = CollectionStats(self.phrase_size)
+        for p in parts:
+            stats = stats.merge(p.stats)
+        if not parts:
+            return self._sampled(HashedSets.concat([]), np.zeros(0, np.uint64), stats, sk.usable)
+        return self._sampled(sets_of(sk), sk.lists["first"], stats, sk.usable)
 
     def banding(self) -> Banding:
         """Supershingles (groups of samples) and the matches a candidate needs."""
@@ -253,16 +235,21 @@ class WeightedSamplingMethod(Method):
             return Banding(self.supershingles, self.num_samples // self.supershingles, shared)
         return choose_banding(max(self.threshold, 1e-6), self.num_samples, shared, use_all=True)
 
-    def candidate_pairs(self) -> tuple[np.ndarray, np.ndarray]:
-        # documents without any weighted phrase (all samples EMPTY) never pair
-        return lsh.banded_candidates(self.signatures_, self.banding(), self.seed, self.sizes_ > 0)
+    def keys(self, sk: Sketches) -> tuple[np.ndarray, int]:
+        banding = self.banding()
+        sig = sk.columns["signatures"][:, : banding.bands * banding.rows]
+        return lsh.band_keys(sig, banding.bands, banding.rows, np.uint64(self.seed)), banding.min_shared
 
-    def score(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        a = np.asarray(a, dtype=np.int64)
-        b = np.asarray(b, dtype=np.int64)
+    def candidate_pairs(self, sk: Sketches) -> Candidates:
+        # documents without any weighted phrase (all samples EMPTY) never pair
+        return Candidates(*lsh.banded_candidates(sk.columns["signatures"], self.banding(), self.seed,
+                                                 sk.columns["sizes"] > 0))
+
+    def score(self, sk: Sketches, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         if self.exact:
-            out = weighted_jaccard(self.sets_.hashes, self.sets_.offsets, self.weights_, a, b)
+            out = weighted_jaccard(sk.lists["hashes"], sk.offsets, sk.lists["weights"], a, b)
         else:
-            out = pair_equal_share(self.signatures_, a, b)
-        out[(self.sizes_[a] == 0) | (self.sizes_[b] == 0)] = 0.0
+            out = pair_equal_share(sk.columns["signatures"], a, b)
+        sizes = sk.columns["sizes"]
+        out[(sizes[a] == 0) | (sizes[b] == 0)] = 0.0
         return out

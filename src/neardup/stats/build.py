@@ -28,6 +28,8 @@ ones when approximate), ``approximate``, ``heavy_df`` and the sketch's ``cms_*``
 
 from __future__ import annotations
 
+import functools
+
 import time
 import zipfile
 import zlib
@@ -192,6 +194,14 @@ class CollectionStats:
         est = self.sketch.query(keys)
         self._heavy.append(keys[est > self.heavy_df])
 
+    def merge(self, other: "CollectionStats") -> "CollectionStats":
+        """Exact counts over both collections, as a new object (statistics of batches merge)."""
+        if self.approximate or other.approximate:
+            raise ValueError("approximate statistics do not merge")
+        out = CollectionStats(self.phrase_size)
+        out.words, out.phrases = self.words.merge(other.words), self.phrases.merge(other.phrases)
+        return out
+
     def update_texts(self, texts: Sequence[str]) -> DocFeatures:
         """Count ``texts``; returns their features."""
         feats = doc_features(texts, self.phrase_size)
@@ -289,8 +299,9 @@ class CollectionStats:
         return out
 
 
+@functools.lru_cache(maxsize=4)
 def load_stats(path: str | Path) -> CollectionStats:
-    """The statistics in ``path`` (what a method's ``stats`` parameter names)."""
+    """The statistics in ``path`` (what a method's ``stats`` parameter names), read once per process."""
     return CollectionStats.load(path)
 
 

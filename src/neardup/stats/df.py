@@ -22,6 +22,18 @@ from ..features.sets import HashedSets
 from ..io.writers import atomic_file
 
 
+def _merged(keys: np.ndarray, counts: np.ndarray, keys2: np.ndarray, counts2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted unique keys of two sorted count tables, with their counts added."""
+    if not keys.shape[0] or not keys2.shape[0]:
+        return (keys, counts) if keys.shape[0] else (keys2, counts2.astype(np.int64))
+    keys = np.concatenate([keys, keys2])
+    counts = np.concatenate([counts, counts2])
+    order = np.argsort(keys, kind="stable")
+    keys, counts = keys[order], counts[order]
+    starts = np.r_[0, np.flatnonzero(np.diff(keys)) + 1]
+    return keys[starts], np.add.reduceat(counts, starts).astype(np.int64)
+
+
 class DocumentFrequencies:
     """Document frequency of each feature hash over ``n_docs`` documents."""
 
@@ -29,8 +41,15 @@ class DocumentFrequencies:
         self.n_docs = 0
         self.keys = np.zeros(0, dtype=np.uint64)
         self.counts = np.zeros(0, dtype=np.int64)
-        self._pending: list[np.ndarray] = []
+        self._pending: list[np.ndarray] = []  # hashes of documents counted since the last compact
         self._pending_size = 0
+
+    @classmethod
+    def of(cls, sets: HashedSets) -> "DocumentFrequencies":
+        """The document frequencies of one batch (cheap: counted when first asked)."""
+        out = cls()
+        out.update(sets)
+        return out
 
     def update(self, sets: HashedSets) -> None:
         """Count the features of a batch of documents (each set already unique)."""
@@ -40,19 +59,29 @@ class DocumentFrequencies:
         if self._pending_size > 1 << 24:
             self.compact()
 
+    def merge(self, other: "DocumentFrequencies") -> "DocumentFrequencies":
+        """Counts over both collections, as a new object (statistics of batches merge)."""
+        out = DocumentFrequencies()
+        out.n_docs = self.n_docs + other.n_docs
+        out.keys, out.counts = _merged(self.keys, self.counts, other.keys, other.counts)
+        out._pending = self._pending + other._pending
+        out._pending_size = self._pending_size + other._pending_size
+        return out
+
+    @classmethod
+    def merged(cls, parts: "list[DocumentFrequencies]") -> "DocumentFrequencies":
+        """The counts of all ``parts`` (none: an empty collection)."""
+        out = cls()
+        for p in parts:
+            out = out.merge(p)
+        return out
+
     def compact(self) -> None:
         """Merge the pending batches into the sorted ``keys`` / ``counts`` arrays."""
         if not self._pending:
             return
         keys, counts = np.unique(np.concatenate(self._pending), return_counts=True)
-        if self.keys.shape[0]:
-            keys = np.concatenate([self.keys, keys])
-            counts = np.concatenate([self.counts, counts])
-            order = np.argsort(keys, kind="stable")
-            keys, counts = keys[order], counts[order]
-            starts = np.r_[0, np.flatnonzero(np.diff(keys)) + 1]
-            keys, counts = keys[starts], np.add.reduceat(counts, starts)
-        self.keys, self.counts = keys, counts.astype(np.int64)
+        self.keys, self.counts = _merged(self.keys, self.counts, keys, counts.astype(np.int64))
         self._pending, self._pending_size = [], 0
 
     def df(self, hashes: np.ndarray) -> np.ndarray:
