@@ -11,6 +11,7 @@ method, so the methods (and their statistics) can use it without an import cycle
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Protocol
 
 from .extract import get_extractor
@@ -57,6 +58,43 @@ def documents(
                 yield item
                 continue
         stats.reject(item, strict)
+
+
+@dataclass
+class Batch:
+    """Consecutive documents of the input stage: their records and texts."""
+
+    records: list[Record] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    @property
+    def ids(self) -> list[str]:
+        return [r.id for r in self.records]
+
+    def where(self, i: int) -> tuple[str, int | None]:
+        """File and line of document ``i`` (to name it in a rejection)."""
+        return self.records[i].source, self.records[i].line
+
+
+def batches(
+    records: Iterable[Any], extract: str, stats: RunStats, strict: bool = False, fields: Fields = FIELDS,
+    batch_bytes: int | None = 4 << 20, batch_docs: int | None = None,
+) -> Iterator[Batch]:
+    """The documents of :func:`documents` in batches of about ``batch_bytes`` characters of
+    text, or of ``batch_docs`` documents: the one batcher of every job."""
+    batch, size = Batch(), 0
+    for record, text in documents(records, extract, stats, strict, fields):
+        batch.records.append(record)
+        batch.texts.append(text)
+        size += len(text)
+        if (batch_bytes is not None and size >= batch_bytes) or len(batch.texts) == batch_docs:
+            yield batch
+            batch, size = Batch(), 0
+    if batch.texts:
+        yield batch
 
 
 def _text_of(record: Record, extractor: Any, seen: set[str]) -> tuple[Record, str] | Rejection:

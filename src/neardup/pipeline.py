@@ -12,14 +12,14 @@ import time
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 
 from .cluster import CLUSTERINGS, clusters_from_pairs
 from .errors import UserError
 from .extract import DEFAULT_EXTRACTOR
-from .input_stage import documents, progress_bar
+from .input_stage import batches, progress_bar
 from .io.readers import FIELDS, Fields, Rejection
 from .job import RunStats, run_report
 from .methods import DEFAULT_METHOD, get_method
@@ -153,27 +153,6 @@ class Deduplicator:
         self.params = params
         get_method(method, **params)  # validate parameters now, not after reading
 
-    def _batches(
-        self, docs: Iterable[Any], stats: RunStats, where: list[tuple[str, int | None]]
-    ) -> Iterator[tuple[list[str], list[str]]]:
-        """Documents grouped into batches of about ``batch_bytes`` characters of text.
-
-        Appends each document's file and line to ``where`` (to name it if it has no words).
-        """
-        ids: list[str] = []
-        texts: list[str] = []
-        size = 0
-        for record, text in documents(docs, self.extract, stats, self.strict, self.fields):
-            ids.append(record.id)
-            where.append((record.source, record.line))
-            texts.append(text)
-            size += len(text)
-            if size >= self.batch_bytes:
-                yield ids, texts
-                ids, texts, size = [], [], 0
-        if ids:
-            yield ids, texts
-
     def run(self, docs: Iterable[Any]) -> DedupResult:
         """Detect near-duplicates among ``docs`` (see :func:`as_records` for accepted items)."""
         method = get_method(self.method_name, **self.params)
@@ -188,12 +167,13 @@ class Deduplicator:
         parts = []
         with ThreadPoolExecutor(max_workers=1) as worker:
             pending: deque[Future] = deque()
-            for batch_ids, batch_texts in self._batches(docs, stats, where):
+            for batch in batches(docs, self.extract, stats, self.strict, self.fields, self.batch_bytes):
                 if len(pending) > READ_AHEAD:
                     parts.append(pending.popleft().result())
-                pending.append(worker.submit(method.sketch, method.prepare(batch_texts)))
-                ids.extend(batch_ids)
-                bar.update(len(batch_ids))
+                pending.append(worker.submit(method.sketch, method.prepare(batch.texts)))
+                ids.extend(batch.ids)
+                where.extend(batch.where(i) for i in range(len(batch)))
+                bar.update(len(batch))
             while pending:
                 parts.append(pending.popleft().result())
         bar.close()

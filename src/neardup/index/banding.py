@@ -144,13 +144,18 @@ def _bucket_pairs(order, sorted_keys, n_docs):
     return out
 
 
+def signature_keys(signatures: np.ndarray, banding: Banding, seed: int) -> np.ndarray:
+    """``(n, bands)`` band keys of the rows of ``signatures`` (what a persistent index stores)."""
+    sig = signatures[:, : banding.bands * banding.rows]
+    return band_keys(sig, banding.bands, banding.rows, np.uint64(seed))
+
+
 def banded_candidates(
     signatures: np.ndarray, banding: Banding, seed: int, usable: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """Candidate pairs among the ``usable`` rows of ``signatures`` (indices into all rows)."""
     docs = np.flatnonzero(usable)
-    sig = signatures[docs, : banding.bands * banding.rows]
-    a, b = candidate_pairs(band_keys(sig, banding.bands, banding.rows, np.uint64(seed)), banding.min_shared)
+    a, b = candidate_pairs(signature_keys(signatures[docs], banding, seed), banding.min_shared)
     return docs[a], docs[b]
 
 

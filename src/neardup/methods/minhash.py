@@ -137,8 +137,7 @@ class MinHashMethod(Method):
     def keys(self, sk: Sketches) -> tuple[np.ndarray, int]:
         """The band keys of every row (rows without shingles get none: see :meth:`candidates`)."""
         banding = self.banding()
-        sig = sk.columns["signatures"][:, : banding.bands * banding.rows]
-        return lsh.band_keys(sig, banding.bands, banding.rows, np.uint64(self.seed)), banding.min_shared
+        return lsh.signature_keys(sk.columns["signatures"], banding, self.seed), banding.min_shared
 
     def candidate_pairs(self, sk: Sketches) -> Candidates:
         a, b = lsh.banded_candidates(sk.columns["signatures"], self.banding(), self.seed, sk.usable)

@@ -237,8 +237,7 @@ class WeightedSamplingMethod(Method):
 
     def keys(self, sk: Sketches) -> tuple[np.ndarray, int]:
         banding = self.banding()
-        sig = sk.columns["signatures"][:, : banding.bands * banding.rows]
-        return lsh.band_keys(sig, banding.bands, banding.rows, np.uint64(self.seed)), banding.min_shared
+        return lsh.signature_keys(sk.columns["signatures"], banding, self.seed), banding.min_shared
 
     def candidate_pairs(self, sk: Sketches) -> Candidates:
         # documents without any weighted phrase (all samples EMPTY) never pair

@@ -315,18 +315,10 @@ def text_batches(
     records: Iterable[Any], extract: str, run, strict: bool = False, batch_bytes: int = 4 << 20
 ) -> Iterator[list[str]]:
     """Texts of ``records`` through the input stage (counted in ``run``), in batches."""
-    from ..input_stage import documents
+    from ..input_stage import batches
 
-    texts: list[str] = []
-    size = 0
-    for _, text in documents(records, extract, run, strict):
-        texts.append(text)
-        size += len(text)
-        if size >= batch_bytes:
-            yield texts
-            texts, size = [], 0
-    if texts:
-        yield texts
+    for batch in batches(records, extract, run, strict, batch_bytes=batch_bytes):
+        yield batch.texts
 
 
 def build_stats(
