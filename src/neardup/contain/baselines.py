@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..features.sets import HashedSets
+from ..features.sets import HashedSets, ranked_within_documents
+from ..index.banding import candidate_pairs
 from ..index.hamming import hamming_pairs
 from ..index.inverted import InvertedIndex
 from ..sentences.tokens import set_fingerprints
@@ -52,46 +53,26 @@ def share_pairs(sets: HashedSets, share: float = SHARE) -> tuple[np.ndarray, np.
             np.concatenate([in_b[fwd], in_a[back]]))
 
 
-def _ranked(sets: HashedSets, idf: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each document's words by IDF, highest first (ties by hash): order, document, rank."""
-    doc = np.repeat(np.arange(len(sets)), sets.sizes())
-    order = np.lexsort((sets.hashes, -idf, doc))
-    d = doc[order]
-    rank = np.arange(d.shape[0]) - np.searchsorted(d, d, side="left")
-    return order, d, rank
-
-
 def _both_ways(a: np.ndarray, b: np.ndarray, score: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.concatenate([a, b]), np.concatenate([b, a]), np.concatenate([score, score])
 
 
 def imatch_pairs(sets: HashedSets, idf: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Directed pairs of documents with equal I-Match fingerprints (both directions, score 1)."""
-    order, d, rank = _ranked(sets, idf)
-    chosen = (rank >= SKIP_TOP) & (rank < SKIP_TOP + IMATCH_TERMS)
+    ranked, rank = ranked_within_documents(sets, idf)
     mask = np.zeros(sets.hashes.shape[0], dtype=bool)
-    mask[order[chosen]] = True
+    mask[ranked[(rank >= SKIP_TOP) & (rank < SKIP_TOP + IMATCH_TERMS)]] = True
     fp = set_fingerprints(sets.subset(mask))
-    docs = np.flatnonzero(fp)
-    by = docs[np.argsort(fp[docs], kind="stable")]
-    f = fp[by]
-    starts = np.flatnonzero(np.r_[True, f[1:] != f[:-1]])
-    sizes = np.diff(np.r_[starts, f.shape[0]])
-    a_parts, b_parts = [], []
-    for s, n in zip(starts[sizes > 1].tolist(), sizes[sizes > 1].tolist()):
-        i, j = np.triu_indices(n, k=1)
-        a_parts.append(by[s + i])
-        b_parts.append(by[s + j])
-    a = np.concatenate(a_parts) if a_parts else np.zeros(0, np.int64)
-    b = np.concatenate(b_parts) if b_parts else np.zeros(0, np.int64)
-    return _both_ways(a, b, np.ones(a.shape[0]))
+    docs = np.flatnonzero(fp)  # 0: no word left to fingerprint
+    a, b = candidate_pairs(fp[docs, None])
+    return _both_ways(docs[a], docs[b], np.ones(a.shape[0]))
 
 
 def simhash_pairs(sets: HashedSets, idf: np.ndarray, seed: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Directed pairs within Hamming distance 2 of 64-bit IDF SimHash (both directions)."""
-    order, d, rank = _ranked(sets, idf)
+    ranked, rank = ranked_within_documents(sets, idf)
     keep = np.zeros(sets.hashes.shape[0], dtype=bool)
-    keep[order[rank >= SKIP_TOP]] = True
+    keep[ranked[rank >= SKIP_TOP]] = True
     sub = sets.subset(keep)
     fp = SimHasher(64, seed).sketch(sub, idf[keep])
     has = np.flatnonzero(sub.sizes() > 0)

@@ -125,6 +125,20 @@ def exact_jaccard(hashes, offsets, a, b):
     return out
 
 
+def ranked_within_documents(sets: HashedSets, weights: np.ndarray, keep: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Each document's features (those where ``keep`` is true) by ``weights``, highest first,
+    ties by hash: positions into ``sets.hashes`` in that order, and each one's rank in its document.
+
+    What I-Match's CoDet selection and CoDet's baselines rank by (IDF).
+    """
+    idx = np.arange(sets.hashes.shape[0]) if keep is None else np.flatnonzero(keep)
+    doc = np.repeat(np.arange(len(sets)), sets.sizes())[idx]
+    order = np.lexsort((sets.hashes[idx], -weights[idx], doc))
+    d = doc[order]
+    rank = np.arange(d.shape[0]) - np.searchsorted(d, d, side="left")
+    return idx[order], rank
+
+
 def document_frequencies(sets: HashedSets) -> tuple[np.ndarray, np.ndarray]:
     """Distinct feature hashes and the number of documents each occurs in."""
     return np.unique(sets.hashes, return_counts=True)

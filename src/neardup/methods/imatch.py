@@ -49,7 +49,7 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import UserError
-from ..features.sets import HashedSets
+from ..features.sets import HashedSets, ranked_within_documents
 from ..features.shingles import word_shingles
 from ..index import banding as lsh
 from ..stats.build import check_stats_path
@@ -213,14 +213,10 @@ class IMatchMethod(Method):
     def _codet(self, sets: HashedSets, idf: np.ndarray, keep: np.ndarray) -> np.ndarray:
         """CoDet's choice: per document, the kept words ranked ``skip_top + 1 ..
         skip_top + top_terms`` by IDF (ties by hash)."""
-        idx = np.flatnonzero(keep)
-        doc = np.repeat(np.arange(len(sets)), sets.sizes())[idx]
-        order = np.lexsort((sets.hashes[idx], -idf[idx], doc))
-        d = doc[order]
-        rank = np.arange(d.shape[0]) - np.searchsorted(d, d, side="left")
+        ranked, rank = ranked_within_documents(sets, idf, keep)
         chosen = (rank >= self.skip_top) & (rank < self.skip_top + self.top_terms)
         out = np.zeros(keep.shape, dtype=bool)
-        out[idx[order][chosen]] = True
+        out[ranked[chosen]] = True
         return out
 
     def signatures(self, sets: HashedSets, df: DocumentFrequencies) -> tuple[np.ndarray, np.ndarray]:
