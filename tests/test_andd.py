@@ -12,6 +12,7 @@ from neardup.learn.training import (
     build_problem, fit, loss_and_grad, pair_similarities,
 )
 from neardup.methods.andd import ANDDMethod, bits_to_cosine, cosine_radius, jaccard_banding
+from neardup.methods.base import Collection
 from neardup.sketch.icws import weighted_jaccard
 
 EXACT = {"cosine": sparse_cosine, "jaccard": weighted_jaccard}
@@ -239,14 +240,14 @@ def test_fit_learns_the_separating_feature(similarity):
     long_w, short_w = v[st.length == 10].mean(), v[st.length == 3].mean()
     assert long_w > 5 * short_w
     # and near-duplicates now score far above non-duplicates
-    m = ANDDMethod.from_model(model, threshold=0.5, raw=True)
+    m = Collection(ANDDMethod.from_model(model, threshold=0.5, raw=True))
     m.add(texts)
     m.finalize()
     i, j = np.triu_indices(len(texts), 1)
     s = m.score(i, j)
     same = cluster[i] == cluster[j]
     assert s[same].min() > s[~same].max()
-    base = ANDDMethod(threshold=0.5, raw=True, model="tfidf", similarity=similarity)
+    base = Collection(ANDDMethod(threshold=0.5, raw=True, model="tfidf", similarity=similarity))
     base.add(texts)
     base.finalize()
     sb = base.score(i, j)
@@ -316,14 +317,16 @@ def test_fit_hook_trains_the_method_and_uses_the_model():
     texts, cluster = _length_separates()
     m = ANDDMethod(threshold=0.5, similarity="jaccard", shingle_size=1, raw=True, seed=3)
     assert m.learns
-    m.fit(texts[:30], cluster[:30])  # five of the ten clusters
+    assert m.fit(texts[:30], cluster[:30]) is m  # five of the ten clusters
     want = fit(texts[:30], cluster[:30], k=1, similarity="jaccard", seed=3)
     np.testing.assert_array_equal(m.weighting().weights, want.weights)
+    np.testing.assert_array_equal(m.model_.weights, want.weights)
     assert want.info["objective"] == "f1" and want.form == "exp"  # neardup's objective by default
-    m.add(texts[30:])
-    m.finalize()
+    c = Collection(m)
+    c.add(texts[30:])
+    c.finalize()
     i, j = np.triu_indices(30, 1)
-    s = m.score(i, j)
+    s = c.score(i, j)
     same = cluster[30:][i] == cluster[30:][j]
     assert s[same].min() > s[~same].max()  # learned on the other clusters
     with pytest.raises(ValueError, match="near-duplicate"):
@@ -379,13 +382,13 @@ def test_cosine_radius_and_mapping():
 
 def test_icws_estimate_matches_the_exact_weighted_jaccard():
     texts, _ = _clustered(4)
-    m = ANDDMethod(model="tfidf", similarity="jaccard", num_samples=80)
+    m = Collection(ANDDMethod(model="tfidf", similarity="jaccard", num_samples=80))
     m.add(texts)
-    m.finalize()
-    assert m.signatures_.shape == (len(texts), 80)
+    sk = m.finalize()
+    assert sk.columns["signatures"].shape == (len(texts), 80)
     i, j = np.triu_indices(len(texts), 1)
-    est = m.score(i, j)
-    exact = weighted_jaccard(m.sets_.hashes, m.sets_.offsets, m.weights_, i, j)
+    est = m.method.clone(raw=False).score(sk, i, j)  # the ICWS estimate (raw, the default, scores exactly)
+    exact = weighted_jaccard(sk.lists["hashes"], sk.offsets, sk.lists["weights"], i, j)
     assert exact.max() > 0.7 and exact.min() < 0.05
     # each estimate is a Binomial(80, J) share, independent enough across pairs of distinct documents
     sd = np.sqrt(exact * (1 - exact) / 80)
@@ -409,7 +412,7 @@ def test_method_finds_planted_near_duplicates(raw, similarity):
         planted.append((src, len(docs) - 1))
     docs.append("")
     # the mechanics, on TF-IDF weights
-    m = ANDDMethod(threshold=0.8, raw=raw, model="tfidf", similarity=similarity)
+    m = Collection(ANDDMethod(threshold=0.8, raw=raw, model="tfidf", similarity=similarity))
     usable = m.add(docs[:100])
     assert usable.all()
     assert not m.add(docs[100:])[-1]
@@ -468,31 +471,44 @@ def test_shipped_default_models_load_with_their_thresholds(k):
     shipped = m.weighting()
     assert (shipped.k, shipped.similarity, shipped.form) == (k, "cosine", "exp")
     assert shipped.info["objective"] == "f1" and np.any(shipped.weights != 0)
-    assert 0.05 < m.threshold == shipped.info["threshold"] < 0.9
-    assert m.get_params()["threshold"] == m.threshold
+    assert 0.05 < m.decision_threshold() == shipped.info["threshold"] < 0.9
+    assert m.threshold is None  # the parameter stays as given: the model decides
+    assert ANDDMethod(**m.get_params()).decision_threshold() == m.decision_threshold()  # reproduced by the params
     given = ANDDMethod(shingle_size=k, threshold=0.7)
     given.weighting()
-    assert given.threshold == 0.7  # a threshold given is kept
+    assert given.threshold == given.decision_threshold() == 0.7  # a threshold given is kept
     with pytest.raises(ValueError, match="shipped ANDD models are for k = 1 and cosine, k = 3 and cosine"):
         ANDDMethod(shingle_size=2).weighting()
+
+
+def test_a_run_records_the_threshold_it_applied():
+    """With no threshold given, a run's recorded parameters (summary.json, eval reports) show the
+    model's threshold the run applied, not ``None`` (what ``get_params()["threshold"]`` used to show)."""
+    import neardup
+
+    docs = _random_docs(20, 120, vocab=20000, seed=12)
+    result = neardup.Deduplicator(method="andd").run([(f"d{n}", t) for n, t in enumerate(docs)])
+    assert result.params["threshold"] == ANDDMethod().decision_threshold() == ANDDMethod().weighting().info["threshold"]
 
 
 def test_a_model_without_a_learned_threshold_gets_the_fallback(tmp_path):
     m = ANDDMethod(model="binary")
     m.weighting()
-    assert m.threshold == 0.5
+    assert m.decision_threshold() == 0.5
     texts, cluster = _clustered(0)
     learned = ANDDMethod(raw=True)
     learned.fit(texts, cluster)  # a model fit in place brings its own threshold
-    learned.add(texts)
-    learned.finalize()
-    assert learned.threshold == learned.weighting().info["threshold"]
+    c = Collection(learned)
+    c.add(texts)
+    c.finalize()
+    assert learned.decision_threshold() == learned.weighting().info["threshold"]
+    assert learned.weighting() is learned.model_
 
 
 def test_only_the_default_model_learns_and_binary_is_set_cosine(tmp_path):
     texts = ["a b c d e f", "a b c d x y z", "q r s"]
-    m = ANDDMethod(model="binary", raw=True)
-    assert not m.learns and ANDDMethod(model="default").learns and not ANDDMethod(model="tfidf").learns
+    m = Collection(ANDDMethod(model="binary", raw=True))
+    assert not m.method.learns and ANDDMethod(model="default").learns and not ANDDMethod(model="tfidf").learns
     ANDDModel.fixed("tfidf").save(tmp_path / "m.json")
     assert not ANDDMethod(model=str(tmp_path / "m.json")).learns  # a user's model is evaluated as given
     m.add(texts)

@@ -7,12 +7,13 @@ from neardup import Deduplicator
 from neardup.features.sets import HashedSets
 from neardup.index.inverted import set_similarity, similar_pairs
 from neardup.methods import get_method
+from neardup.methods.base import Collection
 
 TEN = "one two three four five six seven eight nine ten"
 
 
 def scored(texts, **params):
-    m = get_method("ffp", **params)
+    m = Collection(get_method("ffp", **params))
     m.add(texts)
     m.finalize()
     i, j = np.triu_indices(len(texts), 1)

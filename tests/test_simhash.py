@@ -7,6 +7,7 @@ from neardup import Deduplicator
 from neardup.features.sets import HashedSets
 from neardup.index.hamming import block_masks, choose_blocks, hamming_distances, hamming_pairs, popcount64
 from neardup.methods import get_method
+from neardup.methods.base import Collection
 from neardup.sketch.simhash import SimHasher, max_distance, similarity
 
 
@@ -52,7 +53,7 @@ def test_single_feature_fingerprint_is_its_bits_and_weights_vote():
 def test_near_identical_texts_are_close_and_different_texts_far(articles):
     texts = [a["text"] for a in articles]
     edited = [texts[0].replace("bridge", "span", 1), texts[0] + " Reporting by staff."]
-    m = get_method("simhash", bits=384, weighting="uniform")
+    m = Collection(get_method("simhash", bits=384, weighting="uniform"))
     m.add(texts + edited)
     m.finalize()
     n = len(texts)
@@ -112,10 +113,9 @@ def test_fingerprints_deterministic_per_seed(articles):
     texts = [a["text"] for a in articles]
     fps = []
     for seed in (1, 1, 2):
-        m = get_method("simhash", seed=seed, bits=384)
+        m = Collection(get_method("simhash", seed=seed, bits=384))
         m.add(texts)
-        m.finalize()
-        fps.append(m.fingerprints_)
+        fps.append(m.finalize().columns["fingerprints"])
     assert fps[0].shape == (len(texts), 6)
     assert np.array_equal(fps[0], fps[1]) and not np.array_equal(fps[0], fps[2])
 
@@ -141,7 +141,7 @@ def test_default_threshold_is_mankus_three_bits(corpus):
 def test_candidates_are_the_pairs_above_threshold_and_empty_docs_score_zero(articles):
     texts = [a["text"] for a in articles] + ["", "!!!"]
     texts += [t.replace("the", "a", 2) for t in texts[:8]]
-    m = get_method("simhash", threshold=0.7, bits=128)
+    m = Collection(get_method("simhash", threshold=0.7, bits=128))
     m.add(texts)
     m.finalize()
     i, j = np.triu_indices(len(texts), 1)

@@ -11,6 +11,7 @@ from neardup.features.spots import (
 from neardup.hashing import hash_str
 from neardup.index.inverted import similar_pairs
 from neardup.methods import get_method
+from neardup.methods.base import Collection
 
 from conftest import shared_data
 
@@ -109,7 +110,7 @@ def test_exact_join_equals_brute_force(tau):
 def test_method_candidates_are_exactly_the_pairs_above_threshold(articles):
     texts = [a["text"] for a in articles]
     texts += [t[: len(t) // 2] for t in texts] + [t + " " + t[:200] for t in texts]
-    m = get_method("spotsigs", threshold=0.3)
+    m = Collection(get_method("spotsigs", threshold=0.3))
     m.add(texts[:10])
     m.add(texts[10:])
     m.finalize()
@@ -139,17 +140,17 @@ def test_top_n_antecedents_and_options(corpus):
     docs, truth = corpus
     result = Deduplicator(method="spotsigs", threshold=0.5, antecedents="top:5").run(docs)
     assert {(p.a, p.b) for p in result.pairs} == truth
-    m = get_method("spotsigs", antecedents="top:2", stopwords="none")
+    m = Collection(get_method("spotsigs", antecedents="top:2", stopwords="none"))
     m.add(["b a a c", "a b d a"])
-    m.finalize()
-    assert sorted(m.antecedent_hashes_.tolist()) == sorted([hash_str("a"), hash_str("b")])
+    sk = m.finalize()
+    assert sorted(sk.info["antecedent_hashes"]) == sorted([hash_str("a"), hash_str("b")])
     for bad in [{"antecedents": "top:x"}, {"antecedents": " , "}, {"distance": 0}, {"chain": 0}]:
         with pytest.raises(ValueError):
             get_method("spotsigs", **bad)
 
 
 def test_documents_without_signatures_are_unusable_and_score_zero():
-    m = get_method("spotsigs")
+    m = Collection(get_method("spotsigs"))
     usable = m.add(["no antecedent words here at all", "no antecedent words here at all", "the cat sat on mats"])
     m.finalize()
     assert usable.tolist() == [False, False, True]

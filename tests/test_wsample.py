@@ -7,6 +7,7 @@ from neardup import Deduplicator
 from neardup.features.sets import HashedSets
 from neardup.features.shingles import word_shingles
 from neardup.methods import get_method
+from neardup.methods.base import Collection
 from neardup.methods.wsample import WEIGHT_FUNCTIONS, phrase_weights, rare_cutoff
 from neardup.sketch.icws import weighted_jaccard
 from neardup.stats.build import CollectionStats, DocFeatures, doc_features
@@ -15,7 +16,7 @@ from conftest import shared_data
 
 
 def run(texts, **params):
-    m = get_method("wsample", **params)
+    m = Collection(get_method("wsample", **params))
     for lo in range(0, len(texts), 7):
         m.add(texts[lo : lo + 7])
     m.finalize()
@@ -88,7 +89,7 @@ def test_boilerplate_phrases_above_the_cutoff_do_not_count():
     m = run(docs, rare=0, common_df=42, exact=True)
     # the boilerplate is in 61 documents: common, weight 0; pairs sharing only it score 0
     assert m.score(np.array([0, 0]), np.array([1, 61])).tolist() == [0.0, 0.0]
-    assert m.sizes_[61] == 0  # nothing of positive weight left
+    assert m.sketches_.columns["sizes"][61] == 0  # nothing of positive weight left
     a, b = m.candidate_pairs()
     assert not np.isin(61, a) and not np.isin(61, b)
     m = run(docs, rare=100, common_df=42, exact=True)
@@ -117,9 +118,9 @@ def test_estimate_matches_exact_weighted_jaccard_and_identical_documents_score_o
 
 def test_deterministic_per_seed_and_parameters_checked(articles):
     texts = [a["text"] for a in articles]
-    one, two, other = run(texts), run(texts), run(texts, seed=2)
-    assert np.array_equal(one.signatures_, two.signatures_)
-    assert not np.array_equal(one.signatures_, other.signatures_)
+    one, two, other = (run(texts, **seed).sketches_.columns["signatures"] for seed in ({}, {}, {"seed": 2}))
+    assert np.array_equal(one, two)
+    assert not np.array_equal(one, other)
     for bad in [dict(weight="cubic"), dict(phrase_idf="x"), dict(rare=120), dict(phrase_size=0),
                 dict(supershingles=999), dict(stats="/no/such.npz")]:
         with pytest.raises(ValueError):
@@ -133,7 +134,7 @@ def test_statistics_file_equals_counting_the_input(tmp_path, articles):
     stats.save(tmp_path / "s.npz")
     own = run(texts)
     from_file = run(texts, stats=str(tmp_path / "s.npz"))
-    assert np.array_equal(own.signatures_, from_file.signatures_)
+    assert np.array_equal(own.sketches_.columns["signatures"], from_file.sketches_.columns["signatures"])
     with pytest.raises(ValueError, match="counts 7-word phrases"):
         run(texts, stats=str(tmp_path / "s.npz"), phrase_size=5)
     approx = CollectionStats(7, approximate=True, width=1 << 16)
@@ -141,7 +142,7 @@ def test_statistics_file_equals_counting_the_input(tmp_path, articles):
     approx.save(tmp_path / "a.npz")
     close = run(texts, stats=str(tmp_path / "a.npz"))
     # on this tiny corpus the sketch counts exactly, so the samples are the same
-    assert np.mean(close.signatures_ == own.signatures_) > 0.99
+    assert np.mean(close.sketches_.columns["signatures"] == own.sketches_.columns["signatures"]) > 0.99
 
 
 @pytest.mark.parametrize("weight", ["df2", "uniform", "ln_df", "idf"])

@@ -193,6 +193,6 @@ class Deduplicator:
         groups = clusters_from_pairs(len(ids), a, b, scores, self.cluster)
         stats.timed("cluster", t)
         stats.kept = int(good.sum())
-        params = {"method": self.method_name, "extract": self.extract, "cluster": self.cluster, **method.get_params(),
+        params = {"method": self.method_name, "extract": self.extract, "cluster": self.cluster, **method.applied_params(),
                   **sk.info}
         return DedupResult(ids, a, b, scores, groups, good, int(hit.shape[0]), stats, params)

@@ -268,7 +268,7 @@ def half_splits(cluster: np.ndarray, splits: int, seed: int) -> list[np.ndarray]
 def _header(scored: Scored, name: str) -> dict[str, Any]:
     return {
         "method": name,
-        "params": scored.method.method.get_params() if scored.method else {},
+        "params": scored.method.method.applied_params() if scored.method else {},
         "dataset": scored.data.name,
         "documents": len(scored.data.ids),
         "rejected": scored.data.stats.counts()["rejected"],

@@ -98,7 +98,9 @@ class Sketches:
 
 
 def sets_of(sk: Sketches, name: str = "hashes") -> HashedSets:
-    """The per-document feature sets kept in ``sk.lists[name]``."""
+    """The per-document feature sets kept in ``sk.lists[name]`` (none: sketches of no batch)."""
+    if sk.offsets is None:
+        return HashedSets(np.zeros(0, np.uint64), np.zeros(len(sk) + 1, np.int64))
     return HashedSets(sk.lists[name], sk.offsets)
 
 
@@ -145,6 +147,10 @@ class Method(ABC):
     def get_params(self) -> dict[str, Any]:
         """The parameters this method was built with (JSON-serializable)."""
         return {p.name: getattr(self, p.name) for p in method_params(type(self))}
+
+    def applied_params(self) -> dict[str, Any]:
+        """:meth:`get_params` with the threshold actually applied (what a run report records)."""
+        return {**self.get_params(), "threshold": self.decision_threshold()}
 
     def clone(self, **changes: Any) -> "Method":
         """A new method with the same parameters (and ``changes``), without learned state."""

@@ -31,7 +31,7 @@ from ..index.banding import Banding, choose_banding
 from ..sketch.compare import pair_equal_share
 from ..sketch.minhash import MinHasher
 from ..text.tokenize import encode_batch
-from .base import Candidates, Method, Sketches
+from .base import Candidates, Method, Sketches, sets_of
 
 class MinHashMethod(Method):
     """Word k-shingles, MinHash signatures, banded candidates, estimated-Jaccard verify."""
@@ -145,7 +145,8 @@ class MinHashMethod(Method):
 
     def score(self, sk: Sketches, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         if self.exact:
-            out = exact_jaccard(sk.lists["hashes"], sk.offsets, a, b)
+            sets = sets_of(sk)
+            out = exact_jaccard(sets.hashes, sets.offsets, a, b)
         else:
             out = pair_equal_share(sk.columns["signatures"], a, b)
         out[~(sk.usable[a] & sk.usable[b])] = 0.0
