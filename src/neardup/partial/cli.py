@@ -14,24 +14,12 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Add ``partial`` to ``subparsers`` (from ``ArgumentParser.add_subparsers``)."""
     from ..cli_options import add_job_options
 
-    p = subparsers.add_parser("partial", help="find copied runs of sentences between documents, located (PDC)")
+    p = subparsers.add_parser("partial", help="find copied passages between documents, located (seed-and-extend; PDC)")
     add_job_options(p, "partials")
-    p.add_argument("--method", choices=("pdc", "align"), default="pdc",
-                   help="pdc: the paper's runs of duplicate sentences; align: seed-and-extend passages that "
-                        "survive copy-editing, 1-2 sentences long too (pdc)")
-    g = p.add_argument_group("align (seed-and-extend)")
-    defaults = AlignParams()
-    g.add_argument("--seed-words", type=int, default=defaults.n, help=f"words per seed ({defaults.n})")
-    g.add_argument("--max-df", type=int, default=defaults.max_df,
-                   help=f"a seed in more documents is boilerplate, not a seed ({defaults.max_df})")
-    g.add_argument("--min-seeds", type=int, default=defaults.min_seeds,
-                   help=f"distinct shared seeds a document pair needs ({defaults.min_seeds})")
-    g.add_argument("--word-gap", type=int, default=defaults.gap,
-                   help=f"words a passage may skip between two seeds ({defaults.gap})")
-    g.add_argument("--min-words", type=int, default=defaults.min_words,
-                   help=f"shortest passage, words on both sides ({defaults.min_words})")
-    g.add_argument("--min-density", type=float, default=defaults.min_density,
-                   help=f"matched words / passage words ({defaults.min_density})")
+    p.add_argument("--method", choices=("align", "pdc"), default="align",
+                   help="align: seed-and-extend passages that survive copy-editing, 1-2 sentences long too; "
+                        "pdc: the paper's runs of duplicate sentences (align)")
+    add_align_options(p)
     g = p.add_argument_group("pdc: sentence duplicates")
     g.add_argument("--signature", choices=SIGNATURES, default="shingles", help="sentence signatures (shingles)")
     g.add_argument("--shingle-size", type=int, default=4, help="words per shingle (4)")
@@ -48,15 +36,37 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     return p
 
 
+def add_align_options(p: argparse.ArgumentParser) -> None:
+    """The aligner's knobs (:class:`~.align.AlignParams`) as an option group; ``partial`` and
+    ``contain --method align`` share it."""
+    g = p.add_argument_group("align (seed-and-extend)")
+    defaults = AlignParams()
+    g.add_argument("--seed-words", type=int, default=defaults.n, help=f"words per seed ({defaults.n})")
+    g.add_argument("--max-df", type=int, default=defaults.max_df,
+                   help=f"a seed in more documents is boilerplate, not a seed ({defaults.max_df})")
+    g.add_argument("--min-seeds", type=int, default=defaults.min_seeds,
+                   help=f"seed matches a document pair needs ({defaults.min_seeds})")
+    g.add_argument("--word-gap", type=int, default=defaults.gap,
+                   help=f"words a passage may skip between two seeds ({defaults.gap})")
+    g.add_argument("--min-words", type=int, default=defaults.min_words,
+                   help=f"shortest passage, words on both sides ({defaults.min_words})")
+    g.add_argument("--min-density", type=float, default=defaults.min_density,
+                   help=f"matched words / passage words ({defaults.min_density})")
+
+
+def align_params(args: argparse.Namespace) -> AlignParams:
+    """:class:`~.align.AlignParams` from the options of :func:`add_align_options`."""
+    return AlignParams(args.seed_words, args.max_df, args.min_seeds, args.word_gap, args.min_words, args.min_density)
+
+
 def run_command(args: argparse.Namespace) -> int:
     from ..cli_options import input_fields
     from .run import align_files, partial_files
 
     if args.method == "align":
-        params = AlignParams(args.seed_words, args.max_df, args.min_seeds, args.word_gap, args.min_words,
-                             args.min_density)
         summary = align_files(args.inputs, args.output, prefer_html=args.html, fields=input_fields(args),
-                              fmt=args.format, extract=args.extract, strict=args.strict, params=params)
+                              fmt=args.format, extract=args.extract, strict=args.strict, params=align_params(args),
+                              truth=args.truth, progress=not args.quiet and sys.stderr.isatty())
         if not args.quiet:
             print_summary(summary, args.output, "pairs", summary.get("pairs", 0))
         return 0
