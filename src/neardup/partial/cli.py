@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from ..contain.cli import print_summary
-from .align import AlignParams
+from .align import DEFAULT_ALIGN, AlignParams
 from .signatures import SIGNATURES
 
 
@@ -36,11 +36,10 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     return p
 
 
-def add_align_options(p: argparse.ArgumentParser) -> None:
-    """The aligner's knobs (:class:`~.align.AlignParams`) as an option group; ``partial`` and
-    ``contain --method align`` share it."""
+def add_align_options(p: argparse.ArgumentParser, defaults: AlignParams = DEFAULT_ALIGN) -> None:
+    """The aligner's knobs (:class:`~.align.AlignParams`, at ``defaults``) as an option group;
+    ``partial`` and ``contain --method align`` share it."""
     g = p.add_argument_group("align (seed-and-extend)")
-    defaults = AlignParams()
     g.add_argument("--seed-words", type=int, default=defaults.n, help=f"words per seed ({defaults.n})")
     g.add_argument("--max-df", type=int, default=defaults.max_df,
                    help=f"a seed in more documents is boilerplate, not a seed ({defaults.max_df})")
