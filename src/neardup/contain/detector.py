@@ -70,6 +70,7 @@ CONTAIN_ALIGN = AlignParams(max_df=1000)
 #: and the least share of its words inside them (most of it; a guard for short documents).
 DEFAULT_MAX_NEW, DEFAULT_COVERAGE = DEFAULT_ALIGN.gap, 0.5
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+_HAS_WORD = re.compile(r"\w")
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd])\s*$")
 
 
@@ -382,18 +383,17 @@ class ContainmentDetector:
         aligner = Aligner(self.align)
         ids: list[str] = []
         times: list[float] = []
-        batch: list[str] = []
-        for record, text, when in self._timed(docs):
-            ids.append(record.id)
-            times.append(when)
-            batch.append(text)
-            if len(batch) == self.batch_docs:
-                aligner.add(batch)
-                bar.update(len(batch))
-                batch = []
-        if batch:
-            aligner.add(batch)
-            bar.update(len(batch))
+
+        def texts() -> Iterator[str]:
+            for record, text, when in self._timed(docs):
+                if not _HAS_WORD.search(text):  # as CoDet does: nothing to contain or be contained
+                    self.run_stats.reject(Rejection(record.source, record.line, "no words", record.id), self.strict)
+                    continue
+                ids.append(record.id)
+                times.append(when)
+                yield text
+
+        aligner.add_all(texts(), self.batch_docs, bar)
         self.counts["documents"] = len(ids)
         t = self.run_stats.timed("read", t)
         when = np.array(times, np.float64)

@@ -16,9 +16,10 @@ key/value arrays (:mod:`.seeds` holds the kernels of each stage):
    a re-broken or merged sentence does not break a passage; a skipped or reordered
    sentence starts a new one); passages close in both documents are merged (one copy is
    one passage, granularity 1);
-4. **validation** -- a passage needs ``min_words`` words on both sides and a density of
-   matched words of at least ``min_density`` on the shorter side, so same-topic sentences
-   that share a few phrases do not pair.
+4. **validation** -- a passage needs ``min_words`` matched words (words inside its
+   seeds; so at least as many on both sides) and a density of matched words of at least
+   ``min_density`` on the shorter side, so same-topic sentences that share a few phrases
+   ("said on condition of anonymity", "death toll ... across the Gulf Coast") do not pair.
 
 Passage ends come from the matched words, not from sentence edges; offsets are
 characters of the texts given.  Every loop over words, seeds or pairs is compiled.
@@ -39,7 +40,7 @@ from __future__ import annotations
 import os
 import tempfile
 from dataclasses import dataclass
-from typing import Iterable, Iterator, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -57,7 +58,7 @@ class AlignParams:
     max_df: int = 50  # a seed in more documents than this is boilerplate
     min_seeds: int = 3  # seed matches a document pair needs
     gap: int = 20  # words a passage may skip on either side between two seeds
-    min_words: int = 12  # shortest passage, on both sides
+    min_words: int = 12  # fewest matched words of a passage (words inside its seeds)
     min_density: float = 0.3  # matched words / passage words, on the shorter side
 
     def check(self) -> None:
@@ -191,6 +192,21 @@ class Aligner:
         self._words.append(counts)
         self.documents += len(texts)
 
+    def add_all(self, texts: Iterable[str], batch_docs: int = 1000, bar: Any = None) -> None:
+        """:meth:`add` every text of a stream, ``batch_docs`` at a time (``bar``: a progress bar)."""
+        batch: list[str] = []
+        for text in texts:
+            batch.append(text)
+            if len(batch) == batch_docs:
+                self.add(batch)
+                batch = []
+                if bar is not None:
+                    bar.update(batch_docs)
+        if batch:
+            self.add(batch)
+            if bar is not None:
+                bar.update(len(batch))
+
     def _shared(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Stage 1's reduce: seeds of 2..max_df documents, grouped by key (``doc``, ``pos``, group starts)."""
         docs, poss, groups, at = [], [], [], 0
@@ -257,14 +273,7 @@ def align_texts(texts: Iterable[str], params: AlignParams = DEFAULT_ALIGN, batch
                 **engine: float) -> Iterator[AlignedPair]:
     """Every pair of ``texts`` that shares a copied passage (streamed in batches of ``batch_docs``)."""
     al = Aligner(params, **engine)
-    batch: list[str] = []
-    for t in texts:
-        batch.append(t)
-        if len(batch) == batch_docs:
-            al.add(batch)
-            batch = []
-    if batch:
-        al.add(batch)
+    al.add_all(texts, batch_docs)
     try:
         yield from al.pairs()
     finally:

@@ -21,16 +21,16 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
                         "pdc: the paper's runs of duplicate sentences (align)")
     add_align_options(p)
     g = p.add_argument_group("pdc: sentence duplicates")
-    g.add_argument("--signature", choices=SIGNATURES, default="shingles", help="sentence signatures (shingles)")
-    g.add_argument("--shingle-size", type=int, default=4, help="words per shingle (4)")
-    g.add_argument("--tau", type=float, default=0.9, help="Jaccard at or above which sentences are duplicates (0.9)")
-    g.add_argument("--idf-min", type=float, default=0.1, help="imatch: lowest normalized IDF of a word kept (0.1)")
-    g.add_argument("--idf-max", type=float, default=1.0, help="imatch: highest normalized IDF of a word kept (1.0)")
+    g.add_argument("--signature", choices=SIGNATURES, help="sentence signatures (shingles)")
+    g.add_argument("--shingle-size", type=int, help="words per shingle (4)")
+    g.add_argument("--tau", type=float, help="Jaccard at or above which sentences are duplicates (0.9)")
+    g.add_argument("--idf-min", type=float, help="imatch: lowest normalized IDF of a word kept (0.1)")
+    g.add_argument("--idf-max", type=float, help="imatch: highest normalized IDF of a word kept (1.0)")
     g.add_argument("--stats", metavar="FILE", help="imatch: word statistics (.npz of `neardup stats build`); off = the input")
-    g.add_argument("--antecedents", type=int, default=10_000, help="spotsigs: most frequent words used as antecedents (10000)")
+    g.add_argument("--antecedents", type=int, help="spotsigs: most frequent words used as antecedents (10000)")
     g = p.add_argument_group("pdc: sequence matching")
-    g.add_argument("--gamma", type=int, default=3, help="fewest sentences a span covers (3)")
-    g.add_argument("--gap", type=int, default=1, help="missing sentences bridged inside a span (1)")
+    g.add_argument("--gamma", type=int, help="fewest sentences a span covers (3)")
+    g.add_argument("--gap", type=int, help="missing sentences bridged inside a span (1)")
     p.add_argument("--truth", metavar="FILE", help="evaluate against a simulator's truth.jsonl (into summary.json)")
     p.set_defaults(func=run_command)
     return p
@@ -48,7 +48,7 @@ def add_align_options(p: argparse.ArgumentParser, defaults: AlignParams = DEFAUL
     g.add_argument("--word-gap", type=int, default=defaults.gap,
                    help=f"words a passage may skip between two seeds ({defaults.gap})")
     g.add_argument("--min-words", type=int, default=defaults.min_words,
-                   help=f"shortest passage, words on both sides ({defaults.min_words})")
+                   help=f"fewest matched words of a passage ({defaults.min_words})")
     g.add_argument("--min-density", type=float, default=defaults.min_density,
                    help=f"matched words / passage words ({defaults.min_density})")
 
@@ -58,10 +58,22 @@ def align_params(args: argparse.Namespace) -> AlignParams:
     return AlignParams(args.seed_words, args.max_df, args.min_seeds, args.word_gap, args.min_words, args.min_density)
 
 
+#: PDC's options and their defaults (None in the parser, so one given without --method pdc is seen).
+PDC_DEFAULTS = {"signature": "shingles", "shingle_size": 4, "tau": 0.9, "idf_min": 0.1, "idf_max": 1.0, "stats": None,
+                "antecedents": 10_000, "gamma": 3, "gap": 1}
+
+
 def run_command(args: argparse.Namespace) -> int:
     from ..cli_options import input_fields
+    from ..errors import UserError
     from .run import align_files, partial_files
 
+    given = [k for k in PDC_DEFAULTS if getattr(args, k) is not None]
+    if args.method == "align" and given:
+        raise UserError(f"--{given[0].replace('_', '-')} is an option of --method pdc (the default method is align)")
+    for k, v in PDC_DEFAULTS.items():
+        if getattr(args, k) is None:
+            setattr(args, k, v)
     if args.method == "align":
         summary = align_files(args.inputs, args.output, prefer_html=args.html, fields=input_fields(args),
                               fmt=args.format, extract=args.extract, strict=args.strict, params=align_params(args),

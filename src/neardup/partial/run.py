@@ -59,20 +59,16 @@ def align_files(
     sentences: dict[str, Any] = {}
     found: list[dict[str, Any]] = []
     ids: list[str] = []
-    batch: list[str] = []
+
+    def texts() -> Iterator[str]:
+        for record, text in documents(read_inputs(inputs, prefer_html, fields), extract, stats, strict):
+            ids.append(record.id)
+            if gold is not None:
+                sentences[record.id] = split_sentences(text)
+            yield text
+
     bar = progress_bar(progress)
-    for record, text in documents(read_inputs(inputs, prefer_html, fields), extract, stats, strict):
-        ids.append(record.id)
-        batch.append(text)
-        if gold is not None:
-            sentences[record.id] = split_sentences(text)
-        if len(batch) == batch_docs:
-            aligner.add(batch)
-            bar.update(len(batch))
-            batch = []
-    if batch:
-        aligner.add(batch)
-        bar.update(len(batch))
+    aligner.add_all(texts(), batch_docs, bar)
     bar.close()
     stats.kept = len(ids)
     t = stats.timed("read", start)

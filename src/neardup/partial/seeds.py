@@ -148,28 +148,9 @@ def shared_seeds(key, doc, max_df):
 
 
 @njit(cache=True)
-def pair_counts(doc, groups, n_docs):
-    """How many seed pairs each document makes as ``a`` (the earlier document of the pair)."""
-    out = np.zeros(n_docs, dtype=np.int64)
-    for g in range(groups.shape[0] - 1):
-        g1 = groups[g + 1]
-        i = groups[g]
-        while i < g1:
-            j = i
-            while j < g1 and doc[j] == doc[i]:
-                j += 1
-            out[doc[i]] += (j - i) * (g1 - j)  # every occurrence of this document with every later one
-            i = j
-    return out
-
-
-@njit(cache=True)
-def fill_pairs(doc, pos, groups, lo, hi, total):
-    """Stage 2: the seed pairs ``(a, b, pa, pb)`` with ``lo <= a < hi`` (``total`` of them)."""
-    a = np.empty(total, dtype=np.int32)
-    b = np.empty(total, dtype=np.int32)
-    pa = np.empty(total, dtype=np.int32)
-    pb = np.empty(total, dtype=np.int32)
+def _walk_pairs(doc, pos, groups, lo, hi, counts, a, b, pa, pb):
+    """Every occurrence of a key with every later one of another document: counted per ``a``
+    into ``counts`` (when it has room), written to ``a, b, pa, pb`` for ``lo <= a < hi``."""
     n = 0
     for g in range(groups.shape[0] - 1):
         g1 = groups[g + 1]
@@ -178,12 +159,29 @@ def fill_pairs(doc, pos, groups, lo, hi, total):
             j = i
             while j < g1 and doc[j] == doc[i]:
                 j += 1
+            if counts.shape[0] > 0:
+                counts[doc[i]] += (j - i) * (g1 - j)
             if lo <= doc[i] < hi:
                 for x in range(i, j):
                     for y in range(j, g1):
                         a[n], b[n], pa[n], pb[n] = doc[x], doc[y], pos[x], pos[y]
                         n += 1
             i = j
+
+
+def pair_counts(doc: np.ndarray, groups: np.ndarray, n_docs: int) -> np.ndarray:
+    """How many seed pairs each document makes as ``a`` (the earlier document of the pair)."""
+    counts = np.zeros(n_docs, dtype=np.int64)
+    none = np.zeros(0, np.int32)
+    _walk_pairs(doc, doc, groups, 0, 0, counts, none, none, none, none)  # empty range: positions never read
+    return counts
+
+
+def fill_pairs(doc: np.ndarray, pos: np.ndarray, groups: np.ndarray, lo: int, hi: int,
+               total: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Stage 2: the seed pairs ``(a, b, pa, pb)`` with ``lo <= a < hi`` (``total`` of them)."""
+    a, b, pa, pb = (np.empty(total, dtype=np.int32) for _ in range(4))
+    _walk_pairs(doc, pos, groups, lo, hi, np.zeros(0, np.int64), a, b, pa, pb)
     return a, b, pa, pb
 
 
@@ -207,7 +205,8 @@ def _cover(lo, hi, words):
 
 @njit(cache=True)
 def _chain_one(pa, pb, n, gap, min_words):
-    """Passages ``(a_lo, a_hi, b_lo, b_hi, matched)`` of one pair's matches (sorted by pa, pb).
+    """Passages ``(a_lo, a_hi, b_lo, b_hi, matched)`` of one pair's matches (sorted by pa, pb);
+    ``matched``: the words of ``a`` inside the passage's seeds.
 
     A chain moves forward in both documents, each step skipping at most ``gap`` words
     (in ``b``, ``gap`` more than in ``a``).  Chains close in both documents are then merged
@@ -224,16 +223,16 @@ def _chain_one(pa, pb, n, gap, min_words):
             continue
         used[s] = True
         a_lo, a_hi, b_lo, b_hi = pa[s], pa[s] + n, pb[s], pb[s] + n
-        last_a, last_b, matched = pa[s], pb[s], 1
+        last_a, last_b, matched = pa[s], pb[s], n
         for t in range(s + 1, m):
             if pa[t] - last_a > gap:
                 break
             if not used[t] and pa[t] >= last_a and 0 < pb[t] - last_b <= gap + (pa[t] - last_a):
                 used[t] = True
+                matched += min(n, max(0, pa[t] + n - a_hi))  # the seed's words not yet matched
                 a_hi = max(a_hi, pa[t] + n)
                 b_hi = max(b_hi, pb[t] + n)
                 last_a, last_b = pa[t], pb[t]
-                matched += 1
         raw[k, 0], raw[k, 1], raw[k, 2], raw[k, 3], raw[k, 4] = a_lo, a_hi, b_lo, b_hi, matched
         k += 1
     raw = raw[:k]
@@ -258,7 +257,8 @@ def _chain_one(pa, pb, n, gap, min_words):
 @njit(cache=True)
 def chain_pairs(a, b, pa, pb, words, n, gap, min_seeds, min_words, min_density):
     """Stages 3-4 over seed pairs sorted by ``(a, b, pa, pb)``: the valid passages of every
-    document pair with ``min_seeds`` matches.
+    document pair with ``min_seeds`` matches.  Valid: ``min_words`` matched words (inside
+    seeds) and so many on both sides, and ``min_density`` of the shorter side matched.
 
     Returns ``out`` rows ``(a, b, a_lo, a_hi, b_lo, b_hi)`` (word positions, ``hi``
     exclusive) and ``cov`` rows ``(density, coverage of a, coverage of b, longest run of a,
@@ -279,9 +279,8 @@ def chain_pairs(a, b, pa, pb, words, n, gap, min_seeds, min_words, min_density):
             first = k
             for p in passages:
                 aw, bw = p[1] - p[0], p[3] - p[2]
-                short = max(min(aw, bw), 1)
-                density = min(1.0, (p[4] + n - 1) / short)
-                if min(aw, bw) < min_words or density < min_density:
+                density = min(1.0, p[4] / max(min(aw, bw), 1))
+                if p[4] < min_words or min(aw, bw) < min_words or density < min_density:
                     continue
                 out[k, 0], out[k, 1] = a[lo], b[lo]
                 out[k, 2], out[k, 3], out[k, 4], out[k, 5] = p[0], p[1], p[2], p[3]
