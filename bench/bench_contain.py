@@ -5,7 +5,7 @@ One simulated corpus (``neardup synth`` of Reuters-21578 and BBC News from
 processed by every method, each in its own process, timed (wall seconds) and measured
 (peak RSS) with ``os.wait4``:
 
-* ``codet`` (neardup's default for ``neardup contain``), ``ffp``, ``dsc``, ``imatch``,
+* ``align`` (neardup's default for ``neardup contain``: coverage by aligned passages), ``codet``, ``ffp``, ``dsc``, ``imatch``,
   ``simhash`` -- ``ContainmentDetector(method=...)``, default parameters;
 * ``datasketch`` -- ``MinHashLSHEnsemble`` (128 permutations, 16 partitions): every
   document's set of word 4-grams (the same words as FFP: neardup's sentence splitter,
@@ -28,7 +28,7 @@ ran and keeps the others of the same corpus.
 Usage::
 
     /work/venv/bin/python bench/bench_contain.py [--docs 12000] [--seed 1] [--workdir bench/results]
-        [--jobs codet,ffp,dsc,imatch,simhash,datasketch,pdc-shingles,pdc-imatch,pdc-spotsigs] [--repeat 1]
+        [--jobs align,codet,ffp,dsc,imatch,simhash,datasketch,pdc-shingles,pdc-imatch,pdc-spotsigs] [--repeat 1]
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DATA_DIR = REPO_ROOT.parent / "shared" / "data"
 DEFAULT_WORKDIR = REPO_ROOT / "bench" / "results"
-CONTAIN = ("codet", "ffp", "dsc", "imatch", "simhash")
+CONTAIN = ("align", "codet", "ffp", "dsc", "imatch", "simhash")
 PDC = ("pdc-shingles", "pdc-imatch", "pdc-spotsigs")
 JOBS = CONTAIN + ("datasketch",) + PDC
 ENSEMBLE_THRESHOLDS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
@@ -97,6 +97,7 @@ def job_datasketch(corpus: Path, out: Path) -> dict:
     from datasketch import MinHash, MinHashLSHEnsemble
 
     from neardup.contain.words import sentence_words, stopword_hashes
+    from neardup.extract import DEFAULT_EXTRACTOR
     from neardup.io.readers import read_inputs
     from neardup.input_stage import documents
     from neardup.job import RunStats
@@ -105,7 +106,7 @@ def job_datasketch(corpus: Path, out: Path) -> dict:
 
     t = time.perf_counter()
     ids, texts = [], []
-    for rec, text in documents(read_inputs([corpus / "docs.jsonl"]), "visible", RunStats()):
+    for rec, text in documents(read_inputs([corpus / "docs.jsonl"]), DEFAULT_EXTRACTOR, RunStats()):
         ids.append(rec.id)
         texts.append(text)
     sb = SentenceBatch.from_texts(texts)

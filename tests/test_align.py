@@ -106,3 +106,71 @@ def test_the_command_writes_located_passages(tmp_path, capsys):
     assert docs[0]["text"][slice(*span["a_chars"])] == copy.rstrip(".")
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["pairs"] == 1 and summary["documents"]["kept"] == 3 and summary["complete"]
+
+
+def test_same_story_told_twice_without_copying_does_not_pair():
+    """Two reports of one event share names and stock phrases, a few words at a time, not a passage."""
+    a = ("The city council voted on Tuesday to approve the new harbor bridge, ending a debate that lasted "
+         "two years. Mayor Ellen Park said in a statement that the bridge would ease traffic on the river road. "
+         "Opponents said the cost of the project had doubled since it was first proposed. Construction is "
+         "expected to begin next spring and to last three years, the council said.")
+    b = ("After two years of argument, the harbor bridge won the approval of the city council on Tuesday. "
+         "The cost of the project, critics noted, has doubled. Mayor Ellen Park said in a statement she was "
+         "pleased. Work should begin next spring; the river road will stay open while the bridge is built, "
+         "officials said, and the project is expected to last three years.")
+    assert align([a, b]) == []
+
+
+def test_a_copy_in_a_script_without_spaces_is_located_by_character_seeds():
+    copied = "市议会周二投票批准了新的港口大桥项目结束了长达两年的辩论市长表示大桥将缓解河边道路的交通"
+    a = "今天的天气很好我们去公园散步了。" + copied + "。晚上我们在家里吃饭看电视。"
+    b = "股市今天上涨了百分之二。" + copied + "。明天还会有更多的新闻报道。"
+    (_, _, (p,)), = align([a, b])
+    assert a[slice(*p.a_chars)] == copied and b[slice(*p.b_chars)] == copied
+
+
+def test_spilled_and_partitioned_runs_give_the_same_passages(tmp_path):
+    """The engine's bounds (spill files, seed pairs one document range at a time) change nothing."""
+    from neardup.partial.align import align_texts
+
+    rng = random.Random(7)
+    shared = [" ".join(sentence(rng) for _ in range(3)) for _ in range(5)]
+    texts = [filler(rng, 3) + " " + shared[i % 5] + " " + filler(rng, 3) for i in range(40)]
+    whole = [(p.a, p.b, p.passages, p.coverage_a, p.new_b) for p in align_texts(texts)]
+    bounded = [(p.a, p.b, p.passages, p.coverage_a, p.new_b)
+               for p in align_texts(texts, batch_docs=7, memory_mb=0.001, pair_budget=50, folder=str(tmp_path))]
+    assert whole == bounded and len(whole) == 5 * 28  # every pair of the 8 documents sharing each passage
+    assert list(tmp_path.iterdir()) == []  # the spill folder is removed
+
+
+def test_folders_and_jsonl_in_a_legacy_encoding_are_decoded_and_located(tmp_path):
+    """Reuse corpora often come as cp1252 text files: decoded, not rejected; offsets are characters
+    of the decoded text."""
+    rng = random.Random(8)
+    copied = "The caf\u00e9\u2019s owner said \u201cwe will stay open\u201d \u2014 " + " ".join(sentence(rng) for _ in range(2))
+    a, b = filler(rng) + " " + copied + " " + filler(rng), filler(rng, 4) + " " + copied
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.txt").write_bytes(a.encode("cp1252"))
+    (folder / "b.txt").write_bytes(b.encode("cp1252"))
+    (folder / "c.txt").write_bytes(filler(rng).encode("cp1252"))
+    jsonl = tmp_path / "docs.jsonl"
+    jsonl.write_bytes(b"".join((json.dumps({"id": i, "text": t}, ensure_ascii=False) + "\n").encode("cp1252")
+                               for i, t in (("a.txt", a), ("b.txt", b))))
+    for source in (folder, jsonl):
+        out = tmp_path / f"out-{source.name}"
+        assert main(["partial", str(source), "-o", str(out), "--quiet"]) == 0
+        (row,) = [json.loads(line) for line in (out / "partials.jsonl").read_text().splitlines()]
+        span = row["spans"][0]
+        assert (row["a"], row["b"]) == ("a.txt", "b.txt")
+        assert a[slice(*span["a_chars"])] == b[slice(*span["b_chars"])] == copy_words(copied)
+        summary = json.loads((out / "summary.json").read_text())
+        assert summary["documents"]["rejected"] == 0 and summary["documents"]["detected_encodings"] == {"cp1252": 2}
+
+
+def copy_words(text: str) -> str:
+    """``text`` from its first to its last word character (what a located passage spans)."""
+    import re
+
+    words = list(re.finditer(r"\w+", text))
+    return text[words[0].start():words[-1].end()]

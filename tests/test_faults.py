@@ -341,7 +341,7 @@ def test_stderr_says_how_many_rejections_summary_lists(tmp_path, capsys):
 def test_imatch_partial_survives_documents_without_words(tmp_path, capsys):
     rows = [{"id": "a", "text": article(1, 200)}, {"id": "b", "text": "!!!"}, {"id": "c", "text": article(1, 200)}]
     path = write_jsonl(tmp_path / "in.jsonl", rows)
-    rc, _ = run(["partial", str(path), "-o", str(tmp_path / "o"), "--signature", "imatch"], capsys)
+    rc, _ = run(["partial", str(path), "-o", str(tmp_path / "o"), "--method", "pdc", "--signature", "imatch"], capsys)
     assert rc == 0 and summary(tmp_path / "o")["documents"]["read"] == 3
 
 
@@ -361,7 +361,8 @@ def test_malformed_stats_and_model_files_exit_2_naming_the_file(tmp_path, capsys
     model.write_text('{"format": ')
     for argv in (["dedup", str(path), "-o", str(tmp_path / "o"), "--method", "wsample", "--stats", str(stats)],
                  ["dedup", str(path), "-o", str(tmp_path / "o"), "--method", "imatch", "--stats", str(stats)],
-                 ["partial", str(path), "-o", str(tmp_path / "o"), "--signature", "imatch", "--stats", str(stats)],
+                 ["partial", str(path), "-o", str(tmp_path / "o"), "--method", "pdc", "--signature", "imatch",
+                  "--stats", str(stats)],
                  ["contain", str(path), "-o", str(tmp_path / "o"), "--stats", str(stats)],
                  ["dedup", str(path), "-o", str(tmp_path / "o"), "--method", "andd", "--model", str(model)],
                  ["stats", "info", str(stats)]):

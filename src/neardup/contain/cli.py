@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from ..errors import UserError
-from .detector import DEFAULT_ETL, METHODS
+from .detector import CONTAIN_ALIGN, DEFAULT_COVERAGE, DEFAULT_ETL, DEFAULT_MAX_NEW, METHODS
 from .words import DEFAULT_PREFIX
 
 _STOPWORD_LISTS = ("english", "none")
@@ -30,10 +30,13 @@ def stopword_option(value: str) -> list[str] | None:
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Add ``contain`` to ``subparsers`` (from ``ArgumentParser.add_subparsers``)."""
     from ..cli_options import add_job_options
+    from ..partial.cli import add_align_options
 
-    p = subparsers.add_parser("contain", help="find which documents contain which (CoDet and baselines)")
+    p = subparsers.add_parser("contain", help="find which documents contain which (aligned coverage, CoDet, baselines)")
     add_job_options(p, "containments")
-    p.add_argument("--method", choices=METHODS, default="codet", help="CoDet or one of the paper's baselines (codet)")
+    p.add_argument("--method", choices=METHODS, default="align",
+                   help="align: coverage by seed-and-extend passages, survives copy-editing; codet: the paper's "
+                        "corpus tree; or one of the paper's baselines (align)")
     g = p.add_argument_group("words (every method)")
     g.add_argument("--word-prefix", type=int, default=DEFAULT_PREFIX,
                    help=f"letters a word is cut to, 0 = whole words; language-dependent ({DEFAULT_PREFIX})")
@@ -45,6 +48,12 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     g.add_argument("--depth", type=int, default=5, help="depth threshold DT: words of a sentence inserted (5)")
     g.add_argument("--suffixes", type=int, default=1, help="processed suffix count PSC (1: the sentence only)")
     g.add_argument("--no-sort", dest="sort_words", action="store_false", help="keep words in text order (word sorting off)")
+    g = p.add_argument_group("align: containment as coverage by aligned passages")
+    g.add_argument("--max-new-words", type=int, default=DEFAULT_MAX_NEW,
+                   help=f"most consecutive words of the contained document outside aligned passages ({DEFAULT_MAX_NEW})")
+    g.add_argument("--min-coverage", type=float, default=DEFAULT_COVERAGE,
+                   help=f"least share of the contained document's words inside aligned passages ({DEFAULT_COVERAGE})")
+    add_align_options(p, CONTAIN_ALIGN)
     g = p.add_argument_group("streaming")
     g.add_argument("--window", metavar="N|DURATION",
                    help="compare a document only with the N before it, or those of the last 30m, 48h, 7d ... (off: all)")
@@ -57,6 +66,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def run_command(args: argparse.Namespace) -> int:
     from ..cli_options import input_fields
+    from ..partial.cli import align_params
     from .run import contain_files
 
     summary = contain_files(
@@ -66,6 +76,7 @@ def run_command(args: argparse.Namespace) -> int:
         word_prefix=args.word_prefix, stopwords=stopword_option(args.stopwords), stats=args.stats,
         window=args.window, extract=args.extract, strict=args.strict, batch_docs=args.batch_docs,
         trace_every=args.trace, progress=not args.quiet and sys.stderr.isatty(), fmt=args.format,
+        min_coverage=args.min_coverage, max_new_words=args.max_new_words, align=align_params(args),
     )
     if not args.quiet:
         print_summary(summary, args.output, "containments", summary["containments"])

@@ -11,6 +11,16 @@ splits them into sentences, turns sentences into CoDet's words
   IDF from a statistics file nothing but the window is kept, so memory stays flat on
   an endless stream; with IDF from the input the whole input's words (hashes, not
   text) are held until it has been read.
+* ``align`` (default): seed-and-extend alignment (:mod:`neardup.partial.align`); ``d_C``
+  contains ``d_A`` when no run of more than ``max_new_words`` consecutive words of ``d_A``
+  lies outside the passages aligned with ``d_C`` (``d_A`` has no text of its own: what
+  is left out is edits, a new headline, a dateline -- the aligner bridges gaps of up to
+  that many words inside a copy) and at least ``min_coverage`` of its words lie inside
+  them (the score).  So copy-editing does not matter, an added paragraph does, and the
+  direction follows: a trim does not contain its original (the cut paragraphs are its
+  original's own text), an article with a pasted passage is not contained in its host.
+  Near-duplicates pass both ways.  A batch method like the baselines, restricted to the
+  window afterwards.
 * ``ffp``, ``dsc``, ``imatch``, ``simhash``: the paper's baselines (:mod:`.baselines`),
   batch methods over the whole input, restricted to the same window afterwards.
 
@@ -27,7 +37,7 @@ from __future__ import annotations
 import re
 import resource
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any, Iterable, Iterator, Sequence
 
@@ -43,15 +53,24 @@ from ..sentences import SentenceBatch
 from ..sentences.tokens import gram_sets
 from ..stats.df import DocumentFrequencies
 from . import baselines
+from ..partial.align import DEFAULT_ALIGN, AlignParams
 from .codet import containments
 from .tree import COUNT_WINDOW, NO_WINDOW, TIME_WINDOW, CorpusTree
 from .words import (DEFAULT_PREFIX, document_word_sets, idf_weights, load_word_stats, sentence_words,
                     sort_by_weight, stopword_hashes)
 
-METHODS = ("codet",) + baselines.BASELINES
+METHODS = ("align", "codet") + baselines.BASELINES
 #: Default equivalency threshold level (tuned on a simulated corpus of another seed; see the report).
 DEFAULT_ETL = 0.35
+#: ``align``'s aligner: ``partial``'s, but a seed is boilerplate only past 1,000 documents, since
+#: containment is about the many copies of one story (50 would miss a story on 60 sites).
+CONTAIN_ALIGN = AlignParams(max_df=1000)
+#: ``align``: the most consecutive words of the contained document outside aligned passages
+#: (chosen by argument: the aligner's word gap, the longest edit it bridges inside a copy)
+#: and the least share of its words inside them (most of it; a guard for short documents).
+DEFAULT_MAX_NEW, DEFAULT_COVERAGE = DEFAULT_ALIGN.gap, 0.5
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+_HAS_WORD = re.compile(r"\w")
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd])\s*$")
 
 
@@ -134,14 +153,14 @@ def _rss_mb() -> float:
 class ContainmentDetector:
     """Finds which documents contain which (see the module docstring).
 
-    >>> det = ContainmentDetector(word_prefix=0, stopwords=None)
+    >>> det = ContainmentDetector("codet", word_prefix=0, stopwords=None)
     >>> [(c.container, c.contained) for c in det.run([("a", "Shares gain 2%. Oil rose."), ("b", "Oil rose.")]).containments]
     [('a', 'b')]
     """
 
     def __init__(
         self,
-        method: str = "codet",
+        method: str = "align",
         etl: float = DEFAULT_ETL,
         depth: int = 5,
         suffixes: int = 1,
@@ -155,6 +174,9 @@ class ContainmentDetector:
         progress: bool = False,
         batch_docs: int = 1000,
         trace_every: int = 0,
+        min_coverage: float = DEFAULT_COVERAGE,
+        max_new_words: int = DEFAULT_MAX_NEW,
+        align: AlignParams = CONTAIN_ALIGN,
     ) -> None:
         if method not in METHODS:
             raise UserError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
@@ -162,6 +184,11 @@ class ContainmentDetector:
             raise UserError(f"ETL must be positive, got {etl}")
         if depth < 1 or suffixes < 1 or batch_docs < 1:
             raise UserError("depth, suffixes and batch size must be at least 1")
+        if not 0 < min_coverage <= 1 or max_new_words < 0:
+            raise UserError(f"min coverage must be in (0, 1] and max new words at least 0, got {min_coverage}, "
+                            f"{max_new_words}")
+        align.check()
+        self.min_coverage, self.max_new_words, self.align = min_coverage, max_new_words, align
         self.method, self.etl, self.depth, self.suffixes = method, etl, depth, suffixes
         self.sort_words, self.word_prefix = sort_words, word_prefix
         self.stopwords = stopword_hashes(stopwords)
@@ -183,15 +210,15 @@ class ContainmentDetector:
                                "stats": self.stats_path}
         if self.method == "codet":
             out.update(etl=self.etl, depth=self.depth, suffixes=self.suffixes, sort_words=self.sort_words)
+        if self.method == "align":
+            out = {"method": "align", "min_coverage": self.min_coverage, "max_new_words": self.max_new_words,
+                   **asdict(self.align), "window": self.window}
         return out
 
     # -- the input stage ---------------------------------------------------------------
-    def _batches(self, docs: Iterable[Any]) -> Iterator[_Batch]:
+    def _timed(self, docs: Iterable[Any]) -> Iterator[tuple[Record, str, float]]:
+        """The input stage with arrival times: ``(record, text, time)`` (see the module docstring)."""
         stats = self.run_stats
-        ids: list[str] = []
-        texts: list[str] = []
-        times: list[float] = []
-        where: list[tuple[str, int | None]] = []  # file and line of each, to name one without words
         latest = -np.inf
         for record, text in documents(docs, self.extract, stats, self.strict):
             try:
@@ -209,6 +236,14 @@ class ContainmentDetector:
                 self.counts["late"] = self.counts.get("late", 0) + 1
                 when = latest
             latest = when
+            yield record, text, when
+
+    def _batches(self, docs: Iterable[Any]) -> Iterator[_Batch]:
+        ids: list[str] = []
+        texts: list[str] = []
+        times: list[float] = []
+        where: list[tuple[str, int | None]] = []  # file and line of each, to name one without words
+        for record, text, when in self._timed(docs):
             ids.append(record.id)
             texts.append(text)
             times.append(when)
@@ -252,6 +287,12 @@ class ContainmentDetector:
         self.trace = []
         bar = progress_bar(self.progress)
         start = time.perf_counter()
+        if self.method == "align":
+            yield from self._aligned(docs, bar)
+            bar.close()
+            self.run_stats.kept = self.counts["documents"]
+            self.run_stats.seconds["total"] = time.perf_counter() - start
+            return
         batches = self._batches(docs)
         if self.df is None:  # IDF of the input: read it all first
             held = list(batches)
@@ -334,6 +375,44 @@ class ContainmentDetector:
         for i in order.tolist():
             yield Containment(ids[c[i]], ids[a[i]], float(score[i]), np.zeros((0, 2), np.int64))
 
+    def _aligned(self, docs: Iterable[Any], bar: Progress) -> Iterator[Containment]:
+        """``method="align"``: containment as coverage by aligned passages, both directions judged."""
+        from ..partial.align import Aligner
+
+        t = time.perf_counter()
+        aligner = Aligner(self.align)
+        ids: list[str] = []
+        times: list[float] = []
+
+        def texts() -> Iterator[str]:
+            for record, text, when in self._timed(docs):
+                if not _HAS_WORD.search(text):  # as CoDet does: nothing to contain or be contained
+                    self.run_stats.reject(Rejection(record.source, record.line, "no words", record.id), self.strict)
+                    continue
+                ids.append(record.id)
+                times.append(when)
+                yield text
+
+        aligner.add_all(texts(), self.batch_docs, bar)
+        self.counts["documents"] = len(ids)
+        t = self.run_stats.timed("read", t)
+        when = np.array(times, np.float64)
+        none = np.zeros((0, 2), np.int64)
+        try:
+            windowed = self.window_kind != NO_WINDOW
+            for p in aligner.pairs():
+                if windowed and not self._in_window(np.array([p.a]), np.array([p.b]), when)[0]:
+                    continue
+                for container, contained, score, new in ((p.a, p.b, p.coverage_b, p.new_b),
+                                                         (p.b, p.a, p.coverage_a, p.new_a)):
+                    if score >= self.min_coverage and new <= self.max_new_words:
+                        self.counts["containments"] += 1
+                        yield Containment(ids[container], ids[contained], score, none)
+        finally:
+            aligner.close()
+        self.counts["aligned_pairs"] = aligner.counts.get("pairs", 0)
+        self.run_stats.timed("align", t)
+
     def _in_window(self, x: np.ndarray, y: np.ndarray, times: np.ndarray) -> np.ndarray:
         """Which pairs of document indices are within the window of the later one."""
         if self.window_kind == COUNT_WINDOW:
@@ -348,6 +427,8 @@ class ContainmentDetector:
             "containments": self.counts.get("containments", 0),
             "late_documents": self.counts.get("late", 0),
         }
+        if "aligned_pairs" in self.counts:
+            out["aligned_pairs"] = self.counts["aligned_pairs"]
         if self.tree is not None:
             out["tree"] = {"nodes": len(self.tree), "live_postings": self.tree.live_postings,
                            "peak_live_postings": self.counts.get("peak_live_postings", 0),

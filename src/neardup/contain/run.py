@@ -52,7 +52,7 @@ def contain_files(
             if gold is not None:
                 pairs.append((c.container, c.contained))
             yield {"container": c.container, "contained": c.contained, "score": round(c.score, 6),
-                   "sentences": c.sentences}
+                   "sentences": c.sentences.tolist()}
 
     with OutputFolder(outdir) as out:
         write_rows(out.path(f"containments.{fmt}"), rows(), fmt)

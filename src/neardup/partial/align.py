@@ -1,52 +1,75 @@
 """Seed-and-extend alignment: copied passages that survive copy-editing, located by characters.
 
 The way text-reuse tools work (passim; the PAN text-alignment systems), as stages over
-key/value arrays:
+key/value arrays (:mod:`.seeds` holds the kernels of each stage):
 
-1. **seeds** -- every run of ``n`` words of every document (words: ``\\w`` runs, case-
-   folded), keyed by a 64-bit mix of its word ids; one inverted index over all documents;
-   a seed found in more than ``max_df`` documents (boilerplate, stock phrases) or in one
-   only is dropped;
+1. **seeds** -- every run of ``n`` words of every document (words: the tokenizer's
+   classes, lower-cased; in scripts written without spaces every character is a word, so
+   seeds there are character n-grams), keyed by a 64-bit mix of its word hashes; one
+   inverted index over all documents; a seed found in more than ``max_df`` documents
+   (boilerplate, stock phrases) or in one only is dropped;
 2. **seed pairs** -- for each kept seed, every pair of its occurrences in two documents:
    ``(doc a, doc b, word position in a, in b)``; a document pair needs ``min_seeds``
-   distinct shared seeds to go on;
+   seed matches to go on;
 3. **chains** -- a pair's seed matches in order of their position in ``a`` are chained
-   into passages while both positions move on by at most ``gap`` words (so an edited word,
-   a re-broken or merged sentence does not break a passage, and a skipped or reordered
+   into passages while both positions move on by at most ``gap`` words (an edited word,
+   a re-broken or merged sentence does not break a passage; a skipped or reordered
    sentence starts a new one); passages close in both documents are merged (one copy is
-   one passage);
-4. **validation** -- a passage needs ``min_words`` words on both sides and a density of
-   matched words of at least ``min_density`` on the shorter side, so same-topic sentences
-   that share a few phrases do not pair.
+   one passage, granularity 1);
+4. **validation** -- a passage needs ``min_words`` matched words (words inside its
+   seeds; so at least as many on both sides) and a density of matched words of at least
+   ``min_density`` on the shorter side, so same-topic sentences that share a few phrases
+   ("said on condition of anonymity", "death toll ... across the Gulf Coast") do not pair.
 
 Passage ends come from the matched words, not from sentence edges; offsets are
-characters of the texts given.  The kernels are compiled; memory grows with the number of
-words (4 arrays of one integer per word) and of seed pairs (bounded by ``max_df``).
+characters of the texts given.  Every loop over words, seeds or pairs is compiled.
+
+Memory (:class:`Aligner`, the local engine): texts are not kept.  While reading, every
+word costs 16 bytes of seed record and 8 bytes of character offsets; both are written to
+a temporary folder once more than ``memory_mb`` is buffered (the seeds into 16 files by
+the top bits of their key, the offsets into one file read back through ``mmap``).  The
+inverted index is then built one key partition at a time and keeps only seeds shared by
+2..``max_df`` documents (16 bytes each); seed pairs are made, sorted and chained for one
+range of documents at a time, at most ``pair_budget`` of them (16 bytes each) at once.
+So the peak is about ``memory_mb`` + 16 bytes x shared seed occurrences + 40 bytes x
+``pair_budget``, whatever the input size; only the shared seeds grow with the input.
 """
 
 from __future__ import annotations
 
-import re
+import os
+import tempfile
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
-from numba import njit
 
-_WORD = re.compile(r"\w+")
-_MIX = np.uint64(0x9E3779B97F4A7C15)
+from .seeds import SEED_RECORD, chain_pairs, fill_pairs, pair_counts, seed_keys, shared_seeds, tokens
+
+#: Key bits that pick a seed's partition of the inverted index (16 partitions).
+PARTITION_BITS = 4
 
 
 @dataclass(frozen=True)
 class AlignParams:
-    """The aligner's knobs (defaults chosen by argument, see the module docstring)."""
+    """The aligner's knobs (chosen by argument, not on evaluation data; see the README)."""
 
     n: int = 4  # words per seed
     max_df: int = 50  # a seed in more documents than this is boilerplate
-    min_seeds: int = 3  # distinct shared seeds a document pair needs
+    min_seeds: int = 3  # seed matches a document pair needs
     gap: int = 20  # words a passage may skip on either side between two seeds
-    min_words: int = 12  # shortest passage, on both sides
+    min_words: int = 12  # fewest matched words of a passage (words inside its seeds)
     min_density: float = 0.3  # matched words / passage words, on the shorter side
+
+    def check(self) -> None:
+        """Reject knobs outside their domain with a clear message."""
+        from ..errors import UserError
+
+        if self.n < 1 or self.max_df < 2 or self.min_seeds < 1 or self.gap < 0 or self.min_words < 1:
+            raise UserError("align: seed words, min seeds and min words must be at least 1, max df at least 2, "
+                            "word gap at least 0")
+        if not 0 <= self.min_density <= 1:
+            raise UserError(f"align: min density must be in [0, 1], got {self.min_density}")
 
 
 DEFAULT_ALIGN = AlignParams()
@@ -63,136 +86,200 @@ class Passage:
     similarity: float
 
 
-def words(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Word ids, character starts and ends of every word of ``texts``, and each text's first word."""
-    vocab: dict[str, int] = {}
-    ids, starts, ends, first = [], [], [], [0]
-    for text in texts:
-        for m in _WORD.finditer(text):
-            ids.append(vocab.setdefault(m.group().casefold(), len(vocab)))
-            starts.append(m.start())
-            ends.append(m.end())
-        first.append(len(ids))
-    return (np.array(ids, dtype=np.uint64), np.array(starts, dtype=np.int64), np.array(ends, dtype=np.int64),
-            np.array(first, dtype=np.int64))
+@dataclass(frozen=True)
+class AlignedPair:
+    """Documents ``a < b`` (input positions) with their passages, the share of each one's
+    words inside them (``coverage_a``, ``coverage_b``) and the most consecutive words each
+    has outside them (``new_a``, ``new_b``: text of its own, not an edit)."""
+
+    a: int
+    b: int
+    passages: list[Passage]
+    coverage_a: float
+    coverage_b: float
+    new_a: int
+    new_b: int
 
 
-def seeds(ids: np.ndarray, first: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Stage 1: ``(key, doc, position)`` of every ``n``-word run inside one document."""
-    total = ids.shape[0]
-    if total < n:
-        return np.zeros(0, np.uint64), np.zeros(0, np.int64), np.zeros(0, np.int64)
-    key = np.zeros(total - n + 1, dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        for k in range(n):
-            key = (key ^ (ids[k:total - n + 1 + k] + np.uint64(k + 1))) * _MIX
-    doc = np.searchsorted(first, np.arange(total - n + 1), side="right") - 1
-    inside = np.arange(total - n + 1) + n <= first[doc + 1]
-    pos = np.arange(total - n + 1) - first[doc]
-    return key[inside], doc[inside], pos[inside]
+class _Spill:
+    """Records buffered in memory, written to files of a temporary folder past a budget.
+
+    ``append(records, part)`` adds records to partitions; ``read(p)`` returns partition
+    ``p`` in the order appended.  Below ``budget`` bytes nothing touches the disk.
+    """
+
+    def __init__(self, dtype: np.dtype, parts: int, budget: int, folder: str) -> None:
+        self.dtype, self.parts, self.budget, self.folder = dtype, parts, budget, folder
+        self.buffers: list[list[np.ndarray]] = [[] for _ in range(parts)]
+        self.buffered = 0
+        self.spilled = [False] * parts
+
+    def _path(self, p: int) -> str:
+        return os.path.join(self.folder, f"{self.dtype.names[0]}-{p}.bin")
+
+    def append(self, records: np.ndarray, part: np.ndarray | None = None) -> None:
+        if part is None:
+            self.buffers[0].append(records)
+        else:
+            order = np.argsort(part, kind="stable")
+            bounds = np.searchsorted(part[order], np.arange(self.parts + 1))
+            records = records[order]
+            for p in range(self.parts):
+                if bounds[p + 1] > bounds[p]:
+                    self.buffers[p].append(records[bounds[p]:bounds[p + 1]])
+        self.buffered += records.nbytes
+        if self.buffered > self.budget:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write every buffered record to its partition's file."""
+        for p, chunks in enumerate(self.buffers):
+            if chunks:
+                with open(self._path(p), "ab") as fh:
+                    for c in chunks:
+                        fh.write(c.tobytes())
+                self.spilled[p] = True
+                chunks.clear()
+        self.buffered = 0
+
+    def read(self, p: int, mapped: bool = False) -> np.ndarray:
+        """Partition ``p`` (memory-mapped with ``mapped`` when it was written to disk)."""
+        if not self.spilled[p]:
+            chunks = self.buffers[p]
+            return np.concatenate(chunks) if chunks else np.zeros(0, self.dtype)
+        self.flush()
+        if mapped:
+            return np.memmap(self._path(p), dtype=self.dtype, mode="r")
+        return np.fromfile(self._path(p), dtype=self.dtype)
 
 
-@njit(cache=True)
-def _seed_pairs(key, doc, pos, max_df):
-    """Stage 2 kernel: cross-document occurrence pairs of every key found in 2..max_df documents."""
-    n = key.shape[0]
-    out_a = []
-    out_b = []
-    out_pa = []
-    out_pb = []
-    lo = 0
-    while lo < n:
-        hi = lo
-        while hi < n and key[hi] == key[lo]:
-            hi += 1
-        docs = 1
-        for i in range(lo + 1, hi):
-            if doc[i] != doc[i - 1]:
-                docs += 1
-        if 2 <= docs <= max_df and hi - lo <= 4 * max_df:
-            for i in range(lo, hi):
-                for j in range(i + 1, hi):
-                    if doc[i] != doc[j]:
-                        out_a.append(doc[i])
-                        out_b.append(doc[j])
-                        out_pa.append(pos[i])
-                        out_pb.append(pos[j])
-        lo = hi
-    return np.array(out_a, dtype=np.int64), np.array(out_b, dtype=np.int64), \
-        np.array(out_pa, dtype=np.int64), np.array(out_pb, dtype=np.int64)
+_OFFSETS = np.dtype([("start", "<i4"), ("end", "<i4")])
 
 
-def seed_pairs(key: np.ndarray, doc: np.ndarray, pos: np.ndarray, params: AlignParams):
-    """Stage 2: seed matches ``(a, b, pa, pb)`` with ``a < b``, sorted, of pairs with enough seeds."""
-    order = np.lexsort((pos, doc, key))
-    a, b, pa, pb = _seed_pairs(key[order], doc[order], pos[order], params.max_df)
-    order = np.lexsort((pb, pa, b, a))  # keys were sorted by doc, so a < b already
-    a, b, pa, pb = a[order], b[order], pa[order], pb[order]
-    if a.shape[0] == 0:
-        return a, b, pa, pb
-    pair = a * (int(b.max()) + 1) + b
-    starts = np.r_[0, np.flatnonzero(np.diff(pair)) + 1]
-    count = np.diff(np.r_[starts, pair.shape[0]])
-    keep = np.repeat(count >= params.min_seeds, count)
-    return a[keep], b[keep], pa[keep], pb[keep]
+class Aligner:
+    """The local engine of the stages: ``add`` texts in batches, then iterate :meth:`pairs`.
+
+    >>> al = Aligner()
+    >>> copy = "the minister said on tuesday that the new budget would cut taxes for small firms"
+    >>> al.add(["Opening words. " + copy + ".", "Other start! " + copy + " -- end."])
+    >>> [(p.a, p.b, p.passages[0].a_chars, p.passages[0].b_chars) for p in al.pairs()]
+    [(0, 1, (15, 95), (13, 93))]
+    """
+
+    def __init__(self, params: AlignParams = DEFAULT_ALIGN, memory_mb: float = 256, pair_budget: int = 8_000_000,
+                 folder: str | None = None) -> None:
+        params.check()
+        self.params, self.pair_budget = params, max(int(pair_budget), 1)
+        self._tmp = tempfile.TemporaryDirectory(prefix="neardup-align-", dir=folder)
+        budget = int(memory_mb * 2**20)
+        self._seeds = _Spill(SEED_RECORD, 1 << PARTITION_BITS, budget // 2, self._tmp.name)
+        self._offsets = _Spill(_OFFSETS, 1, budget // 2, self._tmp.name)
+        self._words: list[np.ndarray] = []  # words per document, per batch
+        self.documents = 0
+        self.counts: dict[str, int] = {}
+
+    def add(self, texts: Sequence[str]) -> None:
+        """Stage 1 for a batch of texts: their words (offsets kept) and seeds (into the index)."""
+        hashes, starts, ends, counts = tokens(texts)
+        first = np.r_[0, np.cumsum(counts)].astype(np.int64)
+        key, doc, pos = seed_keys(hashes, first, self.params.n)
+        rec = np.empty(key.shape[0], SEED_RECORD)
+        rec["key"], rec["doc"], rec["pos"] = key, doc + self.documents, pos
+        self._seeds.append(rec, (key >> np.uint64(64 - PARTITION_BITS)).astype(np.int64))
+        off = np.empty(starts.shape[0], _OFFSETS)
+        off["start"], off["end"] = starts, ends
+        self._offsets.append(off)
+        self._words.append(counts)
+        self.documents += len(texts)
+
+    def add_all(self, texts: Iterable[str], batch_docs: int = 1000, bar: Any = None) -> None:
+        """:meth:`add` every text of a stream, ``batch_docs`` at a time (``bar``: a progress bar)."""
+        batch: list[str] = []
+        for text in texts:
+            batch.append(text)
+            if len(batch) == batch_docs:
+                self.add(batch)
+                batch = []
+                if bar is not None:
+                    bar.update(batch_docs)
+        if batch:
+            self.add(batch)
+            if bar is not None:
+                bar.update(len(batch))
+
+    def _shared(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Stage 1's reduce: seeds of 2..max_df documents, grouped by key (``doc``, ``pos``, group starts)."""
+        docs, poss, groups, at = [], [], [], 0
+        for p in range(self._seeds.parts):
+            rec = self._seeds.read(p)
+            rec = rec[np.argsort(rec["key"], kind="stable")]  # stable: documents stay in order within a key
+            keep, starts = shared_seeds(rec["key"], rec["doc"], self.params.max_df)
+            docs.append(rec["doc"][keep])
+            poss.append(rec["pos"][keep])
+            groups.append(starts[:-1] + at)
+            at += int(keep.shape[0])
+            del rec
+        groups.append(np.array([at], np.int64))
+        return np.concatenate(docs), np.concatenate(poss), np.concatenate(groups)
+
+    def pairs(self) -> Iterator[AlignedPair]:
+        """Stages 2-4: every document pair sharing a valid passage, in order of ``(a, b)``."""
+        p = self.params
+        words = np.concatenate(self._words) if self._words else np.zeros(0, np.int64)
+        first = np.r_[0, np.cumsum(words)].astype(np.int64)
+        offsets = self._offsets.read(0, mapped=True)
+        doc, pos, groups = self._shared()
+        per_doc = pair_counts(doc, groups, self.documents)
+        self.counts = {"documents": self.documents, "words": int(first[-1]), "shared_seeds": int(doc.shape[0]),
+                       "seed_pairs": int(per_doc.sum()), "pairs": 0, "passages": 0}
+        lo = 0
+        cum = np.cumsum(per_doc)
+        while lo < self.documents:  # one range of "a" documents at a time, within the pair budget
+            base = int(cum[lo - 1]) if lo else 0
+            hi = max(int(np.searchsorted(cum, base + self.pair_budget, side="right")), lo + 1)
+            a, b, pa, pb = fill_pairs(doc, pos, groups, lo, hi, int(cum[hi - 1]) - base)
+            order = np.lexsort((pb, pa, b, a))
+            out, cov = chain_pairs(a[order], b[order], pa[order], pb[order], words, p.n, p.gap, p.min_seeds,
+                                   p.min_words, p.min_density)
+            yield from self._report(out, cov, first, offsets)
+            lo = hi
+
+    def _report(self, out: np.ndarray, cov: np.ndarray, first: np.ndarray, offsets: np.ndarray) -> Iterator[AlignedPair]:
+        """Passages (word positions) to :class:`AlignedPair` with character spans."""
+        if not out.shape[0]:
+            return
+        ga, gb = first[out[:, 0]], first[out[:, 1]]
+        a_start, a_end = offsets["start"][ga + out[:, 2]], offsets["end"][ga + out[:, 3] - 1]
+        b_start, b_end = offsets["start"][gb + out[:, 4]], offsets["end"][gb + out[:, 5] - 1]
+        rows = np.column_stack([out, a_start, a_end, b_start, b_end]).tolist()
+        density = np.round(cov[:, 0], 4).tolist()
+        cover_a, cover_b = np.round(cov[:, 1], 6).tolist(), np.round(cov[:, 2], 6).tolist()
+        new_a, new_b = cov[:, 3].astype(np.int64).tolist(), cov[:, 4].astype(np.int64).tolist()
+        pair_starts = np.flatnonzero(np.r_[True, (out[1:, 0] != out[:-1, 0]) | (out[1:, 1] != out[:-1, 1])])
+        bounds = np.r_[pair_starts, out.shape[0]].tolist()
+        for lo, hi in zip(bounds[:-1], bounds[1:]):  # one Python object per reported pair (the output)
+            passages = [Passage((r[6], r[7]), (r[8], r[9]), r[3] - r[2], r[5] - r[4], d)
+                        for r, d in zip(rows[lo:hi], density[lo:hi])]
+            self.counts["pairs"] += 1
+            self.counts["passages"] += hi - lo
+            yield AlignedPair(rows[lo][0], rows[lo][1], passages, cover_a[lo], cover_b[lo], new_a[lo], new_b[lo])
+
+    def close(self) -> None:
+        """Remove the temporary folder (also done when the aligner is collected)."""
+        self._tmp.cleanup()
 
 
-@njit(cache=True)
-def _chain(pa, pb, n, gap):
-    """Stage 3 kernel for one document pair: passages ``(a_lo, a_hi, b_lo, b_hi, matched)`` in words."""
-    out = []
-    m = pa.shape[0]
-    used = np.zeros(m, dtype=np.bool_)
-    for s in range(m):  # every match starts or joins one chain, in order of position in a
-        if used[s]:
-            continue
-        used[s] = True
-        a_lo, a_hi, b_lo, b_hi = pa[s], pa[s] + n, pb[s], pb[s] + n
-        last_a, last_b, matched = pa[s], pb[s], 1
-        for t in range(s + 1, m):
-            if pa[t] - last_a > gap:
-                break
-            if not used[t] and pa[t] >= last_a and abs(pb[t] - last_b) <= gap + (pa[t] - last_a):
-                used[t] = True
-                a_hi = max(a_hi, pa[t] + n)
-                b_lo = min(b_lo, pb[t])
-                b_hi = max(b_hi, pb[t] + n)
-                last_a, last_b = pa[t], pb[t]
-                matched += 1
-        out.append((a_lo, a_hi, b_lo, b_hi, matched))
-    # one copy is one passage: merge passages that are close in both documents
-    out.sort()
-    merged = []
-    for p in out:
-        if merged:
-            q = merged[-1]
-            if p[0] <= q[1] + gap and p[2] <= q[3] + gap and p[3] >= q[2] - gap:
-                merged[-1] = (q[0], max(q[1], p[1]), min(q[2], p[2]), max(q[3], p[3]), q[4] + p[4])
-                continue
-        merged.append(p)
-    return merged
+def align_texts(texts: Iterable[str], params: AlignParams = DEFAULT_ALIGN, batch_docs: int = 1000,
+                **engine: float) -> Iterator[AlignedPair]:
+    """Every pair of ``texts`` that shares a copied passage (streamed in batches of ``batch_docs``)."""
+    al = Aligner(params, **engine)
+    al.add_all(texts, batch_docs)
+    try:
+        yield from al.pairs()
+    finally:
+        al.close()
 
 
 def align(texts: Sequence[str], params: AlignParams = DEFAULT_ALIGN) -> list[tuple[int, int, list[Passage]]]:
     """Every pair of ``texts`` that shares a copied passage: ``(a, b, passages)`` with ``a < b``."""
-    ids, starts, ends, first = words(texts)
-    key, doc, pos = seeds(ids, first, params.n)
-    a, b, pa, pb = seed_pairs(key, doc, pos, params)
-    found = []
-    if a.shape[0] == 0:
-        return found
-    cut = np.r_[0, np.flatnonzero((np.diff(a) != 0) | (np.diff(b) != 0)) + 1, a.shape[0]]
-    for lo, hi in zip(cut[:-1].tolist(), cut[1:].tolist()):
-        da, db = int(a[lo]), int(b[lo])
-        passages = []
-        for a_lo, a_hi, b_lo, b_hi, matched in _chain(pa[lo:hi], pb[lo:hi], params.n, params.gap):
-            aw, bw = a_hi - a_lo, b_hi - b_lo
-            density = min(1.0, (matched + params.n - 1) / max(min(aw, bw), 1))
-            if min(aw, bw) < params.min_words or density < params.min_density:
-                continue
-            ga, gb = first[da], first[db]
-            passages.append(Passage((int(starts[ga + a_lo]), int(ends[ga + a_hi - 1])),
-                                    (int(starts[gb + b_lo]), int(ends[gb + b_hi - 1])), aw, bw, round(density, 4)))
-        if passages:
-            found.append((da, db, passages))
-    return found
+    return [(p.a, p.b, p.passages) for p in align_texts(texts, params)]

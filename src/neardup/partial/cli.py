@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from ..contain.cli import print_summary
-from .align import AlignParams
+from .align import DEFAULT_ALIGN, AlignParams
 from .signatures import SIGNATURES
 
 
@@ -14,49 +14,70 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Add ``partial`` to ``subparsers`` (from ``ArgumentParser.add_subparsers``)."""
     from ..cli_options import add_job_options
 
-    p = subparsers.add_parser("partial", help="find copied runs of sentences between documents, located (PDC)")
+    p = subparsers.add_parser("partial", help="find copied passages between documents, located (seed-and-extend; PDC)")
     add_job_options(p, "partials")
-    p.add_argument("--method", choices=("pdc", "align"), default="pdc",
-                   help="pdc: the paper's runs of duplicate sentences; align: seed-and-extend passages that "
-                        "survive copy-editing, 1-2 sentences long too (pdc)")
-    g = p.add_argument_group("align (seed-and-extend)")
-    defaults = AlignParams()
-    g.add_argument("--seed-words", type=int, default=defaults.n, help=f"words per seed ({defaults.n})")
-    g.add_argument("--max-df", type=int, default=defaults.max_df,
-                   help=f"a seed in more documents is boilerplate, not a seed ({defaults.max_df})")
-    g.add_argument("--min-seeds", type=int, default=defaults.min_seeds,
-                   help=f"distinct shared seeds a document pair needs ({defaults.min_seeds})")
-    g.add_argument("--word-gap", type=int, default=defaults.gap,
-                   help=f"words a passage may skip between two seeds ({defaults.gap})")
-    g.add_argument("--min-words", type=int, default=defaults.min_words,
-                   help=f"shortest passage, words on both sides ({defaults.min_words})")
-    g.add_argument("--min-density", type=float, default=defaults.min_density,
-                   help=f"matched words / passage words ({defaults.min_density})")
+    p.add_argument("--method", choices=("align", "pdc"), default="align",
+                   help="align: seed-and-extend passages that survive copy-editing, 1-2 sentences long too; "
+                        "pdc: the paper's runs of duplicate sentences (align)")
+    add_align_options(p)
     g = p.add_argument_group("pdc: sentence duplicates")
-    g.add_argument("--signature", choices=SIGNATURES, default="shingles", help="sentence signatures (shingles)")
-    g.add_argument("--shingle-size", type=int, default=4, help="words per shingle (4)")
-    g.add_argument("--tau", type=float, default=0.9, help="Jaccard at or above which sentences are duplicates (0.9)")
-    g.add_argument("--idf-min", type=float, default=0.1, help="imatch: lowest normalized IDF of a word kept (0.1)")
-    g.add_argument("--idf-max", type=float, default=1.0, help="imatch: highest normalized IDF of a word kept (1.0)")
+    g.add_argument("--signature", choices=SIGNATURES, help="sentence signatures (shingles)")
+    g.add_argument("--shingle-size", type=int, help="words per shingle (4)")
+    g.add_argument("--tau", type=float, help="Jaccard at or above which sentences are duplicates (0.9)")
+    g.add_argument("--idf-min", type=float, help="imatch: lowest normalized IDF of a word kept (0.1)")
+    g.add_argument("--idf-max", type=float, help="imatch: highest normalized IDF of a word kept (1.0)")
     g.add_argument("--stats", metavar="FILE", help="imatch: word statistics (.npz of `neardup stats build`); off = the input")
-    g.add_argument("--antecedents", type=int, default=10_000, help="spotsigs: most frequent words used as antecedents (10000)")
+    g.add_argument("--antecedents", type=int, help="spotsigs: most frequent words used as antecedents (10000)")
     g = p.add_argument_group("pdc: sequence matching")
-    g.add_argument("--gamma", type=int, default=3, help="fewest sentences a span covers (3)")
-    g.add_argument("--gap", type=int, default=1, help="missing sentences bridged inside a span (1)")
+    g.add_argument("--gamma", type=int, help="fewest sentences a span covers (3)")
+    g.add_argument("--gap", type=int, help="missing sentences bridged inside a span (1)")
     p.add_argument("--truth", metavar="FILE", help="evaluate against a simulator's truth.jsonl (into summary.json)")
     p.set_defaults(func=run_command)
     return p
 
 
+def add_align_options(p: argparse.ArgumentParser, defaults: AlignParams = DEFAULT_ALIGN) -> None:
+    """The aligner's knobs (:class:`~.align.AlignParams`, at ``defaults``) as an option group;
+    ``partial`` and ``contain --method align`` share it."""
+    g = p.add_argument_group("align (seed-and-extend)")
+    g.add_argument("--seed-words", type=int, default=defaults.n, help=f"words per seed ({defaults.n})")
+    g.add_argument("--max-df", type=int, default=defaults.max_df,
+                   help=f"a seed in more documents is boilerplate, not a seed ({defaults.max_df})")
+    g.add_argument("--min-seeds", type=int, default=defaults.min_seeds,
+                   help=f"seed matches a document pair needs ({defaults.min_seeds})")
+    g.add_argument("--word-gap", type=int, default=defaults.gap,
+                   help=f"words a passage may skip between two seeds ({defaults.gap})")
+    g.add_argument("--min-words", type=int, default=defaults.min_words,
+                   help=f"fewest matched words of a passage ({defaults.min_words})")
+    g.add_argument("--min-density", type=float, default=defaults.min_density,
+                   help=f"matched words / passage words ({defaults.min_density})")
+
+
+def align_params(args: argparse.Namespace) -> AlignParams:
+    """:class:`~.align.AlignParams` from the options of :func:`add_align_options`."""
+    return AlignParams(args.seed_words, args.max_df, args.min_seeds, args.word_gap, args.min_words, args.min_density)
+
+
+#: PDC's options and their defaults (None in the parser, so one given without --method pdc is seen).
+PDC_DEFAULTS = {"signature": "shingles", "shingle_size": 4, "tau": 0.9, "idf_min": 0.1, "idf_max": 1.0, "stats": None,
+                "antecedents": 10_000, "gamma": 3, "gap": 1}
+
+
 def run_command(args: argparse.Namespace) -> int:
     from ..cli_options import input_fields
+    from ..errors import UserError
     from .run import align_files, partial_files
 
+    given = [k for k in PDC_DEFAULTS if getattr(args, k) is not None]
+    if args.method == "align" and given:
+        raise UserError(f"--{given[0].replace('_', '-')} is an option of --method pdc (the default method is align)")
+    for k, v in PDC_DEFAULTS.items():
+        if getattr(args, k) is None:
+            setattr(args, k, v)
     if args.method == "align":
-        params = AlignParams(args.seed_words, args.max_df, args.min_seeds, args.word_gap, args.min_words,
-                             args.min_density)
         summary = align_files(args.inputs, args.output, prefer_html=args.html, fields=input_fields(args),
-                              fmt=args.format, extract=args.extract, strict=args.strict, params=params)
+                              fmt=args.format, extract=args.extract, strict=args.strict, params=align_params(args),
+                              truth=args.truth, progress=not args.quiet and sys.stderr.isatty())
         if not args.quiet:
             print_summary(summary, args.output, "pairs", summary.get("pairs", 0))
         return 0

@@ -1,4 +1,4 @@
-"""The partial-duplicate detector (PDC): copied runs of sentences, located (``neardup partial``).
+"""The partial-duplicate detector (PDC): copied runs of sentences, located (``neardup partial --method pdc``).
 
 :class:`PartialDetector` reads records through the input stage of ``dedup``
 (:func:`neardup.input_stage.documents`), splits them into sentences (keeping every

@@ -16,6 +16,11 @@ Which predicted pairs are judged:
 * a pair of versions of the *same* story that is not recorded shares most of its
   text, but the records do not say where -- *unjudged*.
 
+A predicted span is taken as the sentences it names (``a_start``, ``b_start``,
+``length``: PDC) or, for outputs located by characters only (seed-and-extend), the
+sentences lying at least half inside its ``a_chars`` / ``b_chars`` -- the rule the true
+spans follow -- so every method is measured on the same sentences.
+
 Measured: **span level** -- sentence overlap, summed over judged pairs: a predicted
 sentence (either side) inside the true span is a true positive, outside a false
 positive, a true-span sentence not predicted a false negative; **document-pair level**
@@ -55,7 +60,8 @@ def evaluate_partials(pred: Iterable[Mapping[str, Any]], truth: Truth,
 
     ``sentences`` maps a document id to its sentence ``(starts, ends)``
     (:func:`neardup.sentences.split_sentences` of its text); it must hold every document
-    of a recorded partial pair.
+    of a recorded partial pair, and for spans given by characters only, every document
+    of a predicted pair.
     """
     true_spans: dict[tuple[str, str], tuple[set[int], set[int]]] = {}
     for r in truth.partials:
@@ -74,8 +80,12 @@ def evaluate_partials(pred: Iterable[Mapping[str, Any]], truth: Truth,
         key, swap = _key(str(p["a"]), str(p["b"]))
         x, y = set(), set()
         for s in p["spans"]:
-            x.update(range(s["a_start"], s["a_start"] + s["length"]))
-            y.update(range(s["b_start"], s["b_start"] + s["length"]))
+            if "a_start" in s:
+                x.update(range(s["a_start"], s["a_start"] + s["length"]))
+                y.update(range(s["b_start"], s["b_start"] + s["length"]))
+            else:
+                x |= _inside(*sentences[str(p["a"])], *s["a_chars"])
+                y |= _inside(*sentences[str(p["b"])], *s["b_chars"])
         predicted[key] = (y, x) if swap else (x, y)
 
     def judged(key: tuple[str, str]) -> bool:
@@ -132,10 +142,10 @@ def evaluate_partial_files(partials: str | Path, truth: str | Path, inputs: list
                            prefer_html: bool = False, gamma: int = 3) -> dict[str, Any]:
     """Evaluate a ``partials.jsonl`` against a ``truth.jsonl`` (the hook for ``neardup eval``).
 
-    ``pan``: the character-level PAN measures (:mod:`neardup.evaluate.pan`), for any
-    method; for outputs with sentence indices (PDC) also the span and pair measures over
-    sentences: ``inputs`` are the documents of the run, read through the same input stage,
-    so the true spans are mapped onto the sentences the detector saw.
+    ``pan``: the character-level PAN measures (:mod:`neardup.evaluate.pan`); ``all`` and
+    ``ge_gamma``: the span and pair measures over sentences (see the module docstring),
+    for any method: ``inputs`` are the documents of the run, read through the same input
+    stage, so spans are mapped onto the sentences of the texts the detector saw.
     """
     from ..io.readers import read_inputs
     from ..input_stage import documents
@@ -143,16 +153,15 @@ def evaluate_partial_files(partials: str | Path, truth: str | Path, inputs: list
     from ..sentences import split_sentences
 
     gold = Truth.read(truth)
+    found = read_partials(partials)
     need = {r["a"] for r in gold.partials} | {r["b"] for r in gold.partials}
+    need |= {str(r[k]) for r in found for k in ("a", "b") if any("a_start" not in s for s in r["spans"])}
     sentences = {rec.id: split_sentences(text)
                  for rec, text in documents(read_inputs(inputs, prefer_html), extract, RunStats()) if rec.id in need}
     missing = need - sentences.keys()
     if missing:
-        raise UserError(f"{len(missing)} documents of the truth are not in the inputs, e.g. {sorted(missing)[0]}")
+        raise UserError(f"{len(missing)} documents of the truth or the output are not in the inputs, "
+                        f"e.g. {sorted(missing)[0]}")
     from ..evaluate.pan import pan_measures
 
-    found = read_partials(partials)
-    out: dict[str, Any] = {"pan": pan_measures(gold.partials, found)}
-    if all("a_start" in span for r in found for span in r["spans"]):  # sentence measures need sentence indices
-        out.update(evaluate_partials(found, gold, sentences, gamma))
-    return out
+    return {"pan": pan_measures(gold.partials, found), **evaluate_partials(found, gold, sentences, gamma)}

@@ -30,40 +30,74 @@ def align_files(
     extract: str | None = None,
     strict: bool = False,
     params: AlignParams = DEFAULT_ALIGN,
+    truth: str | Path | None = None,
+    batch_docs: int = 1000,
+    progress: bool = False,
 ) -> dict[str, Any]:
-    """``partial --method align``: seed-and-extend passages (:mod:`.align`); writes ``partials`` and ``summary.json``.
+    """``partial`` (``--method align``): seed-and-extend passages (:mod:`.align`); writes
+    ``partials`` and ``summary.json``.
 
-    Rows: ``a``, ``b`` (in input order) and ``spans`` of ``a_chars``, ``b_chars``, ``a_words``,
-    ``b_words``, ``similarity`` (density of matched words).  Memory: the extracted texts of
-    the whole input while the seeds are indexed.
+    Rows: ``a``, ``b`` (in input order), ``spans`` of ``a_chars``, ``b_chars``, ``a_words``,
+    ``b_words``, ``similarity`` (density of matched words), and ``coverage_a``,
+    ``coverage_b`` (share of each document's words inside the spans).  Texts are not kept:
+    documents go into the aligner in batches of ``batch_docs`` (see :mod:`.align` on memory).
+    With ``truth`` the summary gets the PAN and sentence measures
+    (:func:`~.evaluate.evaluate_partial_files`); every document's sentence offsets are then kept.
     """
     from ..extract import DEFAULT_EXTRACTOR
-    from ..input_stage import documents
+    from ..input_stage import documents, progress_bar
+    from ..evaluate.pan import pan_measures
     from ..job import RunStats, run_report
-    from .align import align
+    from ..sentences import split_sentences
+    from .align import Aligner
 
     start = time.perf_counter()
     stats = RunStats()
-    ids, texts = [], []
-    for record, text in documents(read_inputs(inputs, prefer_html, fields), extract or DEFAULT_EXTRACTOR, stats, strict):
-        ids.append(record.id)
-        texts.append(text)
+    extract = extract or DEFAULT_EXTRACTOR
+    aligner = Aligner(params)
+    gold = Truth.read(truth) if truth is not None else None
+    sentences: dict[str, Any] = {}
+    found: list[dict[str, Any]] = []
+    ids: list[str] = []
+
+    def texts() -> Iterator[str]:
+        for record, text in documents(read_inputs(inputs, prefer_html, fields), extract, stats, strict):
+            ids.append(record.id)
+            if gold is not None:
+                sentences[record.id] = split_sentences(text)
+            yield text
+
+    bar = progress_bar(progress)
+    aligner.add_all(texts(), batch_docs, bar)
+    bar.close()
     stats.kept = len(ids)
     t = stats.timed("read", start)
-    found = align(texts, params)
-    stats.timed("align", t)
-    rows = [{"a": ids[a], "b": ids[b], "spans": [{"a_chars": list(p.a_chars), "b_chars": list(p.b_chars),
-                                                  "a_words": p.a_words, "b_words": p.b_words,
-                                                  "similarity": p.similarity} for p in passages]}
-            for a, b, passages in found]
-    with OutputFolder(outdir) as out:
-        stats.require_usable()
-        write_rows(out.path(f"partials.{fmt}"), iter(rows), fmt)
-        summary = run_report(stats, inputs, {"method": "align", "extract": extract or DEFAULT_EXTRACTOR,
-                                             **asdict(params)}, time.perf_counter() - start,
-                             pairs=len(rows), passages=sum(len(r["spans"]) for r in rows))
-        write_json(out.path("summary.json"), summary)
-        out.commit()
+
+    def rows() -> Iterator[dict[str, Any]]:
+        for pair in aligner.pairs():
+            row = {"a": ids[pair.a], "b": ids[pair.b],
+                   "spans": [{"a_chars": list(p.a_chars), "b_chars": list(p.b_chars), "a_words": p.a_words,
+                              "b_words": p.b_words, "similarity": p.similarity} for p in pair.passages],
+                   "coverage_a": pair.coverage_a, "coverage_b": pair.coverage_b}
+            if gold is not None:
+                found.append(row)
+            yield row
+
+    try:
+        with OutputFolder(outdir) as out:
+            stats.require_usable()
+            write_rows(out.path(f"partials.{fmt}"), rows(), fmt)
+            stats.timed("align", t)
+            counts = aligner.counts
+            extra = {} if gold is None else {"evaluation": {"pan": pan_measures(gold.partials, found),
+                                                            **evaluate_partials(found, gold, sentences)}}
+            summary = run_report(stats, inputs, {"method": "align", "extract": extract, **asdict(params)},
+                                 time.perf_counter() - start, pairs=counts["pairs"], passages=counts["passages"],
+                                 seeds={k: counts[k] for k in ("words", "shared_seeds", "seed_pairs")}, **extra)
+            write_json(out.path("summary.json"), summary)
+            out.commit()
+    finally:
+        aligner.close()
     return summary
 
 

@@ -1,0 +1,297 @@
+"""The compiled kernels of seed-and-extend alignment (:mod:`.align`), one group per stage.
+
+Each kernel is a map or a reduce over key/value arrays, so an engine other than the
+local one (:class:`~.align.Aligner`) can run the same stages on partitions:
+
+* :func:`tokens` -- texts to words with character offsets (map over documents);
+* :func:`seed_keys` -- words to ``(key, doc, pos)`` seed records (map);
+* :func:`shared_seeds` -- the reduce of the inverted index: keys of 2..``max_df``
+  documents (over records sorted by key, documents in order within a key);
+* :func:`pair_counts`, :func:`fill_pairs` -- seed pairs ``(a, b, pa, pb)`` of one range
+  of ``a`` documents (map over key groups; the counts size the ranges);
+* :func:`chain_pairs` -- the reduce by document pair: chains, merged passages,
+  validation and coverage.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+from numba import njit, prange
+
+from ..text.normalize import CHAR, WORD, char_classes
+
+#: One seed occurrence: its key, document and word position (16 bytes).
+SEED_RECORD = np.dtype([("key", "<u8"), ("doc", "<i4"), ("pos", "<i4")])
+
+_FNV_OFFSET = np.uint64(0xCBF29CE484222325)
+_FNV_PRIME = np.uint64(0x100000001B3)
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+
+
+# ---------------------------------------------------------------------------- words
+
+
+@njit(inline="always", cache=True)
+def _finish(h):
+    """SplitMix64's finalizer: spreads an FNV-1a state over all 64 bits."""
+    h = (h ^ (h >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    h = (h ^ (h >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return h ^ (h >> np.uint64(31))
+
+
+@njit(parallel=True, cache=True)
+def _scan(cps, offsets, table):
+    """Words of each document of ``cps`` (code points): hash, start and end (characters in
+    the document), written at the document's character offset; returns them and counts."""
+    n_docs = offsets.shape[0] - 1
+    total = offsets[n_docs]
+    hashes = np.empty(total, dtype=np.uint64)
+    starts = np.empty(total, dtype=np.int32)
+    ends = np.empty(total, dtype=np.int32)
+    counts = np.zeros(n_docs, dtype=np.int64)
+    for d in prange(n_docs):
+        lo, hi = offsets[d], offsets[d + 1]
+        n = lo
+        tok = -1
+        h = _FNV_OFFSET
+        for p in range(lo, hi):
+            cp = cps[p]
+            cls = table[cp] if cp < table.shape[0] else WORD
+            if cls == WORD:
+                if tok < 0:
+                    tok = p
+                    h = _FNV_OFFSET
+                h = (h ^ np.uint64(cp)) * _FNV_PRIME
+                continue
+            if tok >= 0:
+                hashes[n], starts[n], ends[n] = _finish(h), tok - lo, p - lo
+                n += 1
+                tok = -1
+            if cls == CHAR:  # a script without spaces: every character is a word
+                hashes[n] = _finish((_FNV_OFFSET ^ np.uint64(cp)) * _FNV_PRIME)
+                starts[n], ends[n] = p - lo, p + 1 - lo
+                n += 1
+        if tok >= 0:
+            hashes[n], starts[n], ends[n] = _finish(h), tok - lo, hi - lo
+            n += 1
+        counts[d] = n - lo
+    return hashes, starts, ends, counts
+
+
+def tokens(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Word hashes, character starts and ends of every word of ``texts`` (in order), and
+    each text's word count.
+
+    Words are lower-cased (``str.lower``, which keeps character positions; a text whose
+    lower-cased form has another length -- a dotted capital I -- is compared as written)
+    and split by the tokenizer's character classes (:func:`neardup.text.normalize.char_classes`).
+    """
+    low = [t.lower() for t in texts]
+    low = [x if len(x) == len(t) else t for x, t in zip(low, texts)]
+    lengths = np.fromiter(map(len, low), dtype=np.int64, count=len(low))
+    offsets = np.r_[0, np.cumsum(lengths)].astype(np.int64)
+    cps = np.frombuffer("".join(low).encode("utf-32-le"), dtype=np.uint32)
+    hashes, starts, ends, counts = _scan(cps, offsets, char_classes())
+    keep = np.repeat(offsets[:-1], counts) + (np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts))
+    return hashes[keep], starts[keep], ends[keep], counts
+
+
+# ---------------------------------------------------------------------------- seeds
+
+
+def seed_keys(hashes: np.ndarray, first: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Stage 1's map: ``(key, doc, position)`` of every ``n``-word run inside one document."""
+    total = hashes.shape[0]
+    if total < n:
+        return np.zeros(0, np.uint64), np.zeros(0, np.int64), np.zeros(0, np.int64)
+    m = total - n + 1
+    key = np.zeros(m, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for k in range(n):
+            key = (key ^ (hashes[k:m + k] + np.uint64(k + 1))) * _MIX
+    doc = np.searchsorted(first, np.arange(m), side="right") - 1
+    inside = np.arange(m) + n <= first[doc + 1]
+    return key[inside], doc[inside], (np.arange(m) - first[doc])[inside]
+
+
+@njit(cache=True)
+def shared_seeds(key, doc, max_df):
+    """Stage 1's reduce over records sorted by key: indices of the records of keys found in
+    2..``max_df`` documents (and at most ``4 max_df`` times), and the start of each kept
+    key's group in that selection (plus the end)."""
+    n = key.shape[0]
+    keep = np.empty(n, dtype=np.int64)
+    starts = np.empty(n + 1, dtype=np.int64)
+    k = g = 0
+    lo = 0
+    while lo < n:
+        hi = lo + 1
+        docs = 1
+        while hi < n and key[hi] == key[lo]:
+            if doc[hi] != doc[hi - 1]:
+                docs += 1
+            hi += 1
+        if 2 <= docs <= max_df and hi - lo <= 4 * max_df:
+            starts[g] = k
+            g += 1
+            for i in range(lo, hi):
+                keep[k] = i
+                k += 1
+        lo = hi
+    starts[g] = k
+    return keep[:k], starts[:g + 1]
+
+
+# ---------------------------------------------------------------------------- seed pairs
+
+
+@njit(cache=True)
+def _walk_pairs(doc, pos, groups, lo, hi, counts, a, b, pa, pb):
+    """Every occurrence of a key with every later one of another document: counted per ``a``
+    into ``counts`` (when it has room), written to ``a, b, pa, pb`` for ``lo <= a < hi``."""
+    n = 0
+    for g in range(groups.shape[0] - 1):
+        g1 = groups[g + 1]
+        i = groups[g]
+        while i < g1:
+            j = i
+            while j < g1 and doc[j] == doc[i]:
+                j += 1
+            if counts.shape[0] > 0:
+                counts[doc[i]] += (j - i) * (g1 - j)
+            if lo <= doc[i] < hi:
+                for x in range(i, j):
+                    for y in range(j, g1):
+                        a[n], b[n], pa[n], pb[n] = doc[x], doc[y], pos[x], pos[y]
+                        n += 1
+            i = j
+
+
+def pair_counts(doc: np.ndarray, groups: np.ndarray, n_docs: int) -> np.ndarray:
+    """How many seed pairs each document makes as ``a`` (the earlier document of the pair)."""
+    counts = np.zeros(n_docs, dtype=np.int64)
+    none = np.zeros(0, np.int32)
+    _walk_pairs(doc, doc, groups, 0, 0, counts, none, none, none, none)  # empty range: positions never read
+    return counts
+
+
+def fill_pairs(doc: np.ndarray, pos: np.ndarray, groups: np.ndarray, lo: int, hi: int,
+               total: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Stage 2: the seed pairs ``(a, b, pa, pb)`` with ``lo <= a < hi`` (``total`` of them)."""
+    a, b, pa, pb = (np.empty(total, dtype=np.int32) for _ in range(4))
+    _walk_pairs(doc, pos, groups, lo, hi, np.zeros(0, np.int64), a, b, pa, pb)
+    return a, b, pa, pb
+
+
+# ---------------------------------------------------------------------------- chains
+
+
+@njit(cache=True)
+def _cover(lo, hi, words):
+    """Words of ``[0, words)`` inside the union of intervals ``[lo, hi)``, and the longest run outside."""
+    order = np.argsort(lo, kind="mergesort")
+    total = 0
+    end = 0
+    longest = 0
+    for i in order:
+        longest = max(longest, lo[i] - end)
+        if hi[i] > end:
+            total += hi[i] - max(lo[i], end)
+            end = hi[i]
+    return total, max(longest, words - end)
+
+
+@njit(cache=True)
+def _chain_one(pa, pb, n, gap, min_words):
+    """Passages ``(a_lo, a_hi, b_lo, b_hi, matched)`` of one pair's matches (sorted by pa, pb);
+    ``matched``: the words of ``a`` inside the passage's seeds.
+
+    A chain moves forward in both documents, each step skipping at most ``gap`` words
+    (in ``b``, ``gap`` more than in ``a``).  Chains close in both documents are then merged
+    (one copy is one passage): a chain that goes on forward in ``b`` always, one that
+    goes back (a reordered sentence) only when it is a passage of ``min_words`` on its own,
+    so stray phrases of a same-story text in another order do not add up to a passage.
+    """
+    m = pa.shape[0]
+    used = np.zeros(m, dtype=np.bool_)
+    raw = np.empty((m, 5), dtype=np.int64)
+    k = 0
+    for s in range(m):  # every match starts or joins one chain, in order of position in a
+        if used[s]:
+            continue
+        used[s] = True
+        a_lo, a_hi, b_lo, b_hi = pa[s], pa[s] + n, pb[s], pb[s] + n
+        last_a, last_b, matched = pa[s], pb[s], n
+        for t in range(s + 1, m):
+            if pa[t] - last_a > gap:
+                break
+            if not used[t] and pa[t] >= last_a and 0 < pb[t] - last_b <= gap + (pa[t] - last_a):
+                used[t] = True
+                matched += min(n, max(0, pa[t] + n - a_hi))  # the seed's words not yet matched
+                a_hi = max(a_hi, pa[t] + n)
+                b_hi = max(b_hi, pb[t] + n)
+                last_a, last_b = pa[t], pb[t]
+        raw[k, 0], raw[k, 1], raw[k, 2], raw[k, 3], raw[k, 4] = a_lo, a_hi, b_lo, b_hi, matched
+        k += 1
+    raw = raw[:k]
+    order = np.argsort(raw[:, 0] * (np.int64(1) << 32) + raw[:, 2], kind="mergesort")
+    out = np.empty((k, 5), dtype=np.int64)
+    j = -1
+    for i in order:
+        p = raw[i]
+        close = j >= 0 and p[0] <= out[j, 1] + gap and p[2] <= out[j, 3] + gap and p[3] >= out[j, 2] - gap
+        forward = j >= 0 and p[2] >= out[j, 3] - n
+        if close and (forward or min(p[1] - p[0], p[3] - p[2]) >= min_words):
+            out[j, 1] = max(out[j, 1], p[1])
+            out[j, 2] = min(out[j, 2], p[2])
+            out[j, 3] = max(out[j, 3], p[3])
+            out[j, 4] += p[4]
+        else:
+            j += 1
+            out[j] = p
+    return out[:j + 1]
+
+
+@njit(cache=True)
+def chain_pairs(a, b, pa, pb, words, n, gap, min_seeds, min_words, min_density):
+    """Stages 3-4 over seed pairs sorted by ``(a, b, pa, pb)``: the valid passages of every
+    document pair with ``min_seeds`` matches.  Valid: ``min_words`` matched words (inside
+    seeds) and so many on both sides, and ``min_density`` of the shorter side matched.
+
+    Returns ``out`` rows ``(a, b, a_lo, a_hi, b_lo, b_hi)`` (word positions, ``hi``
+    exclusive) and ``cov`` rows ``(density, coverage of a, coverage of b, longest run of a,
+    of b)``: a document's coverage is the share of its words inside the pair's valid
+    passages, its longest run the most consecutive words it has outside them.
+    """
+    m = a.shape[0]
+    out = np.empty((m, 6), dtype=np.int64)
+    cov = np.empty((m, 5), dtype=np.float64)
+    k = 0
+    lo = 0
+    while lo < m:
+        hi = lo + 1
+        while hi < m and a[hi] == a[lo] and b[hi] == b[lo]:
+            hi += 1
+        if hi - lo >= min_seeds:
+            passages = _chain_one(pa[lo:hi].astype(np.int64), pb[lo:hi].astype(np.int64), n, gap, min_words)
+            first = k
+            for p in passages:
+                aw, bw = p[1] - p[0], p[3] - p[2]
+                density = min(1.0, p[4] / max(min(aw, bw), 1))
+                if p[4] < min_words or min(aw, bw) < min_words or density < min_density:
+                    continue
+                out[k, 0], out[k, 1] = a[lo], b[lo]
+                out[k, 2], out[k, 3], out[k, 4], out[k, 5] = p[0], p[1], p[2], p[3]
+                cov[k, 0] = density
+                k += 1
+            if k > first:
+                wa, wb = words[a[lo]], words[b[lo]]
+                ca, ra = _cover(out[first:k, 2], out[first:k, 3], wa)
+                cb, rb = _cover(out[first:k, 4], out[first:k, 5], wb)
+                for i in range(first, k):
+                    cov[i, 1], cov[i, 2] = ca / max(wa, 1), cb / max(wb, 1)
+                    cov[i, 3], cov[i, 4] = ra, rb
+        lo = hi
+    return out[:k], cov[:k]
