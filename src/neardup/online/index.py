@@ -48,7 +48,7 @@ from ..methods import DEFAULT_METHOD, get_method
 from ..methods.base import Method, Sketches
 from .layout import SketchLayout
 from .schemes import KeyScheme, probe_sketch, scheme_for
-from .storage import Damaged, Store
+from .storage import Damaged, Store, damage_named
 
 #: Documents per transaction of ``add`` (and per sketching batch of ``query``).
 BATCH_SIZE = 1000
@@ -194,6 +194,7 @@ class Index:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    @damage_named
     def __len__(self) -> int:
         return int(self.store.reader().execute("SELECT count(*) FROM docs").fetchone()[0])
 
@@ -353,14 +354,19 @@ class Index:
         One transaction per ``batch_size`` documents: when a batch's answers are
         returned (or the call returns), that batch is on disk.
         """
+        return list(self.add_stream(records, fields=fields, strict=strict, stats=stats, batch_size=batch_size))
+
+    @damage_named
+    def add_stream(self, records: Iterable[Any], *, fields: Fields = FIELDS, strict: bool = False,
+                   stats: RunStats | None = None, batch_size: int = BATCH_SIZE) -> Iterator[Checked]:
+        """:meth:`add`, yielding each batch's answers once the batch is committed (for large inputs)."""
         if not self.store.write:
             raise UserError(f"index {self.path} was opened for reading only")
         stats = self._stats(stats)
-        results: list[Checked] = []
         for batch in self._batches(records, stats, strict, fields, batch_size):
             with kernel_threads(len(batch.ids)):
-                results += self._add_batch(batch, stats, strict)
-        return results
+                done = self._add_batch(batch, stats, strict)
+            yield from done
 
     def _add_batch(self, batch: _Batch, stats: RunStats, strict: bool) -> list[Checked]:
         db = self.store.db
@@ -442,9 +448,14 @@ class Index:
     def query(self, records: Iterable[Any], *, fields: Fields = FIELDS, strict: bool = False,
               stats: RunStats | None = None, batch_size: int = BATCH_SIZE) -> list[Checked]:
         """Check only: each document's matches among the stored ones (a stored document finds itself)."""
+        return list(self.query_stream(records, fields=fields, strict=strict, stats=stats, batch_size=batch_size))
+
+    @damage_named
+    def query_stream(self, records: Iterable[Any], *, fields: Fields = FIELDS, strict: bool = False,
+                     stats: RunStats | None = None, batch_size: int = BATCH_SIZE) -> Iterator[Checked]:
+        """:meth:`query`, yielding batch by batch."""
         stats = self._stats(stats)
         db = self.store.reader()
-        results: list[Checked] = []
         for batch in self._batches(records, stats, strict, fields, batch_size):
             db.execute("BEGIN")  # one snapshot for the batch's lookups
             try:
@@ -457,9 +468,9 @@ class Index:
             finally:
                 db.execute("COMMIT")
             stats.kept += len(batch.ids)
-            results += [Checked(i, self._sorted(f), False) for i, f in zip(batch.ids, found)]
-        return results
+            yield from (Checked(i, self._sorted(f), False) for i, f in zip(batch.ids, found))
 
+    @damage_named
     def remove(self, ids: Iterable[str]) -> list[str]:
         """Remove documents by id; returns the ids that were in the index (others are ignored)."""
         if not self.store.write:
@@ -486,6 +497,7 @@ class Index:
         order = {d: k for k, d in enumerate(wanted)}
         return sorted(found, key=order.__getitem__)
 
+    @damage_named
     def get(self, doc_id: str) -> dict[str, Any] | None:
         """What the index holds about a document (None if it is not there)."""
         row = self.store.reader().execute("SELECT seq, id, time, added, size FROM docs WHERE id = ?",
@@ -494,6 +506,7 @@ class Index:
             return None
         return {"id": row[1], "seq": row[0], "time": row[2], "added": row[3], "features": row[4]}
 
+    @damage_named
     def info(self) -> dict[str, Any]:
         """The manifest, counts and sizes (what ``neardup index info`` prints)."""
         db = self.store.reader()
@@ -526,6 +539,7 @@ class Index:
         out[ok] = counts[at[ok]]
         return out
 
+    @damage_named
     def compact(self) -> dict[str, int]:
         """Evict what the window no longer holds, then rewrite the file without free pages (VACUUM)."""
         if not self.store.write:
@@ -544,6 +558,7 @@ class Index:
         after = sum(p.stat().st_size for p in self.path.glob("index.sqlite*") if p.is_file())
         return {"bytes_before": before, "bytes_after": after}
 
+    @damage_named
     def check(self) -> list[str]:
         """SQLite's integrity check plus neardup's own: every document decodes and has all its keys."""
         db = self.store.reader()

@@ -32,12 +32,14 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import functools
+import inspect
 import json
 import os
 import sqlite3
 import threading
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -62,6 +64,32 @@ CREATE TABLE keys(key INTEGER NOT NULL, slot INTEGER NOT NULL, seq INTEGER NOT N
                   PRIMARY KEY(key, slot, seq)) WITHOUT ROWID;
 CREATE TABLE postings(hash INTEGER NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY(hash, seq)) WITHOUT ROWID;
 """
+
+
+def damage_named(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn SQLite's "malformed" / "not a database" found while working into one :class:`Damaged` line."""
+
+    def named(exc: sqlite3.DatabaseError) -> Exception:
+        if isinstance(exc, sqlite3.OperationalError):
+            return exc  # locked, busy, disk I/O: not the file's content
+        return Damaged(f"index damaged ({exc}): restore it from a copy, or rebuild it")
+
+    if inspect.isgeneratorfunction(func):
+        @functools.wraps(func)
+        def gen(*args: Any, **kwargs: Any) -> Any:
+            try:
+                yield from func(*args, **kwargs)
+            except sqlite3.DatabaseError as exc:
+                raise named(exc) from None
+        return gen
+
+    @functools.wraps(func)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except sqlite3.DatabaseError as exc:
+            raise named(exc) from None
+    return call
 
 
 def _signed(a: np.ndarray) -> np.ndarray:
@@ -155,19 +183,27 @@ class Store:
         return fd
 
     def _connect(self) -> sqlite3.Connection:
+        db = None
         try:
             db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30.0)
             app = db.execute("PRAGMA application_id").fetchone()[0]
+            if app != APPLICATION_ID:
+                raise Damaged(f"{self.path}: not a neardup index (a SQLite database of another program)")
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute(f"PRAGMA synchronous={self.sync.upper()}")
+            db.execute("PRAGMA cache_size=-65536")
+            db.execute("PRAGMA temp_store=MEMORY")
+            return db
         except sqlite3.DatabaseError as exc:
+            if db is not None:
+                db.close()
+            if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+                raise
             raise Damaged(f"{self.path}: not a neardup index, or damaged ({exc})") from None
-        if app != APPLICATION_ID:
-            db.close()
-            raise Damaged(f"{self.path}: not a neardup index (a SQLite database of another program)")
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute(f"PRAGMA synchronous={self.sync.upper()}")
-        db.execute("PRAGMA cache_size=-65536")
-        db.execute("PRAGMA temp_store=MEMORY")
-        return db
+        except Damaged:
+            if db is not None:
+                db.close()
+            raise
 
     @staticmethod
     def _read_manifest(db: sqlite3.Connection) -> dict[str, Any]:
