@@ -53,6 +53,7 @@ class SQLiteStore:
         self.db = sqlite3.connect(path / "index.sqlite", isolation_level=None)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=FULL")
+        self.db.execute("PRAGMA cache_size=-65536")  # as neardup.online.storage
         self.db.execute("CREATE TABLE IF NOT EXISTS docs(seq INTEGER PRIMARY KEY, id TEXT UNIQUE, sketch BLOB)")
         self.db.execute("CREATE TABLE IF NOT EXISTS keys(key INTEGER, slot INTEGER, seq INTEGER, "
                         "PRIMARY KEY(key, slot, seq)) WITHOUT ROWID")

@@ -31,9 +31,10 @@ from concurrent.futures import Future
 from contextlib import asynccontextmanager
 from typing import Any, AsyncIterator, Iterator
 
+import orjson
 import uvicorn
 from fastapi import Depends, FastAPI, HTTPException, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import InputError, UserError
@@ -197,8 +198,9 @@ def _records(body: Documents) -> list[dict[str, Any]]:
     return [d.model_dump(exclude_none=True) for d in body.documents]
 
 
-def _out(found: list[Checked]) -> dict[str, Any]:
-    return {"results": [c.as_dict() for c in found]}
+def _out(found: list[Checked]) -> Response:
+    """The results as JSON, serialized once by orjson (the declared ``Results`` model documents them)."""
+    return Response(orjson.dumps({"results": [c.as_dict() for c in found]}), media_type="application/json")
 
 
 def _http_error(exc: Exception) -> HTTPException:
@@ -243,11 +245,11 @@ def create_app(index: Index, token: str | None = None, max_body: int = 16 << 20)
 
     @app.post("/documents", response_model=Results, dependencies=[Depends(may_write)],
               summary="check and add documents (matches among the index and earlier documents of the batch)")
-    async def add_documents(body: Documents) -> dict[str, Any]:
+    async def add_documents(body: Documents) -> Response:
         return _out(await write("add", _records(body)))
 
     @app.post("/query", response_model=Results, summary="check documents without adding them")
-    def query(body: Documents) -> dict[str, Any]:
+    def query(body: Documents) -> Response:
         try:
             return _out(index.query(_records(body), strict=True))
         except (InputError, UserError) as exc:
@@ -283,6 +285,7 @@ def serve(path: str, host: str = "127.0.0.1", port: int = 8080, token: str | Non
     """Open the index at ``path`` for writing and serve it until SIGINT/SIGTERM."""
     index = Index.open(path, sync=sync)
     app = create_app(index, token, max_body)
+    sys.setswitchinterval(0.001)  # readers wait less for the GIL behind the writer thread (default 5 ms)
     where = f"http://{host}:{port}"
     print(f"serving {path} ({len(index):,} documents, {index.method.name}) on {where}; API at {where}/docs"
           + ("" if token else "; writes need no token"), file=sys.stderr, flush=True)
