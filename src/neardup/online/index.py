@@ -196,7 +196,7 @@ class Index:
 
     @damage_named
     def __len__(self) -> int:
-        return int(self.store.reader().execute("SELECT count(*) FROM docs").fetchone()[0])
+        return Store.documents(self.store.reader())
 
     def __contains__(self, doc_id: str) -> bool:
         return bool(Store.existing_ids(self.store.reader(), [doc_id]))
@@ -563,6 +563,9 @@ class Index:
         """SQLite's integrity check plus neardup's own: every document decodes and has all its keys."""
         db = self.store.reader()
         problems = [r[0] for r in db.execute("PRAGMA integrity_check").fetchall() if r[0] != "ok"]
+        rows = db.execute("SELECT count(*) FROM docs").fetchone()[0]
+        if rows != Store.documents(db):
+            problems.append(f"{rows} documents stored, the manifest counts {Store.documents(db)}")
         seq, _, _, cols, lists = Store.fetch(db, np.array([r[0] for r in db.execute("SELECT seq FROM docs")], np.int64))
         try:
             sk = self.layout.decode(cols, lists)

@@ -146,7 +146,7 @@ class Store:
             db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             db.execute(f"PRAGMA user_version = {FORMAT_VERSION}")
             db.execute("BEGIN")
-            meta = {"format": FORMAT, "version": FORMAT_VERSION, "next_seq": 0, **manifest}
+            meta = {"format": FORMAT, "version": FORMAT_VERSION, "next_seq": 0, "documents": 0, **manifest}
             db.executemany("INSERT INTO meta VALUES (?, ?)", [(k, json.dumps(v)) for k, v in meta.items()])
             db.execute("COMMIT")
             db.execute("PRAGMA journal_mode=WAL")
@@ -245,10 +245,19 @@ class Store:
         self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value)))
         self.manifest[key] = value
 
+    def count_documents(self, delta: int) -> None:
+        """Keep the document count in the manifest (``len`` without scanning the table), in the transaction."""
+        self.db.execute("UPDATE meta SET value = CAST(value AS INTEGER) + ? WHERE key = 'documents'", (delta,))
+
+    @staticmethod
+    def documents(db: sqlite3.Connection) -> int:
+        return int(db.execute("SELECT value FROM meta WHERE key = 'documents'").fetchone()[0])
+
     def insert_docs(self, seqs: np.ndarray, ids: Sequence[str], times: Sequence[float | None], added: float,
                     sizes: np.ndarray, cols: Sequence[bytes], lists: Sequence[bytes]) -> None:
         self.db.executemany("INSERT INTO docs VALUES (?, ?, ?, ?, ?, ?, ?)",
                             zip(seqs.tolist(), ids, times, [added] * len(ids), sizes.tolist(), cols, lists))
+        self.count_documents(len(ids))
 
     def insert_keys(self, seqs: np.ndarray, keys: np.ndarray) -> None:
         n, slots = keys.shape
@@ -270,6 +279,7 @@ class Store:
 
     def delete_docs(self, seqs: np.ndarray) -> None:
         self.db.executemany("DELETE FROM docs WHERE seq = ?", ((s,) for s in seqs.tolist()))
+        self.count_documents(-int(seqs.shape[0]))
 
     # -- reading (any connection) --------------------------------------------------------
     @staticmethod
