@@ -344,3 +344,15 @@ def test_document_frequencies_update_as_documents_arrive(tmp_path):
         assert index.document_frequencies(sets.hashes).tolist() == [2]
         index.add([("c", "one two three four")])
         assert index.document_frequencies(np.concatenate([sets.hashes, [np.uint64(7)]])).tolist() == [3, 0]
+
+
+def test_the_method_level_collection_refuses_adds_after_finalize():
+    from neardup.methods import get_method
+    from neardup.methods.base import Collection
+
+    c = Collection(get_method("minhash"))
+    c.add(["one two three four five six seven"])
+    c.finalize()
+    with pytest.raises(RuntimeError, match="after finalize"):
+        c.add(["eight nine ten eleven twelve thirteen"])
+    assert len(c) == 1

@@ -260,9 +260,12 @@ class Store:
         self.count_documents(len(ids))
 
     def insert_keys(self, seqs: np.ndarray, keys: np.ndarray) -> None:
+        """Rows in key order: the B-tree is filled page by page, not at random places."""
         n, slots = keys.shape
+        flat = _signed(keys).ravel()
+        order = np.argsort(flat, kind="stable")
         self.db.executemany("INSERT INTO keys VALUES (?, ?, ?)", zip(
-            _signed(keys).ravel().tolist(), np.tile(np.arange(slots), n).tolist(), np.repeat(seqs, slots).tolist()))
+            flat[order].tolist(), np.tile(np.arange(slots), n)[order].tolist(), np.repeat(seqs, slots)[order].tolist()))
 
     def delete_keys(self, seqs: np.ndarray, keys: np.ndarray) -> None:
         n, slots = keys.shape
@@ -270,8 +273,10 @@ class Store:
             _signed(keys).ravel().tolist(), np.tile(np.arange(slots), n).tolist(), np.repeat(seqs, slots).tolist()))
 
     def insert_postings(self, seqs: np.ndarray, hashes: np.ndarray, offsets: np.ndarray) -> None:
+        flat = _signed(hashes)
+        order = np.argsort(flat, kind="stable")  # in key order, as insert_keys
         self.db.executemany("INSERT OR IGNORE INTO postings VALUES (?, ?)",
-                            zip(_signed(hashes).tolist(), np.repeat(seqs, np.diff(offsets)).tolist()))
+                            zip(flat[order].tolist(), np.repeat(seqs, np.diff(offsets))[order].tolist()))
 
     def delete_postings(self, seqs: np.ndarray, hashes: np.ndarray, offsets: np.ndarray) -> None:
         self.db.executemany("DELETE FROM postings WHERE hash = ? AND seq = ?",
