@@ -24,7 +24,6 @@ import asyncio
 import contextlib
 import hmac
 import queue
-import signal
 import sys
 import threading
 from concurrent.futures import Future
@@ -38,6 +37,7 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import InputError, UserError
+from ..job import stop_signals
 from .index import Checked, Index
 
 #: Documents in one request at most (bodies are also limited in bytes).
@@ -305,9 +305,5 @@ class _Server(uvicorn.Server):
                 self.force_exit = True
             self.should_exit = True
 
-        previous = {s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)}
-        try:
+        with stop_signals(stop):
             yield
-        finally:
-            for s, handler in previous.items():
-                signal.signal(s, handler)
