@@ -311,6 +311,7 @@ def add_imported_commands(sub: argparse._SubParsersAction) -> None:
     from .contain.cli import register as register_contain
     from .extract.cli import register as register_extract
     from .learn.cli import register as register_learn
+    from .online.cli import register as register_online
     from .partial.cli import register as register_partial
     from .stats.cli import register as register_stats
 
@@ -338,6 +339,7 @@ def add_imported_commands(sub: argparse._SubParsersAction) -> None:
     register_stats(sub)
     register_contain(sub)
     register_partial(sub)
+    register_online(sub)
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:

@@ -163,12 +163,19 @@ def interrupts() -> Iterator[None]:
         os.write(2, f"neardup: interrupted ({signal.Signals(signum).name})\n".encode())
         os._exit(128 + signum)
 
-    previous = {s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)}
+    with stop_signals(stop):
+        yield
+
+
+@contextlib.contextmanager
+def stop_signals(handler: Callable[[int, Any], None]) -> Iterator[None]:
+    """SIGINT and SIGTERM go to ``handler`` within the block; the previous handlers come back after it."""
+    previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield
     finally:
-        for s, handler in previous.items():
-            signal.signal(s, handler)
+        for s, old in previous.items():
+            signal.signal(s, old)
 
 
 def run_command(func: Callable[[Any], int], args: Any) -> int:

@@ -25,6 +25,7 @@ of each band and emits the pairs of every run of equal keys in compiled code.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from math import comb
 
 import numpy as np
@@ -73,6 +74,7 @@ def banding_errors(
     return fp_weight * fp + (1.0 - fp_weight) * fn
 
 
+@lru_cache(maxsize=256)  # 10 ms a call: an online index asks for every batch
 def choose_banding(
     threshold: float,
     num_perm: int,

@@ -212,3 +212,23 @@ def _runs(order: np.ndarray, lo: np.ndarray, lengths: np.ndarray) -> tuple[np.nd
     np.cumsum(lengths, out=starts[1:])
     idx = np.repeat(lo - starts[:-1], lengths) + np.arange(int(starts[-1]))
     return order[idx], starts
+
+
+def table_keys(fp: np.ndarray, k: int, blocks: int, seed: int = 0) -> np.ndarray:
+    """``(n, C(blocks, k))`` keys of every fingerprint in each of the permuted tables of :func:`hamming_pairs`.
+
+    Two fingerprints within ``k`` bits share the key of at least one table (the same
+    column), so a persistent index that stores these keys finds every such pair by exact
+    key lookups; a shared key is only a candidate (compare the true distance).
+    """
+    fp = np.ascontiguousarray(fp, dtype=np.uint64)
+    n, words = fp.shape
+    bits = 64 * words
+    if not k < blocks <= bits:
+        raise UserError(f"blocks must be more than k = {k} and at most {bits}, got {blocks}")
+    masks = block_masks(bits, blocks)
+    tables = list(combinations(range(blocks), blocks - k))
+    out = np.empty((n, len(tables)), dtype=np.uint64)
+    for j, table in enumerate(tables):
+        out[:, j] = _table_keys(fp, np.bitwise_or.reduce(masks[list(table)], axis=0), np.uint64(seed))
+    return out

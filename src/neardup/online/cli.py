@@ -1,0 +1,175 @@
+"""``neardup index ...`` and ``neardup serve``: the sub-commands, added to neardup's parser by :func:`register`.
+
+Kept light: the index, its storage and the web stack are imported only when a command runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+from ..errors import UserError
+
+#: Environment variable holding the token write requests must carry (``--token`` overrides it).
+TOKEN_ENV = "NEARDUP_TOKEN"
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``index`` (with its actions) and ``serve`` to ``subparsers``."""
+    from ..cli import add_method_options
+    from ..cli_options import add_input_options
+    from ..extract import DEFAULT_EXTRACTOR, EXTRACTORS
+    from ..io.writers import FORMATS
+
+    p = subparsers.add_parser("index", help="a persistent index: check and add documents as they arrive, across runs")
+    actions = p.add_subparsers(dest="action", required=True)
+
+    c = actions.add_parser("create", help="make an empty index for a method")
+    c.add_argument("index", metavar="DIR", help="folder of the new index")
+    c.add_argument("--window", metavar="N|DURATION",
+                   help="keep and compare only the last N documents, or those of the last 30m, 48h, 7d ... by their "
+                        "time/date field (else arrival time) (off: all)")
+    c.add_argument("--sync", choices=("full", "normal"), default="full",
+                   help="full: every acknowledged add survives a power cut; normal: survives a crash of the process, "
+                        "faster (full)")
+    c.add_argument("--extract", choices=sorted(EXTRACTORS), default=DEFAULT_EXTRACTOR,
+                   help=f"how HTML pages become text, fixed for the index ({DEFAULT_EXTRACTOR})")
+    add_method_options(c)
+    c.set_defaults(func=_cmd_create)
+
+    for action, what in (("add", "check and add: each new document's matches, then store it"),
+                         ("query", "check only: each document's matches, nothing stored")):
+        a = actions.add_parser(action, help=what)
+        a.add_argument("index", metavar="DIR", help="the index folder")
+        a.add_argument("inputs", nargs="+", metavar="INPUT", help="inputs, as dedup reads them")
+        a.add_argument("-o", "--output", required=True, metavar="OUTDIR", help="folder for matches and summary.json")
+        add_input_options(a)
+        a.add_argument("--format", choices=FORMATS, default="jsonl", help="format of matches (jsonl)")
+        a.add_argument("--batch-size", type=int, default=1000, help="documents per batch (one commit each) (1000)")
+        a.add_argument("--strict", action="store_true", help="stop with exit code 2 at the first bad record")
+        a.add_argument("--quiet", action="store_true", help="no progress bar and no summary on stderr")
+        a.set_defaults(func=_cmd_add if action == "add" else _cmd_query)
+
+    r = actions.add_parser("remove", help="remove documents by id")
+    r.add_argument("index", metavar="DIR", help="the index folder")
+    r.add_argument("ids", nargs="*", metavar="ID", help="ids to remove")
+    r.add_argument("--ids-file", metavar="FILE", help="also the ids in FILE, one a line")
+    r.set_defaults(func=_cmd_remove)
+
+    i = actions.add_parser("info", help="method, window, documents, size on disk")
+    i.add_argument("index", metavar="DIR", help="the index folder")
+    i.add_argument("--check", action="store_true", help="also verify every page and every document's keys")
+    i.add_argument("--json", action="store_true", help="print as JSON")
+    i.set_defaults(func=_cmd_info)
+
+    k = actions.add_parser("compact", help="evict documents outside the window and rewrite the file smaller")
+    k.add_argument("index", metavar="DIR", help="the index folder")
+    k.set_defaults(func=_cmd_compact)
+
+    s = subparsers.add_parser("serve", help="serve an index over HTTP (JSON API; needs the `serve` extra)")
+    s.add_argument("index", metavar="DIR", help="the index folder")
+    s.add_argument("--host", default="127.0.0.1", help="address to bind (127.0.0.1: this machine only)")
+    s.add_argument("--port", type=int, default=8080, help="port (8080)")
+    s.add_argument("--token", help=f"token write requests must send as 'Authorization: Bearer TOKEN' "
+                                   f"(default: ${TOKEN_ENV}; none: writes are open)")
+    s.add_argument("--max-body", type=int, default=16 << 20, metavar="BYTES", help="largest request body (16 MiB)")
+    s.add_argument("--sync", choices=("full", "normal"), default="full", help="as for `index create` (full)")
+    s.set_defaults(func=_cmd_serve)
+
+
+def _cmd_create(args: argparse.Namespace) -> int:
+    from ..cli import method_options
+    from .index import Index
+
+    options = method_options(args)
+    with Index.create(args.index, window=args.window, sync=args.sync, extract=args.extract, **options) as index:
+        info = index.info()
+    window = f", window {info['window']}" if info["window"] else ""
+    print(f"created {args.index}: {info['method']} at threshold {info['threshold']:g}{window}", file=sys.stderr)
+    return 0
+
+
+def _cmd_add(args: argparse.Namespace, add: bool = True) -> int:
+    from ..cli_options import input_fields
+    from ..job import print_report
+    from .run import index_files
+
+    if args.batch_size < 1:
+        raise UserError(f"--batch-size must be at least 1, got {args.batch_size}")
+    s = index_files(args.index, args.inputs, args.output, add=add, prefer_html=args.html, fields=input_fields(args),
+                    strict=args.strict, fmt=args.format, batch_size=args.batch_size, extract=args.extract,
+                    progress=not args.quiet and sys.stderr.isatty())
+    if not args.quiet:
+        what = f"added {s['added']:,}, " if add else ""
+        lines = [f"matches    {what}{s['documents_matched']:,} of {s['checked']:,} documents matched "
+                 f"({s['matches']:,} matches)",
+                 f"index      {s['index_documents_after']:,} documents in {args.index}"]
+        print_report(s, f"{args.output}/", lines)
+    return 0
+
+
+def _cmd_query(args: argparse.Namespace) -> int:
+    return _cmd_add(args, add=False)
+
+
+def _cmd_remove(args: argparse.Namespace) -> int:
+    from .index import Index
+
+    ids = list(args.ids)
+    if args.ids_file:
+        with open(args.ids_file, encoding="utf-8") as fh:
+            ids += [line.strip() for line in fh if line.strip()]
+    if not ids:
+        raise UserError("give ids to remove, or --ids-file")
+    with Index.open(args.index) as index:
+        removed = index.remove(ids)
+        left = len(index)
+    missing = len(set(ids)) - len(removed)
+    print(f"removed {len(removed):,} documents ({missing:,} not in the index); {left:,} left", file=sys.stderr)
+    return 0
+
+
+def _cmd_info(args: argparse.Namespace) -> int:
+    from .index import Index
+
+    with Index.open(args.index, write=False) as index:
+        info = index.info()
+        if args.check:
+            info["problems"] = index.check()
+    if args.json:
+        print(json.dumps(info, indent=2))
+    else:
+        params = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in info["params"].items() if v is not None)
+        per_doc = f" ({info['bytes_per_document']:,.0f} per document)" if info["documents"] else ""
+        print(f"index      {info['path']} (format {info['format']} v{info['version']})")
+        print(f"method     {info['method']} {params}")
+        print(f"window     {info['window'] or 'none'}")
+        print(f"documents  {info['documents']:,}")
+        print(f"size       {info['bytes'] / 1e6:,.1f} MB{per_doc}")
+        if args.check:
+            print("check      " + ("ok" if not info["problems"] else "; ".join(info["problems"])))
+    if args.check and info["problems"]:
+        return 1
+    return 0
+
+
+def _cmd_compact(args: argparse.Namespace) -> int:
+    from .index import Index
+
+    with Index.open(args.index) as index:
+        done = index.compact()
+        n = len(index)
+    print(f"compacted {args.index}: {done['bytes_before'] / 1e6:,.1f} MB -> {done['bytes_after'] / 1e6:,.1f} MB, "
+          f"{n:,} documents", file=sys.stderr)
+    return 0
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    try:
+        from .server import serve
+    except ImportError as exc:
+        raise UserError(f"neardup serve needs the web extra: pip install 'neardup[serve]' ({exc})") from None
+    token = args.token if args.token is not None else os.environ.get(TOKEN_ENV) or None
+    return serve(args.index, host=args.host, port=args.port, token=token, max_body=args.max_body, sync=args.sync)

@@ -1,0 +1,622 @@
+"""A persistent near-duplicate index: check and add documents as they arrive, across runs.
+
+    from neardup.online import Index
+
+    with Index.create("idx", method="minhash", threshold=0.8) as index:   # or Index.open("idx")
+        for doc in index.add([{"id": "a", "text": "..."}, ("b", "...")]):
+            print(doc.id, [(m.id, m.score, m.relation) for m in doc.matches])
+        index.query([("c", "...")])       # check only
+        index.remove(["a"]); len(index)
+
+``add`` answers, for each new document, its matches among what the index held plus the
+earlier documents of the same call (in input order), then stores it.  A document is
+sketched by the method's own stages (``method.finish([method.sketch(method.prepare(texts))])``,
+row by row the same as in a batch run for the online methods, :mod:`.schemes`); its
+candidates come from stored keys or postings, and are scored by ``method.score`` on a
+small :class:`Sketches` of the stored candidates plus the new documents.  So adding a
+corpus one document at a time, or in any batches, gives ``neardup dedup``'s pairs with
+``dedup``'s scores, and the same index.
+
+Each call to ``add`` commits one transaction per batch (``batch_size`` documents):
+after it returns, the documents are on disk (:mod:`.storage` for durability).  A
+window (``window="7d"`` or ``window=10000``) keeps only recent documents: a new document
+is compared only with documents within the window before it (by ``time``/``date``
+field, else arrival time; or by count), and older ones are evicted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+import numba
+import numpy as np
+
+from ..contain.detector import parse_window
+from ..contain.tree import COUNT_WINDOW, NO_WINDOW, TIME_WINDOW
+from ..errors import UserError
+from ..extract import DEFAULT_EXTRACTOR
+from ..input_stage import documents
+from ..io.readers import FIELDS, Fields, Record, Rejection
+from ..job import RunStats
+from ..methods import DEFAULT_METHOD, get_method
+from ..methods.base import Method, Sketches
+from .layout import SketchLayout
+from .schemes import KeyScheme, probe_sketch, scheme_for
+from .storage import Damaged, Store, damage_named
+
+#: Documents per transaction of ``add`` (and per sketching batch of ``query``).
+BATCH_SIZE = 1000
+#: Below this many documents the compiled kernels run on the calling thread only: waking the
+#: thread pool costs more than the work (2.7 us vs 13 ms for the band keys of one document
+#: on a loaded 2-core machine), and server threads call them concurrently.
+SMALL_BATCH = 2000
+#: A side holding at least this share of its features in the other is contained in it.
+CONTAINED_SHARE = 0.6
+
+
+@dataclass
+class Match:
+    """A stored (or earlier) document matching a new one, and how.
+
+    ``score``: the method's similarity (what ``dedup`` writes).  ``new_in_match`` and
+    ``match_in_new``: the share of each side's features found in the other (exact for
+    ffp, spotsigs and minhash ``--exact``; estimated from the Jaccard and the set sizes for
+    minhash; None for simhash).  ``relation``: ``duplicate`` (each holds 60%+ of the
+    other), ``contained`` (the new document is 60%+ inside the match, not the other way),
+    ``contains`` (the reverse), ``similar`` (neither).
+    """
+
+    id: str
+    score: float
+    relation: str
+    new_in_match: float | None = None
+    match_in_new: float | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"id": self.id, "score": round(self.score, 6), "relation": self.relation}
+        if self.new_in_match is not None and self.match_in_new is not None:
+            out["new_in_match"] = round(self.new_in_match, 4)
+            out["match_in_new"] = round(self.match_in_new, 4)
+        return out
+
+
+@dataclass
+class Checked:
+    """A document checked against the index: its id, its matches (best first), and whether it was added."""
+
+    id: str
+    matches: list[Match] = field(default_factory=list)
+    added: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "added": self.added, "matches": [m.as_dict() for m in self.matches]}
+
+
+@contextlib.contextmanager
+def kernel_threads(n_docs: int) -> Iterator[None]:
+    """Run the compiled kernels on this thread only for a small batch (see :data:`SMALL_BATCH`)."""
+    if n_docs >= SMALL_BATCH:
+        yield
+        return
+    before = numba.get_num_threads()
+    numba.set_num_threads(1)  # per calling thread in numba
+    try:
+        yield
+    finally:
+        numba.set_num_threads(before)
+
+
+def document_time(record: Record) -> float | None:
+    """Seconds since the epoch of a record's ``time`` (or WARC ``date``) field; None if it has none.
+
+    Raises ValueError for a value that is neither a number nor ISO 8601.
+    """
+    fields = record.fields or {}
+    value = fields.get("time", fields.get("date"))
+    if value is None:
+        return None
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
+    if isinstance(value, str):
+        stamp = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        return stamp.timestamp()
+    raise ValueError(f"time {value!r} is neither ISO 8601 nor a number")
+
+
+@dataclass
+class _Batch:
+    """Documents of one batch that passed the input stage: ids, times, where they came from, sketches."""
+
+    ids: list[str]
+    times: np.ndarray
+    where: list[tuple[str, int | None]]
+    sk: Sketches
+
+
+class Index:
+    """A persistent index of one method's sketches (see the module docstring)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        m = store.manifest
+        self.path = store.folder
+        self.method: Method = get_method(m["method"], **m["params"])
+        self.layout = SketchLayout.from_json(m["layout"])
+        self.scheme = KeyScheme.from_json(m["scheme"])
+        self.window_kind, self.window_size = parse_window(m.get("window"))
+        self.extract: str = m.get("extract", DEFAULT_EXTRACTOR)
+        self.threshold = self.method.decision_threshold()
+        if SketchLayout.of(probe_sketch(self.method)) != self.layout:
+            raise Damaged(f"index {self.path} was made by a neardup whose {self.method.name} sketches differ "
+                          "from this one's; rebuild it")
+        #: The input account of the last :meth:`add` / :meth:`query` given no ``stats``.
+        self.last_stats = RunStats()
+
+    # -- opening -------------------------------------------------------------------------
+    @classmethod
+    def create(cls, path: str | Path, method: str = DEFAULT_METHOD, window: str | int | None = None,
+               sync: str = "full", extract: str = DEFAULT_EXTRACTOR, **params: Any) -> "Index":
+        """A new empty index at ``path`` for ``method`` with ``params`` (refused if the method cannot be online)."""
+        m = get_method(method, **params)
+        scheme = scheme_for(m)
+        parse_window(window)
+        manifest = {
+            "method": method, "params": m.get_params(), "layout": SketchLayout.of(probe_sketch(m)).as_json(),
+            "scheme": scheme.as_json(), "window": None if window is None else str(window), "extract": extract,
+            "created": datetime.now().astimezone().isoformat(timespec="seconds"),
+        }
+        return cls(Store.create(path, manifest, sync))
+
+    @classmethod
+    def open(cls, path: str | Path, write: bool = True, sync: str = "full", create: bool = False,
+             **create_args: Any) -> "Index":
+        """The index at ``path``; with ``create``, a new one (``create_args``: as :meth:`create`) if there is none.
+
+        ``write=False`` opens it for reading only (no writer lock: any number of readers
+        beside the one writer).
+        """
+        if create and not (Path(path) / "index.sqlite").exists():
+            return cls.create(path, sync=sync, **create_args)
+        return cls(Store(path, write, sync))
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> "Index":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @damage_named
+    def __len__(self) -> int:
+        return Store.documents(self.store.reader())
+
+    def __contains__(self, doc_id: str) -> bool:
+        return bool(Store.existing_ids(self.store.reader(), [doc_id]))
+
+    # -- the input stage -----------------------------------------------------------------
+    def _batches(self, records: Iterable[Any], stats: RunStats, strict: bool, fields: Fields,
+                 batch_size: int) -> Iterator[_Batch]:
+        """Documents in batches, sketched; rejections (bad records, bad times, no words) counted."""
+        ids: list[str] = []
+        texts: list[str] = []
+        times: list[float] = []
+        where: list[tuple[str, int | None]] = []
+        for record, text in documents(records, self.extract, stats, strict, fields):
+            try:
+                t = document_time(record)
+            except ValueError as exc:
+                stats.reject(Rejection(record.source, record.line, "invalid time", str(exc)[:200]), strict)
+                continue
+            ids.append(record.id)
+            texts.append(text)
+            times.append(np.nan if t is None else t)
+            where.append((record.source, record.line))
+            if len(ids) >= batch_size:
+                yield self._sketch(ids, texts, times, where, stats, strict)
+                ids, texts, times, where = [], [], [], []
+        if ids:
+            yield self._sketch(ids, texts, times, where, stats, strict)
+
+    def _sketch(self, ids: list[str], texts: list[str], times: list[float], where: list[tuple[str, int | None]],
+                stats: RunStats, strict: bool) -> _Batch:
+        m = self.method
+        with kernel_threads(len(texts)):
+            sk = m.finish([m.sketch(m.prepare(texts))])
+        bad = np.flatnonzero(~sk.usable)
+        for i in bad.tolist():
+            stats.reject(Rejection(*where[i], "no words", ids[i]), strict)
+        if bad.size:
+            keep = np.flatnonzero(sk.usable)
+            sk = sk.take(keep)
+            ids = [ids[i] for i in keep.tolist()]
+            where = [where[i] for i in keep.tolist()]
+            times = [times[i] for i in keep.tolist()]
+        return _Batch(ids, np.array(times, dtype=np.float64), where, sk)
+
+    # -- matching --------------------------------------------------------------------------
+    def _feature_sizes(self, sk: Sketches) -> np.ndarray | None:
+        if "hashes" in sk.lists:
+            return sk.list_sizes()
+        sizes = sk.columns.get("sizes")
+        return None if sizes is None else sizes.astype(np.int64)
+
+    def _stored_candidates(self, db: Any, sk: Sketches) -> tuple[np.ndarray, np.ndarray]:
+        """``(row, seq)``: stored documents that may match each row of ``sk`` (exact for postings)."""
+        if self.scheme.kind == "keys":
+            keys = self.scheme.keys(self.method, sk)
+            n, slots = keys.shape
+            k_key, k_slot, k_seq = Store.key_matches(db, keys)
+            if not k_seq.size:
+                return np.zeros(0, np.int64), np.zeros(0, np.int64)
+            # join probe (row, slot, key) with found (key, slot, seq) on (key, slot)
+            probe_key = keys.ravel()
+            probe_slot = np.tile(np.arange(slots), n)
+            probe_row = np.repeat(np.arange(n), slots)
+            rows, seqs = _join(probe_key, probe_slot, probe_row, k_key, k_slot, k_seq)
+            return _shared_at_least(rows, seqs, self.scheme.min_shared)
+        hashes, offsets = sk.lists["hashes"], sk.offsets
+        p_hash, p_seq = Store.posting_matches(db, hashes)
+        if not p_seq.size:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        probe_row = np.repeat(np.arange(len(sk)), np.diff(offsets))
+        zeros = np.zeros(hashes.shape[0], np.int64)
+        rows, seqs = _join(hashes, zeros, probe_row, p_hash, np.zeros(p_hash.shape[0], np.int64), p_seq)
+        rows, seqs, shared = _counted(rows, seqs)
+        head_seq, head_size, _ = Store.doc_heads(db, seqs)
+        stored_size = head_size[np.searchsorted(head_seq, seqs)]
+        need = self.scheme.shared_needed(self.threshold, sk.list_sizes()[rows], stored_size)
+        ok = shared >= need
+        return rows[ok], seqs[ok]
+
+    def _in_window(self, new_seq: np.ndarray, new_time: np.ndarray, old_seq: np.ndarray,
+                   old_time: np.ndarray) -> np.ndarray:
+        if self.window_kind == COUNT_WINDOW:
+            return new_seq - old_seq <= self.window_size
+        if self.window_kind == TIME_WINDOW:
+            return ~(new_time - old_time > self.window_size)  # NaN (no time) never evicts by time
+        return np.ones(new_seq.shape[0], dtype=bool)
+
+    def _check(self, db: Any, batch: _Batch, seqs: np.ndarray, within: bool) -> list[list[tuple[int, Match]]]:
+        """Each batch document's matches as ``(order key, Match)``: stored ones, then (``within``) earlier batch ones."""
+        sk, n = batch.sk, len(batch.sk)
+        out: list[list[tuple[int, Match]]] = [[] for _ in range(n)]
+        sizes_new = self._feature_sizes(sk)
+        rows, cand = self._stored_candidates(db, sk)
+        if cand.size:
+            u_seq, u_ids, stored_times, u_cols, u_lists = Store.fetch(db, cand)
+            present = np.isin(cand, u_seq)  # a document removed meanwhile is no candidate
+            rows, cand = rows[present], cand[present]
+            stored = self.layout.decode(u_cols, u_lists)
+            at = np.searchsorted(u_seq, cand)
+            ok = self._in_window(seqs[rows], batch.times[rows], cand, stored_times[at])
+            rows, cand, at = rows[ok], cand[ok], at[ok]
+            m = len(stored)
+            with kernel_threads(n):
+                scores = self.method.score(Sketches.concat([stored, sk]), at, m + rows)
+            hit = scores >= self.threshold
+            sizes_old = self._feature_sizes(stored)
+            for r, a, s, q in zip(rows[hit].tolist(), at[hit].tolist(), scores[hit].tolist(), cand[hit].tolist()):
+                la = None if sizes_new is None else int(sizes_new[r])
+                lb = None if sizes_old is None else int(sizes_old[a])
+                out[r].append((q, self._match(u_ids[a], s, la, lb)))
+        if within and n > 1:
+            with kernel_threads(n):
+                a, b, scores = self.method.candidate_pairs(sk)
+                if scores is None:
+                    scores = self.method.score(sk, a, b)
+            keep = (scores >= self.threshold) & self._in_window(seqs[b], batch.times[b], seqs[a], batch.times[a])
+            for x, y, s in zip(a[keep].tolist(), b[keep].tolist(), scores[keep].tolist()):
+                la = None if sizes_new is None else int(sizes_new[y])
+                lb = None if sizes_new is None else int(sizes_new[x])
+                out[y].append((int(seqs[x]), self._match(batch.ids[x], s, la, lb)))
+        return out
+
+    def _match(self, other: str, score: float, la: int | None, lb: int | None) -> Match:
+        """A match with the shares of each side in the other (``la``: the new side's feature count)."""
+        if la is None or lb is None or not la or not lb:
+            return Match(other, score, "similar")
+        if self.scheme.measure == "containment":
+            shared = round(score * min(la, lb))
+        else:  # Jaccard (exact, or the MinHash estimate): |A & B| = J (|A| + |B|) / (1 + J)
+            shared = score * (la + lb) / (1.0 + score)
+        a_in_b, b_in_a = min(shared / la, 1.0), min(shared / lb, 1.0)
+        if a_in_b >= CONTAINED_SHARE and b_in_a >= CONTAINED_SHARE:
+            relation = "duplicate"
+        elif a_in_b >= CONTAINED_SHARE:
+            relation = "contained"
+        elif b_in_a >= CONTAINED_SHARE:
+            relation = "contains"
+        else:
+            relation = "similar"
+        return Match(other, score, relation, a_in_b, b_in_a)
+
+    @staticmethod
+    def _sorted(found: list[tuple[int, Match]]) -> list[Match]:
+        return [m for _, m in sorted(found, key=lambda p: (-p[1].score, p[0]))]
+
+    # -- the API -------------------------------------------------------------------------
+    def add(self, records: Iterable[Any], *, fields: Fields = FIELDS, strict: bool = False,
+            stats: RunStats | None = None, batch_size: int = BATCH_SIZE) -> list[Checked]:
+        """Check and add: each new document's matches among the index and the earlier ones of ``records``.
+
+        Accepts what :meth:`Deduplicator.run` accepts.  Records that cannot be used
+        (no text, no words, an id already in the index, ...) are counted in ``stats``
+        (or :attr:`last_stats`) and left out, or with ``strict`` raise
+        :class:`~neardup.errors.InputError` before anything of their batch is written.
+        One transaction per ``batch_size`` documents: when a batch's answers are
+        returned (or the call returns), that batch is on disk.
+        """
+        return list(self.add_stream(records, fields=fields, strict=strict, stats=stats, batch_size=batch_size))
+
+    @damage_named
+    def add_stream(self, records: Iterable[Any], *, fields: Fields = FIELDS, strict: bool = False,
+                   stats: RunStats | None = None, batch_size: int = BATCH_SIZE) -> Iterator[Checked]:
+        """:meth:`add`, yielding each batch's answers once the batch is committed (for large inputs)."""
+        if not self.store.write:
+            raise UserError(f"index {self.path} was opened for reading only")
+        stats = self._stats(stats)
+        for batch in self._batches(records, stats, strict, fields, batch_size):
+            with kernel_threads(len(batch.ids)):
+                done = self._add_batch(batch, stats, strict)
+            yield from done
+
+    def _add_batch(self, batch: _Batch, stats: RunStats, strict: bool) -> list[Checked]:
+        db = self.store.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            known = Store.existing_ids(db, batch.ids)
+            if known:
+                batch = self._without(batch, known, stats, strict)
+            n = len(batch.ids)
+            first = int(self.store.manifest["next_seq"])
+            seqs = np.arange(first, first + n, dtype=np.int64)
+            now = time.time()
+            if self.window_kind == TIME_WINDOW:  # documents without a time are placed at their arrival
+                batch.times = np.where(np.isnan(batch.times), now, batch.times)
+            found = self._check(db, batch, seqs, within=True)
+            if n:
+                cols, lists = self.layout.encode(batch.sk)
+                sizes = self._feature_sizes(batch.sk)
+                times = [None if math.isnan(t) else t for t in batch.times.tolist()]
+                self.store.insert_docs(seqs, batch.ids, times, now,
+                                       sizes if sizes is not None else np.zeros(n, np.int64), cols, lists)
+                self._index_rows(seqs, batch.sk, insert=True)
+                self.store.set_meta("next_seq", first + n)
+                self._evict(db, first + n - 1, batch.times)
+            db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            self.store.manifest["next_seq"] = self._read_next_seq()
+            raise
+        stats.kept += n
+        return [Checked(i, self._sorted(f), True) for i, f in zip(batch.ids, found)]
+
+    def _read_next_seq(self) -> int:
+        import json
+
+        return int(json.loads(self.store.db.execute("SELECT value FROM meta WHERE key='next_seq'").fetchone()[0]))
+
+    def _without(self, batch: _Batch, known: set[str], stats: RunStats, strict: bool) -> _Batch:
+        keep = [i for i, d in enumerate(batch.ids) if d not in known]
+        for i, d in enumerate(batch.ids):
+            if d in known:
+                stats.reject(Rejection(*batch.where[i], "duplicate id", f"{d} is already in the index"), strict)
+        return _Batch([batch.ids[i] for i in keep], batch.times[keep], [batch.where[i] for i in keep],
+                      batch.sk.take(np.array(keep, dtype=np.int64)))
+
+    def _index_rows(self, seqs: np.ndarray, sk: Sketches, insert: bool) -> None:
+        """Post (or unpost) the keys or feature hashes of rows ``sk`` stored under ``seqs``."""
+        if self.scheme.kind == "keys":
+            with kernel_threads(len(sk)):
+                keys = self.scheme.keys(self.method, sk)
+            (self.store.insert_keys if insert else self.store.delete_keys)(seqs, keys)
+        else:
+            (self.store.insert_postings if insert else self.store.delete_postings)(
+                seqs, sk.lists["hashes"], sk.offsets)
+
+    def _evict(self, db: Any, last_seq: int, times: np.ndarray) -> None:
+        """Remove the documents no later one can be compared with (outside the window)."""
+        if self.window_kind == NO_WINDOW:
+            return
+        if self.window_kind == COUNT_WINDOW:
+            rows = db.execute("SELECT seq FROM docs WHERE seq <= ?", (last_seq - int(self.window_size),)).fetchall()
+        else:
+            newest = np.nanmax(times) if times.size and not np.isnan(times).all() else None
+            stored = db.execute("SELECT max(time) FROM docs").fetchone()[0]
+            newest = max(x for x in (newest, stored) if x is not None) if (newest, stored) != (None, None) else None
+            if newest is None:
+                return
+            rows = db.execute("SELECT seq FROM docs WHERE time < ?", (newest - self.window_size,)).fetchall()
+        if rows:
+            self._delete(np.array([r[0] for r in rows], dtype=np.int64))
+
+    def _delete(self, seqs: np.ndarray) -> None:
+        seq, _, _, cols, lists = Store.fetch(self.store.db, seqs)
+        if seq.size:
+            self._index_rows(seq, self.layout.decode(cols, lists), insert=False)
+            self.store.delete_docs(seq)
+
+    def query(self, records: Iterable[Any], *, fields: Fields = FIELDS, strict: bool = False,
+              stats: RunStats | None = None, batch_size: int = BATCH_SIZE) -> list[Checked]:
+        """Check only: each document's matches among the stored ones (a stored document finds itself)."""
+        return list(self.query_stream(records, fields=fields, strict=strict, stats=stats, batch_size=batch_size))
+
+    @damage_named
+    def query_stream(self, records: Iterable[Any], *, fields: Fields = FIELDS, strict: bool = False,
+                     stats: RunStats | None = None, batch_size: int = BATCH_SIZE) -> Iterator[Checked]:
+        """:meth:`query`, yielding batch by batch."""
+        stats = self._stats(stats)
+        db = self.store.reader()
+        for batch in self._batches(records, stats, strict, fields, batch_size):
+            db.execute("BEGIN")  # one snapshot for the batch's lookups
+            try:
+                next_seq = int(db.execute("SELECT value FROM meta WHERE key='next_seq'").fetchone()[0])
+                seqs = np.full(len(batch.ids), next_seq, dtype=np.int64)
+                if self.window_kind == TIME_WINDOW:
+                    batch.times = np.where(np.isnan(batch.times), time.time(), batch.times)
+                with kernel_threads(len(batch.ids)):
+                    found = self._check(db, batch, seqs, within=False)
+            finally:
+                db.execute("COMMIT")
+            stats.kept += len(batch.ids)
+            yield from (Checked(i, self._sorted(f), False) for i, f in zip(batch.ids, found))
+
+    @damage_named
+    def remove(self, ids: Iterable[str]) -> list[str]:
+        """Remove documents by id; returns the ids that were in the index (others are ignored)."""
+        if not self.store.write:
+            raise UserError(f"index {self.path} was opened for reading only")
+        wanted = list(dict.fromkeys(str(i) for i in ids))
+        db = self.store.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            seqs: list[int] = []
+            found: list[str] = []
+            for i in range(0, len(wanted), 30000):
+                part = wanted[i:i + 30000]
+                rows = db.execute(f"SELECT seq, id FROM docs WHERE id IN ({','.join('?' * len(part))})", part)
+                for s, d in rows:
+                    seqs.append(s)
+                    found.append(d)
+            with kernel_threads(len(seqs)):
+                self._delete(np.array(seqs, dtype=np.int64))
+            db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+        order = {d: k for k, d in enumerate(wanted)}
+        return sorted(found, key=order.__getitem__)
+
+    @damage_named
+    def get(self, doc_id: str) -> dict[str, Any] | None:
+        """What the index holds about a document (None if it is not there)."""
+        row = self.store.reader().execute("SELECT seq, id, time, added, size FROM docs WHERE id = ?",
+                                          (doc_id,)).fetchone()
+        if row is None:
+            return None
+        return {"id": row[1], "seq": row[0], "time": row[2], "added": row[3], "features": row[4]}
+
+    @damage_named
+    def info(self) -> dict[str, Any]:
+        """The manifest, counts and sizes (what ``neardup index info`` prints)."""
+        db = self.store.reader()
+        m = self.store.manifest
+        docs = len(self)
+        files = [p for p in self.path.glob("index.sqlite*") if p.is_file()]
+        size = sum(p.stat().st_size for p in files)
+        keys = db.execute("SELECT count(*) FROM keys").fetchone()[0] if self.scheme.kind == "keys" else None
+        postings = db.execute("SELECT count(*) FROM postings").fetchone()[0] if self.scheme.kind == "postings" else None
+        oldest, newest = db.execute("SELECT min(time), max(time) FROM docs").fetchone()
+        return {
+            "path": str(self.path), "format": m["format"], "version": m["version"], "documents": docs,
+            "method": m["method"], "params": m["params"], "threshold": self.threshold, "window": m.get("window"),
+            "extract": self.extract, "scheme": self.scheme.as_json(), "key_rows": keys, "postings": postings,
+            "bytes": size, "bytes_per_document": round(size / docs, 1) if docs else None,
+            "oldest_time": oldest, "newest_time": newest, "created": m.get("created"),
+            "sync": self.store.sync,
+        }
+
+    def document_frequencies(self, hashes: np.ndarray) -> np.ndarray:
+        """How many stored documents hold each feature hash (postings methods; updated as documents arrive)."""
+        if self.scheme.kind != "postings":
+            raise UserError(f"method {self.method.name} keeps no feature postings, so no document frequencies")
+        h, s = Store.posting_matches(self.store.reader(), np.asarray(hashes, dtype=np.uint64))
+        values, counts = np.unique(h, return_counts=True)
+        out = np.zeros(len(hashes), dtype=np.int64)
+        at = np.searchsorted(values, hashes)
+        ok = at < values.shape[0]
+        ok[ok] = values[at[ok]] == np.asarray(hashes)[ok]
+        out[ok] = counts[at[ok]]
+        return out
+
+    @damage_named
+    def compact(self) -> dict[str, int]:
+        """Evict what the window no longer holds, then rewrite the file without free pages (VACUUM)."""
+        if not self.store.write:
+            raise UserError(f"index {self.path} was opened for reading only")
+        before = sum(p.stat().st_size for p in self.path.glob("index.sqlite*") if p.is_file())
+        db = self.store.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            self._evict(db, int(self.store.manifest["next_seq"]) - 1, np.zeros(0))
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("VACUUM")
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        after = sum(p.stat().st_size for p in self.path.glob("index.sqlite*") if p.is_file())
+        return {"bytes_before": before, "bytes_after": after}
+
+    @damage_named
+    def check(self) -> list[str]:
+        """SQLite's integrity check plus neardup's own: every document decodes and has all its keys."""
+        db = self.store.reader()
+        problems = [r[0] for r in db.execute("PRAGMA integrity_check").fetchall() if r[0] != "ok"]
+        rows = db.execute("SELECT count(*) FROM docs").fetchone()[0]
+        if rows != Store.documents(db):
+            problems.append(f"{rows} documents stored, the manifest counts {Store.documents(db)}")
+        seq, _, _, cols, lists = Store.fetch(db, np.array([r[0] for r in db.execute("SELECT seq FROM docs")], np.int64))
+        try:
+            sk = self.layout.decode(cols, lists)
+        except UserError as exc:
+            return problems + [str(exc)]
+        if self.scheme.kind == "keys" and len(sk):
+            with kernel_threads(len(sk)):
+                keys = self.scheme.keys(self.method, sk)
+            stored = db.execute("SELECT count(*) FROM keys").fetchone()[0]
+            if stored != keys.size:
+                problems.append(f"{keys.size} keys expected for {len(sk)} documents, {stored} stored")
+        elif self.scheme.kind == "postings" and len(sk):
+            stored = db.execute("SELECT count(*) FROM postings").fetchone()[0]
+            if stored != sk.lists["hashes"].shape[0]:
+                problems.append(f"{sk.lists['hashes'].shape[0]} postings expected, {stored} stored")
+        return problems
+
+    def _stats(self, stats: RunStats | None) -> RunStats:
+        if stats is None:
+            stats = self.last_stats = RunStats()
+        return stats
+
+
+def _join(probe_key: np.ndarray, probe_slot: np.ndarray, probe_row: np.ndarray, found_key: np.ndarray,
+          found_slot: np.ndarray, found_seq: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(row, seq)`` for every probe and found entry with equal ``(key, slot)`` (vectorized sort-merge)."""
+    keys = np.unique(probe_key)
+    width = int(max(probe_slot.max(initial=0), found_slot.max(initial=0))) + 1
+    probe_code = np.searchsorted(keys, probe_key).astype(np.int64) * width + probe_slot
+    at = np.minimum(np.searchsorted(keys, found_key), keys.shape[0] - 1)
+    found_code = np.where(keys[at] == found_key, at.astype(np.int64) * width + found_slot, -1)
+    order = np.argsort(probe_code, kind="stable")
+    sorted_code = probe_code[order]
+    lo = np.searchsorted(sorted_code, found_code, "left")
+    counts = np.searchsorted(sorted_code, found_code, "right") - lo
+    total = int(counts.sum())
+    if not total:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    ends = np.cumsum(counts)
+    starts = np.repeat(lo - (ends - counts), counts) + np.arange(total)
+    return probe_row[order[starts]], np.repeat(found_seq, counts)
+
+
+def _counted(rows: np.ndarray, seqs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Distinct ``(row, seq)`` pairs, sorted, and how often each occurs."""
+    width = int(seqs.max(initial=0)) + 1
+    codes, counts = np.unique(rows.astype(np.int64) * width + seqs, return_counts=True)
+    return codes // width, codes % width, counts
+
+
+def _shared_at_least(rows: np.ndarray, seqs: np.ndarray, min_shared: int) -> tuple[np.ndarray, np.ndarray]:
+    r, s, c = _counted(rows, seqs)
+    ok = c >= min_shared
+    return r[ok], s[ok]

@@ -1,0 +1,68 @@
+"""File jobs of the online index: ``neardup index add|query`` -- inputs in, ``matches.jsonl`` out.
+
+Reads the inputs as ``dedup`` does (same readers, extraction, rejections and summary),
+checks (and with ``add``, adds) them batch by batch, and writes ``matches.jsonl`` -- one
+row per document: ``{"id", "added", "matches": [{"id", "score", "relation",
+"new_in_match", "match_in_new"}]}`` -- and ``summary.json`` into OUTDIR, all at once
+(:class:`~neardup.io.writers.OutputFolder`).  The index itself commits every batch as
+it goes: an interrupted ``add`` leaves the batches done in the index (and no OUTDIR).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+from ..errors import UserError
+from ..input_stage import progress_bar
+from ..io.readers import FIELDS, Fields, read_inputs
+from ..io.writers import OutputFolder, write_json, write_rows
+from ..job import RunStats, run_report
+from .index import BATCH_SIZE, Index
+
+
+def index_files(index_path: str | Path, inputs: Sequence[str], outdir: str | Path, add: bool = True,
+                prefer_html: bool = False, fields: Fields = FIELDS, strict: bool = False, fmt: str = "jsonl",
+                batch_size: int = BATCH_SIZE, progress: bool = False, sync: str = "full",
+                extract: str | None = None) -> dict[str, Any]:
+    """Check (``add``: and add) the documents of ``inputs`` against the index; write the matches; the summary.
+
+    ``extract``: the extractor the caller expects; an index made with another is an error
+    (its documents must all be extracted alike).
+    """
+    start = time.perf_counter()
+    stats = RunStats()
+    with Index.open(index_path, write=add, sync=sync) as index, OutputFolder(outdir) as out:
+        if extract is not None and extract != index.extract:
+            raise UserError(f"index {index_path} extracts pages with --extract {index.extract}, not {extract}")
+        before = len(index)
+        bar = progress_bar(progress)
+        ext = "jsonl" if fmt == "jsonl" else "parquet"
+        counts = {"matched": 0, "matches": 0}
+
+        def rows():
+            act = index.add_stream if add else index.query_stream
+            for doc in act(read_inputs(inputs, prefer_html, fields), fields=fields, strict=strict, stats=stats,
+                           batch_size=batch_size):
+                counts["matched"] += bool(doc.matches)
+                counts["matches"] += len(doc.matches)
+                bar.update(1)
+                yield doc.as_dict()
+
+        t = time.perf_counter()
+        written = write_rows(out.path(f"matches.{ext}"), rows(), fmt)
+        bar.close()
+        stats.timed("add" if add else "query", t)
+        stats.require_usable()
+        results = {
+            "index": str(index_path), "mode": "add" if add else "query", "checked": written,
+            "added": stats.kept if add else 0, "documents_matched": counts["matched"], "matches": counts["matches"],
+            "index_documents_before": before, "index_documents_after": len(index),
+        }
+        params = {"method": index.method.name, **index.method.get_params(), "window": index.info()["window"],
+                  "extract": index.extract, "batch_size": batch_size}
+        summary = run_report(stats, inputs, params, time.perf_counter() - start, **results)
+        write_json(out.path("summary.json"), summary)
+        out.commit()
+    return summary

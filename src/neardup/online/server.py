@@ -1,0 +1,309 @@
+"""``neardup serve``: an index over HTTP -- a JSON API on FastAPI and uvicorn (the ``serve`` extra).
+
+Endpoints (OpenAPI description at ``/openapi.json``, pages at ``/docs``):
+
+* ``POST /documents`` -- check and add a batch: ``{"documents": [{"id", "text" | "html",
+  "time"?, ...}]}`` -> ``{"results": [{"id", "added", "matches": [...]}]}``;
+* ``POST /query`` -- the same body, check only;
+* ``DELETE /documents/{id}``, ``GET /documents/{id}``, ``GET /stats``, ``GET /health``.
+
+One writer: every write goes through one thread, which takes all the add requests
+waiting and commits them in one transaction (group commit: one fsync for many
+requests), each request's documents matched against the index and the requests before
+it, in arrival order.  Readers run concurrently on their own connections.  A request
+whose input cannot be used in full (a record without text or words, an id already in the
+index, an invalid time) gets a 4xx naming the record and changes nothing; a body over
+``max_body`` bytes gets 413 before it is parsed.  With a token, write requests must
+carry ``Authorization: Bearer TOKEN`` (401 otherwise).  SIGINT/SIGTERM stop accepting,
+finish the requests in flight, commit what was acknowledged, and close the index.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import queue
+import sys
+import threading
+from concurrent.futures import Future
+from contextlib import asynccontextmanager
+from typing import Any, AsyncIterator, Iterator
+
+import orjson
+import uvicorn
+from fastapi import Depends, FastAPI, HTTPException, Request
+from fastapi.responses import JSONResponse, Response
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..errors import InputError, UserError
+from ..job import stop_signals
+from .index import Checked, Index
+
+#: Documents in one request at most (bodies are also limited in bytes).
+MAX_DOCUMENTS = 10000
+#: Documents the writer commits together at most.
+MAX_GROUP = 5000
+
+
+class Document(BaseModel):
+    """A document: ``id`` and ``text`` or ``html``; ``time`` (ISO 8601 or seconds) for time windows; other fields kept."""
+
+    model_config = ConfigDict(extra="allow")
+    id: str | int
+    text: str | None = None
+    html: str | None = None
+    time: str | float | None = None
+
+
+class Documents(BaseModel):
+    documents: list[Document] = Field(max_length=MAX_DOCUMENTS)
+
+
+class MatchOut(BaseModel):
+    id: str
+    score: float
+    relation: str = Field(description="duplicate, contained (the new document in the match), contains, or similar")
+    new_in_match: float | None = Field(None, description="share of the new document's features found in the match")
+    match_in_new: float | None = Field(None, description="share of the match's features found in the new document")
+
+
+class CheckedOut(BaseModel):
+    id: str
+    added: bool
+    matches: list[MatchOut]
+
+
+class Results(BaseModel):
+    results: list[CheckedOut]
+
+
+class _Writer:
+    """The one thread that writes: group commit of queued adds, removes in order."""
+
+    def __init__(self, index: Index) -> None:
+        self.index = index
+        self.jobs: queue.Queue[tuple[str, Any, Future] | None] = queue.Queue()  # None: stop
+        self.thread = threading.Thread(target=self._run, name="neardup-writer", daemon=True)
+        self.thread.start()
+
+    def submit(self, kind: str, payload: Any) -> Future:
+        done: Future = Future()
+        self.jobs.put((kind, payload, done))
+        return done
+
+    def stop(self) -> None:
+        """Commit and answer what is queued, then end the thread."""
+        self.jobs.put(None)
+        self.thread.join()
+
+    def _run(self) -> None:
+        waiting: list[tuple[str, Any, Future] | None] = []
+        while True:
+            job = waiting.pop() if waiting else self.jobs.get()
+            if job is None:
+                return
+            group, size = [job], len(job[1])
+            while job[0] == "add" and size < MAX_GROUP:  # adds waiting behind it join its transaction
+                try:
+                    nxt = self.jobs.get_nowait()
+                except queue.Empty:
+                    break
+                if nxt is None or nxt[0] != "add":
+                    waiting.append(nxt)  # a remove or the stop: after this group
+                    break
+                group.append(nxt)
+                size += len(nxt[1])
+            self._do(group)
+
+    def _do(self, group: list[tuple[str, Any, Future]]) -> None:
+        if not group:
+            return
+        if group[0][0] == "remove":
+            kind, ids, done = group[0]
+            self._settle(done, lambda: self.index.remove(ids))
+            return
+        records = [r for _, recs, _ in group for r in recs]
+        try:
+            found = self.index.add(records, strict=True, batch_size=len(records) + 1)
+        except (InputError, UserError):
+            if len(group) == 1:
+                self._settle(group[0][2], lambda: self.index.add(group[0][1], strict=True,
+                                                                   batch_size=len(group[0][1]) + 1))
+                return
+            for _, recs, done in group:  # one bad request must not fail the others: one by one
+                self._settle(done, lambda recs=recs: self.index.add(recs, strict=True, batch_size=len(recs) + 1))
+            return
+        except BaseException as exc:  # noqa: BLE001 -- handed to every waiting request
+            for _, _, done in group:
+                done.set_exception(exc)
+            return
+        at = 0
+        for _, recs, done in group:
+            done.set_result(found[at:at + len(recs)])
+            at += len(recs)
+
+    @staticmethod
+    def _settle(done: Future, call: Any) -> None:
+        try:
+            done.set_result(call())
+        except BaseException as exc:  # noqa: BLE001
+            done.set_exception(exc)
+
+
+class _BodyLimit:
+    """ASGI middleware: a request body over ``limit`` bytes gets 413 before any endpoint sees it."""
+
+    def __init__(self, app: Any, limit: int) -> None:
+        self.app, self.limit = app, limit
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        length = dict(scope.get("headers") or []).get(b"content-length")
+        if length is not None and length.isdigit() and int(length) <= self.limit:
+            return await self.app(scope, receive, send)
+        if length is not None and length.isdigit():
+            return await self._refuse(scope, receive, send)
+        # no length given (chunked): read up to the limit, then replay it to the app
+        chunks, size = [], 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
+            if size > self.limit:
+                return await self._refuse(scope, receive, send)
+            if not message.get("more_body"):
+                break
+        body = b"".join(chunks)
+        sent = False
+
+        async def replay() -> dict:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        return await self.app(scope, replay, send)
+
+    async def _refuse(self, scope: dict, receive: Any, send: Any) -> None:
+        response = JSONResponse({"detail": f"request body over {self.limit:,} bytes"}, status_code=413)
+        await response(scope, receive, send)
+
+
+def _records(body: Documents) -> list[dict[str, Any]]:
+    return [d.model_dump(exclude_none=True) for d in body.documents]
+
+
+def _out(found: list[Checked]) -> Response:
+    """The results as JSON, serialized once by orjson (the declared ``Results`` model documents them)."""
+    return Response(orjson.dumps({"results": [c.as_dict() for c in found]}), media_type="application/json")
+
+
+def _http_error(exc: Exception) -> HTTPException:
+    """A 4xx for what the client sent: 409 for an id already there, 422 for an unusable record."""
+    text = str(exc)
+    if "already in the index" in text:
+        return HTTPException(409, text)
+    if isinstance(exc, InputError):
+        return HTTPException(422, text)
+    return HTTPException(400, text)
+
+
+def create_app(index: Index, token: str | None = None, max_body: int = 16 << 20) -> FastAPI:
+    """The web app serving ``index`` (opened for writing); it closes the index when it shuts down."""
+    state: dict[str, Any] = {}
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        state["writer"] = _Writer(index)
+        try:
+            yield
+        finally:
+            state["writer"].stop()  # what was queued is committed and answered first
+            index.close()
+
+    app = FastAPI(title="neardup index", version="1", lifespan=lifespan,
+                  description="Check and add news documents against a persistent near-duplicate index.")
+
+    def may_write(request: Request) -> None:
+        if token is None:
+            return
+        given = request.headers.get("authorization", "")
+        if not hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
+            raise HTTPException(401, "write requests need 'Authorization: Bearer TOKEN'",
+                                headers={"WWW-Authenticate": "Bearer"})
+
+    async def write(kind: str, payload: Any) -> Any:
+        try:
+            return await asyncio.wrap_future(state["writer"].submit(kind, payload))
+        except (InputError, UserError) as exc:
+            raise _http_error(exc) from None
+
+    @app.post("/documents", response_model=Results, dependencies=[Depends(may_write)],
+              summary="check and add documents (matches among the index and earlier documents of the batch)")
+    async def add_documents(body: Documents) -> Response:
+        return _out(await write("add", _records(body)))
+
+    @app.post("/query", response_model=Results, summary="check documents without adding them")
+    def query(body: Documents) -> Response:
+        try:
+            return _out(index.query(_records(body), strict=True))
+        except (InputError, UserError) as exc:
+            raise _http_error(exc) from None
+
+    @app.delete("/documents/{doc_id}", dependencies=[Depends(may_write)], summary="remove a document")
+    async def remove(doc_id: str) -> dict[str, Any]:
+        if not await write("remove", [doc_id]):
+            raise HTTPException(404, f"no document {doc_id!r} in the index")
+        return {"removed": doc_id}
+
+    @app.get("/documents/{doc_id}", summary="what the index holds about a document")
+    def get(doc_id: str) -> dict[str, Any]:
+        found = index.get(doc_id)
+        if found is None:
+            raise HTTPException(404, f"no document {doc_id!r} in the index")
+        return found
+
+    @app.get("/stats", summary="method, window, documents, size on disk")
+    def stats() -> dict[str, Any]:
+        return index.info()
+
+    @app.get("/health", summary="liveness and document count")
+    def health() -> dict[str, Any]:
+        return {"status": "ok", "documents": len(index)}
+
+    app.add_middleware(_BodyLimit, limit=max_body)
+    return app
+
+
+def serve(path: str, host: str = "127.0.0.1", port: int = 8080, token: str | None = None,
+          max_body: int = 16 << 20, sync: str = "full") -> int:
+    """Open the index at ``path`` for writing and serve it until SIGINT/SIGTERM."""
+    index = Index.open(path, sync=sync)
+    app = create_app(index, token, max_body)
+    sys.setswitchinterval(0.001)  # readers wait less for the GIL behind the writer thread (default 5 ms)
+    where = f"http://{host}:{port}"
+    print(f"serving {path} ({len(index):,} documents, {index.method.name}) on {where}; API at {where}/docs"
+          + ("" if token else "; writes need no token"), file=sys.stderr, flush=True)
+    server = _Server(uvicorn.Config(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=10))
+    server.run()
+    print(f"stopped; {path} closed", file=sys.stderr)
+    return 0
+
+
+class _Server(uvicorn.Server):
+    """uvicorn's server, stopping gracefully on SIGINT/SIGTERM (a second one forces it), so ``serve`` exits 0."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        def stop(signum: int, frame: object) -> None:
+            if self.should_exit:
+                self.force_exit = True
+            self.should_exit = True
+
+        with stop_signals(stop):
+            yield

@@ -1,0 +1,342 @@
+"""The online index on disk: one SQLite database in WAL mode, a manifest with a format version, a writer lock.
+
+Chosen by measurement (``bench/bench_storage.py``, README "neardup index"): an
+append-only log with in-memory key arrays inserts fastest but must rebuild its key
+table on every open and would need its own crash recovery, compaction and reader
+protocol; LMDB reads about as fast as SQLite, writes faster, but its files are 3 x
+larger and its Python binding looks keys up one call at a time; SQLite gives
+transactions (a batch is all there or not at all after ``kill -9`` or a power cut),
+one writer beside many readers in other processes (WAL), ``VACUUM``, and a file format
+any language reads, from Python's standard library.
+
+Tables (format version :data:`FORMAT_VERSION`)::
+
+    meta(key TEXT PRIMARY KEY, value TEXT)         -- the manifest, JSON values
+    docs(seq INTEGER PRIMARY KEY, id TEXT UNIQUE, time REAL, added REAL, size INTEGER,
+         cols BLOB, lists BLOB)                    -- a document's sketch row (layout in meta)
+    keys(key, slot, seq) WITHOUT ROWID             -- band / table keys (minhash, simhash)
+    postings(hash, seq) WITHOUT ROWID              -- feature hashes (ffp, spotsigs); also
+                                                      their document frequencies
+
+Keys and hashes are stored as signed 64-bit integers (the bits of the uint64).  The
+database's ``application_id`` marks it as neardup's, so a foreign SQLite file, a
+damaged file and a newer format each give one clear error.
+
+Durability: ``journal_mode=WAL`` with ``synchronous=FULL`` (the default): the WAL is
+fsynced at every commit, so an acknowledged add survives a power cut.  ``normal``
+fsyncs only at checkpoints: commits survive the process being killed, but the last
+ones may be lost to a power cut; it is faster for bulk loads.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import functools
+import inspect
+import json
+import os
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
+
+import numpy as np
+
+from ..errors import UserError
+
+FORMAT = "neardup-index"
+FORMAT_VERSION = 1
+#: ``PRAGMA application_id`` of a neardup index ("NDUX").
+APPLICATION_ID = 0x4E445558
+DB_NAME = "index.sqlite"
+LOCK_NAME = "writer.lock"
+SYNC_MODES = ("full", "normal")
+#: Parameters per SQL statement (SQLite allows 32,766).
+CHUNK = 30000
+
+SCHEMA = """
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE docs(seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, time REAL, added REAL NOT NULL,
+                  size INTEGER NOT NULL, cols BLOB NOT NULL, lists BLOB NOT NULL);
+CREATE INDEX docs_time ON docs(time);
+CREATE TABLE keys(key INTEGER NOT NULL, slot INTEGER NOT NULL, seq INTEGER NOT NULL,
+                  PRIMARY KEY(key, slot, seq)) WITHOUT ROWID;
+CREATE TABLE postings(hash INTEGER NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY(hash, seq)) WITHOUT ROWID;
+"""
+
+
+def damage_named(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn SQLite's "malformed" / "not a database" found while working into one :class:`Damaged` line."""
+
+    def named(exc: sqlite3.DatabaseError) -> Exception:
+        if isinstance(exc, sqlite3.OperationalError):
+            return exc  # locked, busy, disk I/O: not the file's content
+        return Damaged(f"index damaged ({exc}): restore it from a copy, or rebuild it")
+
+    if inspect.isgeneratorfunction(func):
+        @functools.wraps(func)
+        def gen(*args: Any, **kwargs: Any) -> Any:
+            try:
+                yield from func(*args, **kwargs)
+            except sqlite3.DatabaseError as exc:
+                raise named(exc) from None
+        return gen
+
+    @functools.wraps(func)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except sqlite3.DatabaseError as exc:
+            raise named(exc) from None
+    return call
+
+
+def _signed(a: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(a, dtype=np.uint64).view(np.int64)
+
+
+def _chunks(values: Sequence[Any]) -> Iterable[Sequence[Any]]:
+    for i in range(0, len(values), CHUNK):
+        yield values[i:i + CHUNK]
+
+
+class Damaged(UserError):
+    """The index file cannot be read: not a neardup index, a newer format, or damaged."""
+
+
+class Store:
+    """One index folder: the database, its manifest and (for a writer) the writer lock."""
+
+    def __init__(self, folder: str | os.PathLike[str], write: bool, sync: str = "full") -> None:
+        self.folder = Path(folder)
+        self.path = self.folder / DB_NAME
+        self.write = write
+        self.sync = sync
+        if sync not in SYNC_MODES:
+            raise UserError(f"sync must be one of {', '.join(SYNC_MODES)}, got {sync!r}")
+        if not self.path.is_file():
+            raise UserError(f"no index at {self.folder} (make one with `neardup index create {self.folder}`)")
+        self._local = threading.local()
+        self._readers: list[sqlite3.Connection] = []
+        self._readers_lock = threading.Lock()
+        self._lock_fd: int | None = self._lock() if write else None
+        try:
+            self.db = self._connect()
+            self.manifest = self._read_manifest(self.db)
+        except BaseException:
+            self.close()
+            raise
+
+    # -- opening -------------------------------------------------------------------------
+    @classmethod
+    def create(cls, folder: str | os.PathLike[str], manifest: dict[str, Any], sync: str = "full") -> "Store":
+        """A new, empty index at ``folder`` (which must not hold one) with ``manifest``."""
+        folder = Path(folder)
+        if (folder / DB_NAME).exists():
+            raise UserError(f"{folder} already holds an index (remove the folder to start over)")
+        if folder.exists() and not folder.is_dir():
+            raise UserError(f"{folder} is a file, not a folder")
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = folder / f".{DB_NAME}.creating-{os.getpid()}"
+        tmp.unlink(missing_ok=True)
+        db = sqlite3.connect(tmp, isolation_level=None)
+        try:
+            db.executescript(SCHEMA)
+            db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            db.execute(f"PRAGMA user_version = {FORMAT_VERSION}")
+            db.execute("BEGIN")
+            meta = {"format": FORMAT, "version": FORMAT_VERSION, "next_seq": 0, "documents": 0, **manifest}
+            db.executemany("INSERT INTO meta VALUES (?, ?)", [(k, json.dumps(v)) for k, v in meta.items()])
+            db.execute("COMMIT")
+            db.execute("PRAGMA journal_mode=WAL")
+        finally:
+            db.close()
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.rename(tmp, folder / DB_NAME)  # a half-made index is never found under the real name
+        dfd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+        return cls(folder, write=True, sync=sync)
+
+    def _lock(self) -> int:
+        """Take the writer lock (one writer per index, any number of readers)."""
+        path = self.folder / LOCK_NAME
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+            os.close(fd)
+            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
+                raise UserError(f"index {self.folder} is open for writing by another process (pid {holder}); "
+                                "one writer at a time (readers need no lock)") from None
+            raise
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        return fd
+
+    def _connect(self) -> sqlite3.Connection:
+        db = None
+        try:
+            db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30.0)
+            app = db.execute("PRAGMA application_id").fetchone()[0]
+            if app != APPLICATION_ID:
+                raise Damaged(f"{self.path}: not a neardup index (a SQLite database of another program)")
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute(f"PRAGMA synchronous={self.sync.upper()}")
+            db.execute("PRAGMA cache_size=-65536")
+            db.execute("PRAGMA temp_store=MEMORY")
+            return db
+        except sqlite3.DatabaseError as exc:
+            if db is not None:
+                db.close()
+            if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+                raise
+            raise Damaged(f"{self.path}: not a neardup index, or damaged ({exc})") from None
+        except Damaged:
+            if db is not None:
+                db.close()
+            raise
+
+    @staticmethod
+    def _read_manifest(db: sqlite3.Connection) -> dict[str, Any]:
+        try:
+            rows = db.execute("SELECT key, value FROM meta").fetchall()
+            meta = {k: json.loads(v) for k, v in rows}
+        except (sqlite3.DatabaseError, ValueError) as exc:
+            raise Damaged(f"index manifest unreadable: {exc}") from None
+        if meta.get("format") != FORMAT:
+            raise Damaged(f"not a neardup index (format {meta.get('format')!r})")
+        version = meta.get("version")
+        if not isinstance(version, int) or version > FORMAT_VERSION:
+            raise Damaged(f"index format version {version} is newer than this neardup reads ({FORMAT_VERSION}); "
+                          "upgrade neardup")
+        return meta
+
+    def reader(self) -> sqlite3.Connection:
+        """This thread's read connection (readers never block the writer in WAL mode)."""
+        db = getattr(self._local, "db", None)
+        if db is None:
+            db = self._local.db = self._connect()
+            with self._readers_lock:
+                self._readers.append(db)
+        return db
+
+    def close(self) -> None:
+        with self._readers_lock:
+            for db in [getattr(self, "db", None), *self._readers]:
+                if db is not None:
+                    db.close()
+            self._readers.clear()
+        self.db = None  # type: ignore[assignment]
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
+    # -- writing -------------------------------------------------------------------------
+    def set_meta(self, key: str, value: Any) -> None:
+        self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value)))
+        self.manifest[key] = value
+
+    def count_documents(self, delta: int) -> None:
+        """Keep the document count in the manifest (``len`` without scanning the table), in the transaction."""
+        self.db.execute("UPDATE meta SET value = CAST(value AS INTEGER) + ? WHERE key = 'documents'", (delta,))
+
+    @staticmethod
+    def documents(db: sqlite3.Connection) -> int:
+        return int(db.execute("SELECT value FROM meta WHERE key = 'documents'").fetchone()[0])
+
+    def insert_docs(self, seqs: np.ndarray, ids: Sequence[str], times: Sequence[float | None], added: float,
+                    sizes: np.ndarray, cols: Sequence[bytes], lists: Sequence[bytes]) -> None:
+        self.db.executemany("INSERT INTO docs VALUES (?, ?, ?, ?, ?, ?, ?)",
+                            zip(seqs.tolist(), ids, times, [added] * len(ids), sizes.tolist(), cols, lists))
+        self.count_documents(len(ids))
+
+    def insert_keys(self, seqs: np.ndarray, keys: np.ndarray) -> None:
+        """Rows in key order: the B-tree is filled page by page, not at random places."""
+        n, slots = keys.shape
+        flat = _signed(keys).ravel()
+        order = np.argsort(flat, kind="stable")
+        self.db.executemany("INSERT INTO keys VALUES (?, ?, ?)", zip(
+            flat[order].tolist(), np.tile(np.arange(slots), n)[order].tolist(), np.repeat(seqs, slots)[order].tolist()))
+
+    def delete_keys(self, seqs: np.ndarray, keys: np.ndarray) -> None:
+        n, slots = keys.shape
+        self.db.executemany("DELETE FROM keys WHERE key = ? AND slot = ? AND seq = ?", zip(
+            _signed(keys).ravel().tolist(), np.tile(np.arange(slots), n).tolist(), np.repeat(seqs, slots).tolist()))
+
+    def insert_postings(self, seqs: np.ndarray, hashes: np.ndarray, offsets: np.ndarray) -> None:
+        flat = _signed(hashes)
+        order = np.argsort(flat, kind="stable")  # in key order, as insert_keys
+        self.db.executemany("INSERT OR IGNORE INTO postings VALUES (?, ?)",
+                            zip(flat[order].tolist(), np.repeat(seqs, np.diff(offsets))[order].tolist()))
+
+    def delete_postings(self, seqs: np.ndarray, hashes: np.ndarray, offsets: np.ndarray) -> None:
+        self.db.executemany("DELETE FROM postings WHERE hash = ? AND seq = ?",
+                            zip(_signed(hashes).tolist(), np.repeat(seqs, np.diff(offsets)).tolist()))
+
+    def delete_docs(self, seqs: np.ndarray) -> None:
+        self.db.executemany("DELETE FROM docs WHERE seq = ?", ((s,) for s in seqs.tolist()))
+        self.count_documents(-int(seqs.shape[0]))
+
+    # -- reading (any connection) --------------------------------------------------------
+    @staticmethod
+    def existing_ids(db: sqlite3.Connection, ids: Sequence[str]) -> set[str]:
+        found: set[str] = set()
+        for part in _chunks(list(ids)):
+            q = f"SELECT id FROM docs WHERE id IN ({','.join('?' * len(part))})"
+            found.update(r[0] for r in db.execute(q, part))
+        return found
+
+    @staticmethod
+    def key_matches(db: sqlite3.Connection, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(key, slot, seq)`` of every stored key equal to one of ``keys`` (any slot)."""
+        uniq = np.unique(_signed(keys).ravel()).tolist()
+        out: list[tuple[int, int, int]] = []
+        for part in _chunks(uniq):
+            out += db.execute(f"SELECT key, slot, seq FROM keys WHERE key IN ({','.join('?' * len(part))})",
+                              part).fetchall()
+        arr = np.array(out, dtype=np.int64).reshape(-1, 3)
+        return arr[:, 0].view(np.uint64), arr[:, 1], arr[:, 2]
+
+    @staticmethod
+    def posting_matches(db: sqlite3.Connection, hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(hash, seq)`` of every stored posting of one of ``hashes``."""
+        uniq = np.unique(_signed(hashes)).tolist()
+        out: list[tuple[int, int]] = []
+        for part in _chunks(uniq):
+            out += db.execute(f"SELECT hash, seq FROM postings WHERE hash IN ({','.join('?' * len(part))})",
+                              part).fetchall()
+        arr = np.array(out, dtype=np.int64).reshape(-1, 2)
+        return arr[:, 0].view(np.uint64), arr[:, 1]
+
+    @staticmethod
+    def doc_heads(db: sqlite3.Connection, seqs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(seq, size, time)`` of the stored documents among ``seqs`` (sorted by seq; time NaN if none)."""
+        out: list[tuple[int, int, float | None]] = []
+        for part in _chunks(np.unique(seqs).tolist()):
+            out += db.execute(f"SELECT seq, size, time FROM docs WHERE seq IN ({','.join('?' * len(part))}) "
+                              "ORDER BY seq", part).fetchall()
+        seq = np.array([r[0] for r in out], dtype=np.int64)
+        size = np.array([r[1] for r in out], dtype=np.int64)
+        times = np.array([np.nan if r[2] is None else r[2] for r in out], dtype=np.float64)
+        return seq, size, times
+
+    @staticmethod
+    def fetch(db: sqlite3.Connection, seqs: np.ndarray
+              ) -> tuple[np.ndarray, list[str], np.ndarray, list[bytes], list[bytes]]:
+        """``(seq, id, time, cols, lists)`` of the stored documents among ``seqs``, sorted by seq (time NaN if none)."""
+        out: list[tuple[int, str, float | None, bytes, bytes]] = []
+        for part in _chunks(np.unique(seqs).tolist()):
+            out += db.execute(f"SELECT seq, id, time, cols, lists FROM docs WHERE seq IN "
+                              f"({','.join('?' * len(part))}) ORDER BY seq", part).fetchall()
+        times = np.array([np.nan if r[2] is None else r[2] for r in out], dtype=np.float64)
+        return (np.array([r[0] for r in out], dtype=np.int64), [r[1] for r in out], times, [r[3] for r in out],
+                [r[4] for r in out])

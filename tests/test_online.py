@@ -1,0 +1,358 @@
+"""The online index: answers equal dedup's, whatever the batching; it survives reopening and kill -9;
+windows evict; remove; refused methods, foreign and damaged files give clear errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from neardup import Deduplicator
+from neardup.cli import main
+from neardup.errors import InputError, UserError
+from neardup.evaluate.corpora import shipped_articles
+from neardup.evaluate.synth import simulate
+from neardup.online import Index
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: Online methods and settings that make each report pairs on the test corpus.
+ONLINE = {
+    "minhash": {"threshold": 0.5, "shingle_size": 3},
+    "ffp": {},
+    "spotsigs": {},
+    "simhash": {"weighting": "uniform", "threshold": 0.85},
+    "minhash-exact": {"threshold": 0.5, "exact": True},
+    "minhash-supershingles": {"threshold": 0.5, "candidates": "supershingles"},
+    "ffp-resemblance": {"measure": "resemblance", "threshold": 0.3},
+}
+
+
+def _method(key: str) -> tuple[str, dict]:
+    return key.split("-")[0], ONLINE[key]
+
+
+@pytest.fixture(scope="module")
+def docs() -> list[dict]:
+    """A simulated corpus: 240 pages of syndicated stories (text as extracted), in time order."""
+    out = []
+    for kind, doc in simulate(shipped_articles(), seed=5, n_docs=240):
+        if kind == "doc":
+            out.append({"id": doc["id"], "text": doc["text"], "time": doc["time"]})
+    return out
+
+
+def _dedup_pairs(docs: list[dict], name: str, params: dict) -> set[tuple[str, str, float]]:
+    result = Deduplicator(method=name, **params).run(docs)
+    return {(p.a, p.b, p.score) for p in result.pairs}
+
+
+def _pairs(checked) -> set[tuple[str, str, float]]:
+    return {(m.id, c.id, m.score) for c in checked for m in c.matches}
+
+
+def _dump(path: Path) -> dict:
+    """Everything an index holds but the arrival times: documents with their sketch bytes, keys, postings."""
+    db = sqlite3.connect(path / "index.sqlite")
+    try:
+        return {
+            "docs": db.execute("SELECT seq, id, time, size, cols, lists FROM docs ORDER BY seq").fetchall(),
+            "keys": db.execute("SELECT key, slot, seq FROM keys ORDER BY key, slot, seq").fetchall(),
+            "postings": db.execute("SELECT hash, seq FROM postings ORDER BY hash, seq").fetchall(),
+        }
+    finally:
+        db.close()
+
+
+@pytest.mark.parametrize("key", sorted(ONLINE))
+def test_adding_one_at_a_time_equals_dedup(tmp_path, docs, key):
+    name, params = _method(key)
+    want = _dedup_pairs(docs, name, params)
+    assert len(want) > 20, f"{key}: too few pairs for the test to mean anything"
+    with Index.create(tmp_path / "ix", method=name, **params) as index:
+        got, kept = set(), 0
+        for doc in docs:
+            got |= _pairs(index.add([doc]))
+            kept += index.last_stats.kept
+        assert len(index) == kept >= len(docs) - 2  # spotsigs: a page without a signature is not stored
+    assert got == want
+
+
+@pytest.mark.parametrize("key", ["minhash", "ffp"])
+def test_any_batch_sizes_give_the_same_answers_and_index(tmp_path, docs, key):
+    name, params = _method(key)
+    rng = random.Random(3)
+    answers, dumps = [], []
+    for run, sizes in enumerate(([1], [7], [len(docs)], None)):
+        path = tmp_path / f"ix{run}"
+        with Index.create(path, method=name, **params) as index:
+            at, checked = 0, []
+            while at < len(docs):
+                n = sizes[0] if sizes else rng.randint(1, 60)
+                checked += index.add(docs[at:at + n])
+                at += n
+        answers.append(sorted((c.id, [(m.id, m.score, m.relation) for m in c.matches]) for c in checked))
+        dumps.append(_dump(path))
+    assert all(a == answers[0] for a in answers[1:])
+    assert all(d == dumps[0] for d in dumps[1:])
+    assert _pairs_from(answers[0]) == _dedup_pairs(docs, name, params)
+
+
+def _pairs_from(answers) -> set:
+    return {(m[0], doc, m[1]) for doc, matches in answers for m in matches}
+
+
+def test_reopen_and_query(tmp_path, docs):
+    path = tmp_path / "ix"
+    with Index.create(path, method="minhash", threshold=0.5, shingle_size=3) as index:
+        index.add(docs[:200])
+    with Index.open(path, write=False) as index:
+        assert len(index) == 200
+        assert index.method.get_params()["shingle_size"] == 3
+        found = index.query(docs[150:240])
+        again = index.query(docs[150:240])
+    assert [c.as_dict() for c in found] == [c.as_dict() for c in again]
+    by_id = {c.id: c for c in found}
+    for doc in docs[150:200]:  # a stored document finds itself, at score 1
+        assert (doc["id"], 1.0) in [(m.id, m.score) for m in by_id[doc["id"]].matches]
+    with Index.open(path) as index:  # what query said is what add does, for documents not yet stored
+        added = {c.id: c for c in index.add(docs[200:240])}
+    for doc in docs[200:240]:
+        stored_matches = [m.id for m in by_id[doc["id"]].matches]
+        assert stored_matches == [m.id for m in added[doc["id"]].matches if m.id in stored_matches]
+
+
+def test_relations_say_which_side_contains_which(tmp_path):
+    base = " ".join(f"w{i}" for i in range(200))
+    with Index.create(tmp_path / "ix", method="ffp") as index:
+        index.add([("long", base), ("other", " ".join(f"z{i}" for i in range(50)))])
+        [short] = index.add([("short", " ".join(base.split()[:60]))])
+        [same] = index.add([("same", base)])
+    m = short.matches[0]
+    assert (m.id, m.relation, m.new_in_match) == ("long", "contained", 1.0)
+    assert m.match_in_new == pytest.approx(57 / 197)
+    assert [(x.id, x.relation) for x in same.matches] == [("long", "duplicate"), ("short", "contains")]
+
+
+def test_count_window_keeps_and_compares_the_last_n(tmp_path, docs):
+    n = 30
+    with Index.create(tmp_path / "ix", method="ffp", window=n) as index:
+        got = set()
+        for at in range(0, len(docs), 17):
+            got |= _pairs(index.add(docs[at:at + 17]))
+        assert len(index) == n
+        assert [d["id"] for d in docs[-n:]] == [r[0] for r in index.store.db.execute("SELECT id FROM docs ORDER BY seq")]
+        assert index.check() == []
+    order = {d["id"]: i for i, d in enumerate(docs)}
+    want = {p for p in _dedup_pairs(docs, "ffp", {}) if order[p[1]] - order[p[0]] <= n}
+    assert got == want
+
+
+def test_time_window_evicts_by_the_time_field(tmp_path):
+    day = 86400.0
+    text = "the council approved the new harbor bridge after a long debate on tuesday evening"
+    with Index.create(tmp_path / "ix", method="ffp", window="2d") as index:
+        index.add([{"id": "d0", "text": text, "time": 0.0}])
+        [c] = index.add([{"id": "d1", "text": text, "time": 1.5 * day}])
+        assert [m.id for m in c.matches] == ["d0"]
+        [c] = index.add([{"id": "d2", "text": text, "time": 2.6 * day}])  # d0 is 2.6 days older: out
+        assert [m.id for m in c.matches] == ["d1"]
+        assert "d0" not in index and len(index) == 2
+        [c] = index.add([{"id": "d3", "text": text, "time": "1970-01-05T00:00:00Z"}])  # 4 days: d1 out
+        assert [m.id for m in c.matches] == ["d2"]
+        assert sorted(r[0] for r in index.store.db.execute("SELECT id FROM docs")) == ["d2", "d3"]
+        index.add([{"id": "bad", "text": text, "time": "yesterday"}])
+        assert index.last_stats.reasons["invalid time"] == 1
+
+
+def test_remove_forgets_the_document_and_its_keys(tmp_path, docs):
+    with Index.create(tmp_path / "ix", method="minhash", threshold=0.5, shingle_size=3) as index:
+        checked = index.add(docs[:120])
+        hit = next(c for c in checked if c.matches)
+        partner = hit.matches[0].id
+        assert index.remove([partner, "no-such-id"]) == [partner]
+        assert partner not in index and len(index) == 119
+        assert partner not in [m.id for m in index.query([docs[[d["id"] for d in docs].index(hit.id)]])[0].matches]
+        assert index.check() == []
+        again = index.add([docs[[d["id"] for d in docs].index(partner)]])  # an id removed can be added again
+        assert again[0].added and len(index) == 120
+
+
+def test_rejections_and_strict(tmp_path, docs):
+    with Index.create(tmp_path / "ix", method="ffp") as index:
+        index.add(docs[:5])
+        index.add([docs[0], {"id": "e", "text": "   "}, {"id": "x"}, ("p", "!!! ???")])
+        assert dict(index.last_stats.reasons) == {"duplicate id": 1, "missing text": 1, "empty text": 1,
+                                                  "no words": 1}
+        before = _dump(index.path)
+        with pytest.raises(InputError, match="already in the index"):
+            index.add([docs[10], docs[1]], strict=True)
+        with pytest.raises(InputError, match="no words"):
+            index.add([docs[10], ("p", "!!!")], strict=True)
+        assert _dump(index.path) == before and len(index) == 5
+
+
+def test_methods_that_need_the_whole_collection_are_refused(tmp_path):
+    for name, params in [("imatch", {}), ("wsample", {}), ("andd", {}), ("simhash", {}),
+                         ("spotsigs", {"antecedents": "top:5"}), ("minhash", {"max_df": 10})]:
+        with pytest.raises(UserError, match="cannot run online"):
+            Index.create(tmp_path / name, method=name, **params)
+        assert not (tmp_path / name / "index.sqlite").exists()
+
+
+def test_one_writer_many_readers(tmp_path, docs):
+    path = tmp_path / "ix"
+    with Index.create(path, method="ffp") as writer:
+        writer.add(docs[:10])
+        with pytest.raises(UserError, match="open for writing by another process"):
+            Index.open(path)
+        with Index.open(path, write=False) as reader:
+            assert len(reader) == 10
+            writer.add(docs[10:20])
+            assert len(reader) == 20  # a reader sees each committed batch
+            with pytest.raises(UserError, match="reading only"):
+                reader.add(docs[20:21])
+    with Index.open(path) as again:  # the lock went with the writer
+        assert len(again) == 20
+
+
+def test_foreign_damaged_newer_and_missing_files_give_clear_errors(tmp_path, docs):
+    with pytest.raises(UserError, match="no index at"):
+        Index.open(tmp_path / "none")
+    junk = tmp_path / "junk"
+    junk.mkdir()
+    (junk / "index.sqlite").write_bytes(os.urandom(8192))
+    with pytest.raises(UserError, match="not a neardup index, or damaged"):
+        Index.open(junk)
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    db = sqlite3.connect(foreign / "index.sqlite")
+    db.execute("CREATE TABLE t(x)")
+    db.commit()
+    db.close()
+    with pytest.raises(UserError, match="another program"):
+        Index.open(foreign)
+    path = tmp_path / "ix"
+    with Index.create(path, method="ffp") as index:
+        index.add(docs[:50])
+    db = sqlite3.connect(path / "index.sqlite")
+    db.execute("UPDATE meta SET value = '2' WHERE key = 'version'")
+    db.commit()
+    db.close()
+    with pytest.raises(UserError, match="newer than this neardup reads"):
+        Index.open(path)
+    db = sqlite3.connect(path / "index.sqlite")
+    db.execute("UPDATE meta SET value = '1' WHERE key = 'version'")
+    db.commit()
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.close()
+    raw = bytearray((path / "index.sqlite").read_bytes())
+    raw[100:4096] = os.urandom(3996)  # the first page's schema
+    (path / "index.sqlite").write_bytes(bytes(raw))
+    with pytest.raises(UserError, match="damaged"):
+        Index.open(path)
+    with pytest.raises(UserError, match="already holds an index"):
+        Index.create(path, method="ffp")
+
+
+KILLED_WRITER = r"""
+import sys, json
+from neardup.online import Index
+docs = [json.loads(line) for line in open(sys.argv[2])]
+with Index.open(sys.argv[1]) as index:
+    for at in range(0, len(docs), 7):
+        batch = docs[at:at + 7]
+        index.add(batch)
+        print(" ".join(d["id"] for d in batch), flush=True)   # acknowledged: committed
+"""
+
+
+def test_kill_9_during_a_bulk_add_loses_no_acknowledged_document(tmp_path, docs):
+    source = tmp_path / "docs.jsonl"
+    many = [{**d, "id": f"{d['id']}-{k}"} for k in range(4) for d in docs]
+    source.write_text("".join(json.dumps(d) + "\n" for d in many))
+    rng = random.Random(11)
+    path = tmp_path / "ix"
+    Index.create(path, method="minhash", threshold=0.5, shingle_size=3).close()
+    acknowledged: list[str] = []
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    for run in range(20):
+        proc = subprocess.Popen([sys.executable, "-c", KILLED_WRITER, str(path), str(source)], stdout=subprocess.PIPE,
+                                env=env, text=True)
+        if run % 4 == 0:  # during start-up or the first batch, whatever the machine's load
+            time.sleep(rng.uniform(0.2, 1.5))
+        else:  # after the first acknowledged batch: during a later batch or between two
+            first = proc.stdout.readline()
+            acknowledged += first.split()
+            time.sleep(rng.uniform(0.0, 0.4))
+        proc.send_signal(signal.SIGKILL)
+        out, _ = proc.communicate()
+        acknowledged += out.split()
+        with Index.open(path, write=False) as index:
+            assert index.check() == []  # no half-written document: each has its sketch and all its keys
+            stored = {r[0] for r in index.store.reader().execute("SELECT id FROM docs")}
+            assert set(acknowledged) <= stored
+        if len(stored) == len(many):
+            break
+    assert acknowledged, "no run lived long enough to acknowledge a batch"
+    by_id = {d["id"]: d for d in many}
+    with Index.open(path, write=False) as index:
+        found = index.query([by_id[i] for i in acknowledged[-20:]])
+    assert all(c.id in [m.id for m in c.matches] for c in found)
+
+
+def test_cli_create_add_query_info_remove_compact(tmp_path, capsys):
+    ix, sample = str(tmp_path / "ix"), str(ROOT / "examples" / "sample.jsonl")
+    assert main(["index", "create", ix, "--method", "minhash", "--threshold", "0.5"]) == 0
+    assert main(["index", "add", ix, sample, "-o", str(tmp_path / "out")]) == 0
+    rows = [json.loads(line) for line in (tmp_path / "out" / "matches.jsonl").read_text().splitlines()]
+    assert len(rows) == 48 and all(r["added"] for r in rows)
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["documents"]["read"] == 48 and summary["added"] == 48 and summary["index_documents_after"] == 48
+    want = _dedup_pairs([json.loads(x) for x in Path(sample).read_text().splitlines()], "minhash", {"threshold": 0.5})
+    assert {(m["id"], r["id"], m["score"]) for r in rows for m in r["matches"]} == {
+        (a, b, round(s, 6)) for a, b, s in want}
+    assert main(["index", "add", ix, sample, "-o", str(tmp_path / "again")]) == 2  # nothing new: no usable record
+    assert "duplicate id" in capsys.readouterr().err
+    assert main(["index", "query", ix, sample, "-o", str(tmp_path / "q")]) == 0
+    assert main(["index", "remove", ix, "d00000001", "d00000007"]) == 0
+    assert main(["index", "compact", ix]) == 0
+    capsys.readouterr()
+    assert main(["index", "info", ix, "--check", "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["documents"] == 46 and info["problems"] == [] and info["method"] == "minhash"
+    assert main(["index", "create", str(tmp_path / "im"), "--method", "imatch"]) == 2
+    assert "cannot run online" in capsys.readouterr().err
+    assert main(["index", "add", ix, sample, "-o", str(tmp_path / "h"), "--extract", "none"]) == 2
+
+
+def test_document_frequencies_update_as_documents_arrive(tmp_path):
+    from neardup.features.shingles import word_shingles
+
+    with Index.create(tmp_path / "ix", method="ffp") as index:
+        index.add([("a", "one two three four five six"), ("b", "one two three four seven eight")])
+        sets, _ = word_shingles(["one two three four"], 4, seed=index.method.seed)
+        assert index.document_frequencies(sets.hashes).tolist() == [2]
+        index.add([("c", "one two three four")])
+        assert index.document_frequencies(np.concatenate([sets.hashes, [np.uint64(7)]])).tolist() == [3, 0]
+
+
+def test_the_method_level_collection_refuses_adds_after_finalize():
+    from neardup.methods import get_method
+    from neardup.methods.base import Collection
+
+    c = Collection(get_method("minhash"))
+    c.add(["one two three four five six seven"])
+    c.finalize()
+    with pytest.raises(RuntimeError, match="after finalize"):
+        c.add(["eight nine ten eleven twelve thirteen"])
+    assert len(c) == 1

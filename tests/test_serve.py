@@ -1,0 +1,143 @@
+"""``neardup serve``: the HTTP API answers as the index does, refuses bad input with a 4xx and no change,
+limits bodies, guards writes with a token, and shuts down cleanly on a real loopback server."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("httpx")
+
+import httpx  # noqa: E402
+from fastapi.testclient import TestClient  # noqa: E402
+
+from neardup.online import Index  # noqa: E402
+from neardup.online.server import create_app  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = [json.loads(line) for line in (ROOT / "examples" / "sample.jsonl").read_text().splitlines()]
+DOCS = [{"id": d["id"], "text": d["text"], "time": d["time"]} for d in SAMPLE]
+
+
+@pytest.fixture
+def client(tmp_path):
+    Index.create(tmp_path / "ix", method="minhash", threshold=0.5).close()
+    index = Index.open(tmp_path / "ix")
+    with TestClient(create_app(index, token="s3cret", max_body=200_000)) as c:
+        c.headers["Authorization"] = "Bearer s3cret"
+        yield c
+
+
+def test_add_query_get_delete_stats_health(client, tmp_path):
+    added = []
+    for at in range(0, len(DOCS), 10):
+        r = client.post("/documents", json={"documents": DOCS[at:at + 10]})
+        assert r.status_code == 200, r.text
+        added += r.json()["results"]
+    with Index.create(tmp_path / "direct", method="minhash", threshold=0.5) as direct:
+        want = [c.as_dict() for c in direct.add(DOCS)]
+    assert added == want  # the same answers as the API in process, in one batch
+    r = client.post("/query", json={"documents": [DOCS[7]]})
+    assert r.status_code == 200 and DOCS[7]["id"] in [m["id"] for m in r.json()["results"][0]["matches"]]
+    assert r.json()["results"][0]["added"] is False
+    r = client.get(f"/documents/{DOCS[3]['id']}")
+    assert r.status_code == 200 and r.json()["id"] == DOCS[3]["id"] and r.json()["features"] > 0
+    assert client.get("/health").json() == {"status": "ok", "documents": 48}
+    stats = client.get("/stats").json()
+    assert stats["documents"] == 48 and stats["method"] == "minhash"
+    assert client.delete(f"/documents/{DOCS[3]['id']}").json() == {"removed": DOCS[3]["id"]}
+    assert client.get(f"/documents/{DOCS[3]['id']}").status_code == 404
+    assert client.delete(f"/documents/{DOCS[3]['id']}").status_code == 404
+    assert client.get("/health").json()["documents"] == 47
+    assert "/documents" in client.get("/openapi.json").json()["paths"]
+
+
+def test_bad_input_is_a_4xx_and_changes_nothing(client):
+    assert client.post("/documents", json={"documents": DOCS[:5]}).status_code == 200
+    cases = [
+        ({"documents": [DOCS[5], {"id": "x"}]}, 422, "missing text"),
+        ({"documents": [DOCS[5], {"id": "y", "text": "!!! ???"}]}, 422, "no words"),
+        ({"documents": [DOCS[5], DOCS[0]]}, 409, "already in the index"),
+        ({"documents": [DOCS[5], DOCS[5]]}, 422, "duplicate id"),
+        ({"documents": [{**DOCS[5], "time": "yesterday"}]}, 422, "invalid time"),
+        ({"documents": [{"text": "no id"}]}, 422, "id"),
+        ({"docs": []}, 422, "documents"),
+    ]
+    for body, status, words in cases:
+        r = client.post("/documents", json=body)
+        assert r.status_code == status, (body, r.text)
+        assert words in r.text
+        assert client.get("/health").json()["documents"] == 5
+    r = client.post("/documents", content=b"{not json", headers={"content-type": "application/json"})
+    assert r.status_code == 422
+    assert client.get("/documents/" + DOCS[5]["id"]).status_code == 404
+
+
+def test_body_limit_and_token(client):
+    big = {"documents": [{"id": "big", "text": "word " * 60_000}]}
+    r = client.post("/documents", json=big)
+    assert r.status_code == 413 and "200,000 bytes" in r.text
+
+    def chunks():
+        data = json.dumps(big).encode()
+        for i in range(0, len(data), 10_000):
+            yield data[i:i + 10_000]
+
+    r = client.post("/documents", content=chunks(), headers={"content-type": "application/json"})
+    assert r.status_code == 413  # no Content-Length (chunked): counted as it arrives
+    r = client.post("/documents", json={"documents": DOCS[:1]}, headers={"Authorization": "Bearer wrong"})
+    assert r.status_code == 401
+    r = client.delete(f"/documents/{DOCS[0]['id']}", headers={"Authorization": ""})
+    assert r.status_code == 401
+    assert client.post("/query", json={"documents": DOCS[:1]}, headers={"Authorization": ""}).status_code == 200
+    assert client.get("/health").json()["documents"] == 0
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_real_server_on_loopback_groups_concurrent_writes_and_stops_cleanly(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    Index.create(tmp_path / "ix", method="ffp").close()
+    port = _free_port()
+    env = {**os.environ, "NEARDUP_TOKEN": "t"}
+    proc = subprocess.Popen([sys.executable, "-m", "neardup.cli", "serve", str(tmp_path / "ix"), "--port", str(port)],
+                            env=env, stderr=subprocess.PIPE, text=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(100):
+            try:
+                if httpx.get(base + "/health").status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.2)
+        headers = {"Authorization": "Bearer t"}
+
+        def post(doc):
+            return httpx.post(base + "/documents", json={"documents": [doc]}, headers=headers, timeout=60)
+
+        with ThreadPoolExecutor(8) as pool:
+            answers = list(pool.map(post, DOCS))
+        assert all(r.status_code == 200 for r in answers)
+        assert httpx.get(base + "/health").json()["documents"] == 48
+        assert httpx.post(base + "/documents", json={"documents": [DOCS[0]]}).status_code == 401
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert "serving" in err
+    with Index.open(tmp_path / "ix") as index:  # the writer lock was released, every add is there
+        assert len(index) == 48 and index.check() == []
