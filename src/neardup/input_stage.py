@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator, Protocol
+from typing import Any, Callable, Iterable, Iterator, Protocol
 
 from .extract import get_extractor
 from .io.frames import rows_of
@@ -62,10 +62,11 @@ def documents(
 
 @dataclass
 class Batch:
-    """Consecutive documents of the input stage: their records and texts."""
+    """Consecutive documents of the input stage: their records, texts and what ``admit`` said of each."""
 
     records: list[Record] = field(default_factory=list)
     texts: list[str] = field(default_factory=list)
+    values: list[Any] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.texts)
@@ -79,16 +80,30 @@ class Batch:
         return self.records[i].source, self.records[i].line
 
 
+#: What a job checks of each record beyond the input stage (a time field, ...): a
+#: :class:`Rejection`, or the value the job keeps with the record (``Batch.values``).
+Admit = Callable[[Record], Any]
+
+
 def batches(
     records: Iterable[Any], extract: str, stats: RunStats, strict: bool = False, fields: Fields = FIELDS,
-    batch_bytes: int | None = 4 << 20, batch_docs: int | None = None,
+    batch_bytes: int | None = 4 << 20, batch_docs: int | None = None, admit: Admit | None = None,
 ) -> Iterator[Batch]:
     """The documents of :func:`documents` in batches of about ``batch_bytes`` characters of
-    text, or of ``batch_docs`` documents: the one batcher of every job."""
+    text, or of ``batch_docs`` documents: the one batcher of every job.
+
+    ``admit`` sees each record in input order; a :class:`Rejection` it returns is counted
+    (or raised in strict mode) like the input stage's own, anything else is kept in ``values``.
+    """
     batch, size = Batch(), 0
     for record, text in documents(records, extract, stats, strict, fields):
+        value = None if admit is None else admit(record)
+        if isinstance(value, Rejection):
+            stats.reject(value, strict)
+            continue
         batch.records.append(record)
         batch.texts.append(text)
+        batch.values.append(value)
         size += len(text)
         if (batch_bytes is not None and size >= batch_bytes) or len(batch.texts) == batch_docs:
             yield batch

@@ -47,7 +47,7 @@ from ..errors import UserError
 from ..extract import DEFAULT_EXTRACTOR
 from ..text.stopwords import ENGLISH_STOPWORDS
 from ..io.readers import Record, Rejection
-from ..input_stage import Progress, documents, progress_bar
+from ..input_stage import Batch, Progress, batches, progress_bar
 from ..job import RunStats, run_report
 from ..sentences import SentenceBatch
 from ..sentences.tokens import gram_sets
@@ -216,43 +216,34 @@ class ContainmentDetector:
         return out
 
     # -- the input stage ---------------------------------------------------------------
-    def _timed(self, docs: Iterable[Any]) -> Iterator[tuple[Record, str, float]]:
-        """The input stage with arrival times: ``(record, text, time)`` (see the module docstring)."""
+    def _batches(self, docs: Iterable[Any]) -> Iterator[Batch]:
+        """The input stage in batches of ``batch_docs``, each document with its arrival time in
+        ``values`` (see the module docstring): a bad time, or none under a duration window, is a rejection."""
         stats = self.run_stats
         latest = -np.inf
-        for record, text in documents(docs, self.extract, stats, self.strict):
+
+        def admit(record: Record) -> float | Rejection:
+            nonlocal latest
             try:
                 when = record_time(record)
             except ValueError as exc:
-                stats.reject(Rejection(record.source, record.line, "invalid time", str(exc)), self.strict)
-                continue
+                return Rejection(record.source, record.line, "invalid time", str(exc))
             if when is None:
                 if self.window_kind == TIME_WINDOW:
-                    stats.reject(Rejection(record.source, record.line, "no time", "a duration window needs a 'time' field"),
-                                 self.strict)
-                    continue
+                    return Rejection(record.source, record.line, "no time", "a duration window needs a 'time' field")
                 when = float(stats.read)
             if when < latest:
                 self.counts["late"] = self.counts.get("late", 0) + 1
                 when = latest
             latest = when
-            yield record, text, when
+            return when
 
-    def _batches(self, docs: Iterable[Any]) -> Iterator[_Batch]:
-        ids: list[str] = []
-        texts: list[str] = []
-        times: list[float] = []
-        where: list[tuple[str, int | None]] = []  # file and line of each, to name one without words
-        for record, text, when in self._timed(docs):
-            ids.append(record.id)
-            texts.append(text)
-            times.append(when)
-            where.append((record.source, record.line))
-            if len(ids) == self.batch_docs:
-                yield self._prepare(ids, texts, times, where)
-                ids, texts, times, where = [], [], [], []
-        if ids:
-            yield self._prepare(ids, texts, times, where)
+        return batches(docs, self.extract, stats, self.strict, batch_bytes=None, batch_docs=self.batch_docs,
+                       admit=admit)
+
+    def _sentences(self, docs: Iterable[Any]) -> Iterator[_Batch]:
+        for batch in self._batches(docs):
+            yield self._prepare(batch.ids, batch.texts, batch.values, [batch.where(i) for i in range(len(batch))])
 
     def _prepare(self, ids: list[str], texts: list[str], times: list[float],
                  where: list[tuple[str, int | None]]) -> _Batch:
@@ -293,7 +284,7 @@ class ContainmentDetector:
             self.run_stats.kept = self.counts["documents"]
             self.run_stats.seconds["total"] = time.perf_counter() - start
             return
-        batches = self._batches(docs)
+        batches = self._sentences(docs)
         if self.df is None:  # IDF of the input: read it all first
             held = list(batches)
             self.input_df = DocumentFrequencies()
@@ -384,16 +375,18 @@ class ContainmentDetector:
         ids: list[str] = []
         times: list[float] = []
 
-        def texts() -> Iterator[str]:
-            for record, text, when in self._timed(docs):
+        for batch in self._batches(docs):
+            texts = []
+            for record, text, when in zip(batch.records, batch.texts, batch.values):
                 if not _HAS_WORD.search(text):  # as CoDet does: nothing to contain or be contained
                     self.run_stats.reject(Rejection(record.source, record.line, "no words", record.id), self.strict)
                     continue
                 ids.append(record.id)
                 times.append(when)
-                yield text
-
-        aligner.add_all(texts(), self.batch_docs, bar)
+                texts.append(text)
+            if texts:
+                aligner.add(texts)
+            bar.update(len(batch))
         self.counts["documents"] = len(ids)
         t = self.run_stats.timed("read", t)
         when = np.array(times, np.float64)

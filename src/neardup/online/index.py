@@ -41,7 +41,7 @@ from ..contain.detector import parse_window
 from ..contain.tree import COUNT_WINDOW, NO_WINDOW, TIME_WINDOW
 from ..errors import UserError
 from ..extract import DEFAULT_EXTRACTOR
-from ..input_stage import documents
+from ..input_stage import batches
 from ..io.readers import FIELDS, Fields, Record, Rejection
 from ..job import RunStats
 from ..methods import DEFAULT_METHOD, get_method
@@ -205,25 +205,16 @@ class Index:
     def _batches(self, records: Iterable[Any], stats: RunStats, strict: bool, fields: Fields,
                  batch_size: int) -> Iterator[_Batch]:
         """Documents in batches, sketched; rejections (bad records, bad times, no words) counted."""
-        ids: list[str] = []
-        texts: list[str] = []
-        times: list[float] = []
-        where: list[tuple[str, int | None]] = []
-        for record, text in documents(records, self.extract, stats, strict, fields):
+        def admit(record: Record) -> float | Rejection:
             try:
                 t = document_time(record)
             except ValueError as exc:
-                stats.reject(Rejection(record.source, record.line, "invalid time", str(exc)[:200]), strict)
-                continue
-            ids.append(record.id)
-            texts.append(text)
-            times.append(np.nan if t is None else t)
-            where.append((record.source, record.line))
-            if len(ids) >= batch_size:
-                yield self._sketch(ids, texts, times, where, stats, strict)
-                ids, texts, times, where = [], [], [], []
-        if ids:
-            yield self._sketch(ids, texts, times, where, stats, strict)
+                return Rejection(record.source, record.line, "invalid time", str(exc)[:200])
+            return np.nan if t is None else t
+
+        for b in batches(records, self.extract, stats, strict, fields, batch_bytes=None, batch_docs=batch_size,
+                         admit=admit):
+            yield self._sketch(b.ids, b.texts, b.values, [b.where(i) for i in range(len(b))], stats, strict)
 
     def _sketch(self, ids: list[str], texts: list[str], times: list[float], where: list[tuple[str, int | None]],
                 stats: RunStats, strict: bool) -> _Batch:

@@ -38,9 +38,10 @@ So the peak is about ``memory_mb`` + 16 bytes x shared seed occurrences + 40 byt
 from __future__ import annotations
 
 import os
+import itertools
 import tempfile
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -192,21 +193,6 @@ class Aligner:
         self._words.append(counts)
         self.documents += len(texts)
 
-    def add_all(self, texts: Iterable[str], batch_docs: int = 1000, bar: Any = None) -> None:
-        """:meth:`add` every text of a stream, ``batch_docs`` at a time (``bar``: a progress bar)."""
-        batch: list[str] = []
-        for text in texts:
-            batch.append(text)
-            if len(batch) == batch_docs:
-                self.add(batch)
-                batch = []
-                if bar is not None:
-                    bar.update(batch_docs)
-        if batch:
-            self.add(batch)
-            if bar is not None:
-                bar.update(len(batch))
-
     def _shared(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Stage 1's reduce: seeds of 2..max_df documents, grouped by key (``doc``, ``pos``, group starts)."""
         docs, poss, groups, at = [], [], [], 0
@@ -273,7 +259,10 @@ def align_texts(texts: Iterable[str], params: AlignParams = DEFAULT_ALIGN, batch
                 **engine: float) -> Iterator[AlignedPair]:
     """Every pair of ``texts`` that shares a copied passage (streamed in batches of ``batch_docs``)."""
     al = Aligner(params, **engine)
-    al.add_all(texts, batch_docs)
+    batch = list(itertools.islice(iter_texts := iter(texts), batch_docs))
+    while batch:
+        al.add(batch)
+        batch = list(itertools.islice(iter_texts, batch_docs))
     try:
         yield from al.pairs()
     finally:

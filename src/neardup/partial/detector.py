@@ -22,7 +22,7 @@ import numpy as np
 from ..errors import UserError
 from ..extract import DEFAULT_EXTRACTOR
 from ..features.sets import HashedSets
-from ..input_stage import Progress, documents, progress_bar
+from ..input_stage import Progress, batches, progress_bar
 from ..job import RunStats, run_report
 from ..sentences import SentenceBatch
 from ..sentences.tokens import distinct, sentence_tokens
@@ -123,9 +123,8 @@ class PartialDetector:
         ids: list[str] = []
         doc_counts, starts, ends, toks, tok_counts = [], [], [], [], []
         df = DocumentFrequencies() if self.signature == "imatch" and self.df is None else None
-        texts: list[str] = []
 
-        def flush() -> None:
+        def flush(texts: list[str]) -> None:
             sb = SentenceBatch.from_texts(texts)
             t, off = sentence_tokens(sb.texts)
             doc_counts.append(sb.counts())
@@ -136,15 +135,11 @@ class PartialDetector:
             if df is not None:
                 df.update(distinct(t, off[sb.doc_offsets]))
             bar.update(len(texts))
-            texts.clear()
 
-        for record, text in documents(docs, self.extract, self.run_stats, self.strict):
-            ids.append(record.id)
-            texts.append(text)
-            if len(texts) == self.batch_docs:
-                flush()
-        if texts:
-            flush()
+        for batch in batches(docs, self.extract, self.run_stats, self.strict, batch_bytes=None,
+                             batch_docs=self.batch_docs):
+            ids.extend(batch.ids)
+            flush(batch.texts)
         if df is not None:
             self.df = df
         counts = _concat(doc_counts, np.int64)

@@ -45,7 +45,7 @@ def align_files(
     (:func:`~.evaluate.evaluate_partial_files`); every document's sentence offsets are then kept.
     """
     from ..extract import DEFAULT_EXTRACTOR
-    from ..input_stage import documents, progress_bar
+    from ..input_stage import batches, progress_bar
     from ..evaluate.pan import pan_measures
     from ..job import RunStats, run_report
     from ..sentences import split_sentences
@@ -60,15 +60,14 @@ def align_files(
     found: list[dict[str, Any]] = []
     ids: list[str] = []
 
-    def texts() -> Iterator[str]:
-        for record, text in documents(read_inputs(inputs, prefer_html, fields), extract, stats, strict):
-            ids.append(record.id)
-            if gold is not None:
-                sentences[record.id] = split_sentences(text)
-            yield text
-
     bar = progress_bar(progress)
-    aligner.add_all(texts(), batch_docs, bar)
+    for batch in batches(read_inputs(inputs, prefer_html, fields), extract, stats, strict, batch_bytes=None,
+                         batch_docs=batch_docs):
+        ids.extend(batch.ids)
+        if gold is not None:
+            sentences.update((r.id, split_sentences(t)) for r, t in zip(batch.records, batch.texts))
+        aligner.add(batch.texts)
+        bar.update(len(batch))
     bar.close()
     stats.kept = len(ids)
     t = stats.timed("read", start)
