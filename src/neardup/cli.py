@@ -3,6 +3,9 @@
 Exit codes (:func:`neardup.job.run_command`): 0 success; 2 a user error (unusable
 arguments or files, bad input in ``--strict`` mode, no usable record), one line; 1 a bug
 in neardup, with its traceback; 130/143 interrupted by SIGINT/SIGTERM.
+
+Length: the parsers of every command in one place, so their options read alike; the work is in
+the modules each command imports when it runs.
 """
 
 from __future__ import annotations

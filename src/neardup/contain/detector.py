@@ -30,6 +30,9 @@ taken as the latest time seen (the document is late, not from the past) and coun
 a ``time`` that cannot be read rejects the record.  A window of ``N`` documents or of
 a duration (``90s``, ``30m``, ``48h``, ``7d``) bounds which earlier documents a new
 one is compared with; without one, all.
+
+Length: the streaming job around the tree and its two alternatives (aligned coverage, the
+paper's baselines), which share its input stage, windows and output rows.
 """
 
 from __future__ import annotations
@@ -38,7 +41,6 @@ import re
 import resource
 import time
 from dataclasses import asdict, dataclass, field
-from datetime import datetime
 from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
@@ -47,6 +49,7 @@ from ..errors import UserError
 from ..extract import DEFAULT_EXTRACTOR
 from ..text.stopwords import ENGLISH_STOPWORDS
 from ..io.readers import Record, Rejection
+from ..io.records import record_time
 from ..input_stage import Batch, Progress, batches, progress_bar
 from ..job import RunStats, run_report
 from ..sentences import SentenceBatch
@@ -87,21 +90,6 @@ def parse_window(spec: str | int | None) -> tuple[int, float]:
     if not m:
         raise UserError(f"window must be a number of documents or a duration like 30m, 48h, 7d; got {spec!r}")
     return TIME_WINDOW, float(m.group(1)) * _UNITS[m.group(2)]
-
-
-def record_time(record: Record) -> float | None:
-    """Seconds since the epoch of a record's ``time`` field; ``None`` when it has none."""
-    value = record.fields.get("time") if record.fields else None
-    if value is None:
-        return None
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return float(value)
-    if isinstance(value, str):
-        try:
-            return datetime.fromisoformat(value.strip().replace("Z", "+00:00")).timestamp()
-        except ValueError:
-            pass
-    raise UserError(f"time {value!r} is neither ISO 8601 nor a number")
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,8 @@ sentence pair and per earlier document (``CS``) and only the documents passing E
 either direction are returned, with their sentence pairs (:mod:`.codet` decides).
 :class:`CorpusTree` owns the buffers and grows them before a batch so the kernel never
 runs out of room.
+
+Length: the compiled tree (hash table, ring buffers, insertion walk) is one data structure.
 """
 
 from __future__ import annotations

@@ -35,6 +35,9 @@ Streaming: documents are generated story by story and emitted in time order thro
 heap holding only the documents whose time is not yet reached (about
 ``max_delay_hours / story_gap_minutes`` stories' worth), and HTML is rendered only on
 emission.  Memory is bounded by that window plus the source texts, whatever ``n_docs``.
+
+Length: the story rewrites and their truth records belong together (sites and stories are in
+:mod:`.sites` and :mod:`.stories`).
 """
 
 from __future__ import annotations

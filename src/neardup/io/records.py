@@ -7,6 +7,9 @@ faults the same way.
 
 from __future__ import annotations
 
+import math
+from datetime import datetime
+
 import re
 import zlib
 from dataclasses import dataclass, field
@@ -98,3 +101,22 @@ def describe_fault(exc: BaseException) -> str:
     """What went wrong reading a file, in a few words (the type when the message is empty)."""
     text = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def record_time(record: Record) -> float | None:
+    """Seconds since the epoch of a record's ``time`` field (or the ``date`` a WARC record keeps);
+    None when it has neither.  Raises ValueError for a value that is neither a finite number nor
+    ISO 8601.  What time windows (``contain --window``, the online index) order documents by.
+    """
+    fields = record.fields or {}
+    value = fields.get("time", fields.get("date"))
+    if value is None:
+        return None
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return datetime.fromisoformat(value.strip().replace("Z", "+00:00")).timestamp()
+        except ValueError:
+            pass
+    raise ValueError(f"time {value!r} is neither ISO 8601 nor a number")

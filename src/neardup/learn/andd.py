@@ -31,6 +31,9 @@ Two weight forms (the ``form`` of a model): ``linear`` is the paper's clipped li
 ``max(0, w . phi)``; ``exp`` is ``exp(w . z)`` of the features standardized by the
 training set's mean and spread, ``z = (phi - center) / scale``, so that ``w = 0`` is binary
 weights.  :mod:`neardup.learn.training` learns either.
+
+Length: the k-gram features and the model that weighs them change together (objectives and
+training are in :mod:`.training`, pair sampling in :mod:`.pairs`).
 """
 
 from __future__ import annotations

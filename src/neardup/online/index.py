@@ -22,19 +22,20 @@ after it returns, the documents are on disk (:mod:`.storage` for durability).  A
 window (``window="7d"`` or ``window=10000``) keeps only recent documents: a new document
 is compared only with documents within the window before it (by ``time``/``date``
 field, else arrival time; or by count), and older ones are evicted.
+
+Length: one class, whose check, insert and eviction steps share one transaction per batch;
+the answers and key joins live in :mod:`.matches`, storage in :mod:`.storage`.
 """
 
 from __future__ import annotations
 
-import contextlib
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-import numba
 import numpy as np
 
 from ..contain.detector import parse_window
@@ -43,92 +44,17 @@ from ..errors import UserError
 from ..extract import DEFAULT_EXTRACTOR
 from ..input_stage import batches
 from ..io.readers import FIELDS, Fields, Record, Rejection
+from ..io.records import record_time
 from ..job import RunStats
 from ..methods import DEFAULT_METHOD, get_method
 from ..methods.base import Method, Sketches
 from .layout import SketchLayout
+from .matches import CONTAINED_SHARE, Checked, Match, counted, join_keys, kernel_threads, shared_at_least
 from .schemes import KeyScheme, probe_sketch, scheme_for
 from .storage import Damaged, Store, damage_named
 
 #: Documents per transaction of ``add`` (and per sketching batch of ``query``).
 BATCH_SIZE = 1000
-#: Below this many documents the compiled kernels run on the calling thread only: waking the
-#: thread pool costs more than the work (2.7 us vs 13 ms for the band keys of one document
-#: on a loaded 2-core machine), and server threads call them concurrently.
-SMALL_BATCH = 2000
-#: A side holding at least this share of its features in the other is contained in it.
-CONTAINED_SHARE = 0.6
-
-
-@dataclass
-class Match:
-    """A stored (or earlier) document matching a new one, and how.
-
-    ``score``: the method's similarity (what ``dedup`` writes).  ``new_in_match`` and
-    ``match_in_new``: the share of each side's features found in the other (exact for
-    ffp, spotsigs and minhash ``--exact``; estimated from the Jaccard and the set sizes for
-    minhash; None for simhash).  ``relation``: ``duplicate`` (each holds 60%+ of the
-    other), ``contained`` (the new document is 60%+ inside the match, not the other way),
-    ``contains`` (the reverse), ``similar`` (neither).
-    """
-
-    id: str
-    score: float
-    relation: str
-    new_in_match: float | None = None
-    match_in_new: float | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"id": self.id, "score": round(self.score, 6), "relation": self.relation}
-        if self.new_in_match is not None and self.match_in_new is not None:
-            out["new_in_match"] = round(self.new_in_match, 4)
-            out["match_in_new"] = round(self.match_in_new, 4)
-        return out
-
-
-@dataclass
-class Checked:
-    """A document checked against the index: its id, its matches (best first), and whether it was added."""
-
-    id: str
-    matches: list[Match] = field(default_factory=list)
-    added: bool = False
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "added": self.added, "matches": [m.as_dict() for m in self.matches]}
-
-
-@contextlib.contextmanager
-def kernel_threads(n_docs: int) -> Iterator[None]:
-    """Run the compiled kernels on this thread only for a small batch (see :data:`SMALL_BATCH`)."""
-    if n_docs >= SMALL_BATCH:
-        yield
-        return
-    before = numba.get_num_threads()
-    numba.set_num_threads(1)  # per calling thread in numba
-    try:
-        yield
-    finally:
-        numba.set_num_threads(before)
-
-
-def document_time(record: Record) -> float | None:
-    """Seconds since the epoch of a record's ``time`` (or WARC ``date``) field; None if it has none.
-
-    Raises ValueError for a value that is neither a number nor ISO 8601.
-    """
-    fields = record.fields or {}
-    value = fields.get("time", fields.get("date"))
-    if value is None:
-        return None
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
-        return float(value)
-    if isinstance(value, str):
-        stamp = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-        return stamp.timestamp()
-    raise ValueError(f"time {value!r} is neither ISO 8601 nor a number")
-
-
 @dataclass
 class _Batch:
     """Documents of one batch that passed the input stage: ids, times, where they came from, sketches."""
@@ -207,7 +133,7 @@ class Index:
         """Documents in batches, sketched; rejections (bad records, bad times, no words) counted."""
         def admit(record: Record) -> float | Rejection:
             try:
-                t = document_time(record)
+                t = record_time(record)
             except ValueError as exc:
                 return Rejection(record.source, record.line, "invalid time", str(exc)[:200])
             return np.nan if t is None else t
@@ -251,16 +177,16 @@ class Index:
             probe_key = keys.ravel()
             probe_slot = np.tile(np.arange(slots), n)
             probe_row = np.repeat(np.arange(n), slots)
-            rows, seqs = _join(probe_key, probe_slot, probe_row, k_key, k_slot, k_seq)
-            return _shared_at_least(rows, seqs, self.scheme.min_shared)
+            rows, seqs = join_keys(probe_key, probe_slot, probe_row, k_key, k_slot, k_seq)
+            return shared_at_least(rows, seqs, self.scheme.min_shared)
         hashes, offsets = sk.lists["hashes"], sk.offsets
         p_hash, p_seq = Store.posting_matches(db, hashes)
         if not p_seq.size:
             return np.zeros(0, np.int64), np.zeros(0, np.int64)
         probe_row = np.repeat(np.arange(len(sk)), np.diff(offsets))
         zeros = np.zeros(hashes.shape[0], np.int64)
-        rows, seqs = _join(hashes, zeros, probe_row, p_hash, np.zeros(p_hash.shape[0], np.int64), p_seq)
-        rows, seqs, shared = _counted(rows, seqs)
+        rows, seqs = join_keys(hashes, zeros, probe_row, p_hash, np.zeros(p_hash.shape[0], np.int64), p_seq)
+        rows, seqs, shared = counted(rows, seqs)
         head_seq, head_size, _ = Store.doc_heads(db, seqs)
         stored_size = head_size[np.searchsorted(head_seq, seqs)]
         need = self.scheme.shared_needed(self.threshold, sk.list_sizes()[rows], stored_size)
@@ -578,36 +504,3 @@ class Index:
         if stats is None:
             stats = self.last_stats = RunStats()
         return stats
-
-
-def _join(probe_key: np.ndarray, probe_slot: np.ndarray, probe_row: np.ndarray, found_key: np.ndarray,
-          found_slot: np.ndarray, found_seq: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(row, seq)`` for every probe and found entry with equal ``(key, slot)`` (vectorized sort-merge)."""
-    keys = np.unique(probe_key)
-    width = int(max(probe_slot.max(initial=0), found_slot.max(initial=0))) + 1
-    probe_code = np.searchsorted(keys, probe_key).astype(np.int64) * width + probe_slot
-    at = np.minimum(np.searchsorted(keys, found_key), keys.shape[0] - 1)
-    found_code = np.where(keys[at] == found_key, at.astype(np.int64) * width + found_slot, -1)
-    order = np.argsort(probe_code, kind="stable")
-    sorted_code = probe_code[order]
-    lo = np.searchsorted(sorted_code, found_code, "left")
-    counts = np.searchsorted(sorted_code, found_code, "right") - lo
-    total = int(counts.sum())
-    if not total:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    ends = np.cumsum(counts)
-    starts = np.repeat(lo - (ends - counts), counts) + np.arange(total)
-    return probe_row[order[starts]], np.repeat(found_seq, counts)
-
-
-def _counted(rows: np.ndarray, seqs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Distinct ``(row, seq)`` pairs, sorted, and how often each occurs."""
-    width = int(seqs.max(initial=0)) + 1
-    codes, counts = np.unique(rows.astype(np.int64) * width + seqs, return_counts=True)
-    return codes // width, codes % width, counts
-
-
-def _shared_at_least(rows: np.ndarray, seqs: np.ndarray, min_shared: int) -> tuple[np.ndarray, np.ndarray]:
-    r, s, c = _counted(rows, seqs)
-    ok = c >= min_shared
-    return r[ok], s[ok]
