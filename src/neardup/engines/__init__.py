@@ -66,13 +66,11 @@ class Engine(Protocol):
 
 
 def get_engine(name: str = ENGINES[0], **options: Any) -> Engine:
-    """The engine called ``name`` with its ``options`` (the Spark engine's: master, connect, ...)."""
+    """The engine called ``name`` with its ``options`` (local: memory_budget, spill_dir; spark: master, connect, ...)."""
     if name == "local":
-        if options:
-            raise UserError(f"the local engine takes no options, got {', '.join(sorted(options))}")
         from .local import LocalEngine
 
-        return LocalEngine()
+        return LocalEngine(**options)
     if name == "spark":
         from .spark import SparkEngine
 

@@ -63,14 +63,14 @@ class SketchLayout:
             out[f"c_{k}"] = _row_bytes(sk.columns[k])
         sizes = sk.list_sizes()
         for k, _ in self.lists:
-            out[f"l_{k}"] = _segment_bytes(sk.lists[k], sizes)
+            out[f"l_{k}"] = segment_bytes(sk.lists[k], sizes)
         return pd.DataFrame(out)
 
     def decode(self, frame: "pd.DataFrame", prefix: str = "") -> Sketches:
         """The :class:`Sketches` of the documents of ``frame``, in its order."""
         n = len(frame)
         usable = frame[f"{prefix}usable"].to_numpy(dtype=bool)
-        columns = {k: _joined(frame[f"{prefix}c_{k}"], dt).reshape((n, *shape)) for k, dt, shape in self.columns}
+        columns = {k: joined(frame[f"{prefix}c_{k}"], dt).reshape((n, *shape)) for k, dt, shape in self.columns}
         lists, offsets = {}, None
         if self.lists:
             first = f"{prefix}l_{self.lists[0][0]}"
@@ -78,11 +78,11 @@ class SketchLayout:
             sizes = np.fromiter((len(b) // itemsize for b in frame[first]), dtype=np.int64, count=n)
             offsets = np.zeros(n + 1, dtype=np.int64)
             np.cumsum(sizes, out=offsets[1:])
-            lists = {k: _joined(frame[f"{prefix}l_{k}"], dt) for k, dt in self.lists}
+            lists = {k: joined(frame[f"{prefix}l_{k}"], dt) for k, dt in self.lists}
         return Sketches(usable, columns, lists, offsets)
 
 
-def _joined(cells: "pd.Series", dtype: str) -> np.ndarray:
+def joined(cells: "pd.Series", dtype: str) -> np.ndarray:
     """The ``bytes`` cells end to end as one writable array (compiled kernels get the dtypes they
     were compiled for, not read-only views that would compile again)."""
     return np.frombuffer(bytearray(b"".join(cells)), dtype=np.dtype(dtype))
@@ -90,13 +90,14 @@ def _joined(cells: "pd.Series", dtype: str) -> np.ndarray:
 
 def _row_bytes(values: np.ndarray) -> list[bytes]:
     """Each row of ``values`` (any trailing shape) as one ``bytes``."""
-    values = np.ascontiguousarray(values)
     n = values.shape[0]
     width = values.dtype.itemsize * int(np.prod(values.shape[1:], dtype=np.int64))
-    return values.reshape(n, -1).view(np.dtype((np.void, width))).ravel().tolist() if width else [b""] * n
+    if n == 0 or width == 0:
+        return [b""] * n
+    return np.ascontiguousarray(values).reshape(n, -1).view(np.dtype((np.void, width))).ravel().tolist()
 
 
-def _segment_bytes(values: np.ndarray, sizes: np.ndarray) -> list[bytes]:
+def segment_bytes(values: np.ndarray, sizes: np.ndarray) -> list[bytes]:
     """Each document's segment of the flat list ``values`` as one ``bytes``."""
     raw = np.ascontiguousarray(values).tobytes()
     ends = np.cumsum(sizes) * values.dtype.itemsize

@@ -167,6 +167,13 @@ class SparkEngine:
             docs = docs.repartition(self.partitions)
         return docs
 
+    # -- partial -----------------------------------------------------------------------
+    def partial_detector(self, **options: Any) -> Any:
+        """A PDC detector whose stages run on this engine (:mod:`.spark_partial`)."""
+        from .spark_partial import SparkPartialDetector
+
+        return SparkPartialDetector(self, **options)
+
     # -- dedup -------------------------------------------------------------------------
     def check(self, method: Method) -> None:
         """Refuse a method the Spark engine cannot run (:func:`plan_for`)."""

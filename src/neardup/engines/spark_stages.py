@@ -106,20 +106,31 @@ def key_candidates(sketches: DataFrame, method: Method, layout: SketchLayout, bl
                              "row": np.repeat(rows, bands)})
 
     keyed = sketches.mapInPandas(_batches(keys_fn), "band int, key long, row long")
-    buckets = (keyed.groupBy("band", "key").agg(F.count("*").alias("size"), F.collect_list("row").alias("rows"))
-               .where(F.col("size") >= 2))
-    members = buckets.select("band", "key", F.posexplode(F.array_sort("rows")).alias("pos", "row"))
-    blocks = (members.withColumn("block", F.floor(F.col("pos") / block))
-              .groupBy("band", "key", "block").agg(F.collect_list("row").alias("rows")))
-    x, y = blocks.alias("x"), blocks.alias("y")
-    tasks = x.join(y, (F.col("x.band") == F.col("y.band")) & (F.col("x.key") == F.col("y.key"))
-                   & (F.col("x.block") <= F.col("y.block"))).select(
-        F.col("x.rows").alias("rows_x"), F.col("y.rows").alias("rows_y"),
-        (F.col("x.block") == F.col("y.block")).alias("same"))
-    pairs = tasks.mapInPandas(_block_pairs, "a long, b long")
+    pairs = group_pairs(keyed, ["band", "key"], "row", block)
     if min_shared <= 1:
         return pairs.distinct()
     return pairs.groupBy("a", "b").count().where(F.col("count") >= min_shared).select("a", "b")
+
+
+def group_pairs(keyed: DataFrame, keys: list[str], item: str, block: int = BLOCK) -> DataFrame:
+    """``(a, b)``, ``a < b``, for every two items of a group of equal ``keys`` (once per group).
+
+    A group is cut into blocks of ``block`` items by item order, and each pair of blocks is
+    one task: a giant group's pairs are all made (the local index makes them all), but no
+    task makes more than ``block**2`` of them.  Groups of one item cost one aggregation row.
+    """
+    groups = (keyed.groupBy(*keys).agg(F.count("*").alias("_size"), F.collect_list(item).alias("_items"))
+              .where(F.col("_size") >= 2))
+    members = groups.select(*keys, F.posexplode(F.array_sort("_items")).alias("_pos", "_item"))
+    blocks = (members.withColumn("_block", F.floor(F.col("_pos") / block))
+              .groupBy(*keys, "_block").agg(F.collect_list("_item").alias("_items")))
+    x, y = blocks.alias("x"), blocks.alias("y")
+    same_group = F.col("x._block") <= F.col("y._block")
+    for k in keys:
+        same_group = same_group & (F.col(f"x.{k}") == F.col(f"y.{k}"))
+    tasks = x.join(y, same_group).select(F.col("x._items").alias("rows_x"), F.col("y._items").alias("rows_y"),
+                                         (F.col("x._block") == F.col("y._block")).alias("same"))
+    return tasks.mapInPandas(_block_pairs, "a long, b long")
 
 
 def _probe_sketch(method: Method) -> Sketches:

@@ -149,7 +149,8 @@ def banded_candidates(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Candidate pairs among the ``usable`` rows of ``signatures`` (indices into all rows)."""
     docs = np.flatnonzero(usable)
-    sig = signatures[docs, : banding.bands * banding.rows]
+    # band_keys reads only the first bands x rows values: no copy of the signatures when all are usable
+    sig = signatures if docs.shape[0] == signatures.shape[0] else signatures[docs]
     a, b = candidate_pairs(band_keys(sig, banding.bands, banding.rows, np.uint64(seed)), banding.min_shared)
     return docs[a], docs[b]
 

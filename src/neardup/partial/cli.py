@@ -6,13 +6,14 @@ import argparse
 import sys
 
 from ..contain.cli import print_summary
+from ..errors import UserError
 from .align import AlignParams
 from .signatures import SIGNATURES
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Add ``partial`` to ``subparsers`` (from ``ArgumentParser.add_subparsers``)."""
-    from ..cli_options import add_job_options
+    from ..cli_options import add_engine_options, add_job_options
 
     p = subparsers.add_parser("partial", help="find copied runs of sentences between documents, located (PDC)")
     add_job_options(p, "partials")
@@ -44,14 +45,18 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     g.add_argument("--gamma", type=int, default=3, help="fewest sentences a span covers (3)")
     g.add_argument("--gap", type=int, default=1, help="missing sentences bridged inside a span (1)")
     p.add_argument("--truth", metavar="FILE", help="evaluate against a simulator's truth.jsonl (into summary.json)")
+    add_engine_options(p)
     p.set_defaults(func=run_command)
     return p
 
 
 def run_command(args: argparse.Namespace) -> int:
-    from ..cli_options import input_fields
+    from ..cli_options import engine_of, input_fields
     from .run import align_files, partial_files
 
+    engine = engine_of(args)
+    if args.method == "align" and engine != "local":
+        raise UserError("--engine spark runs partial --method pdc; use --engine local for align")
     if args.method == "align":
         params = AlignParams(args.seed_words, args.max_df, args.min_seeds, args.word_gap, args.min_words,
                              args.min_density)
@@ -66,6 +71,7 @@ def run_command(args: argparse.Namespace) -> int:
         signature=args.signature, shingle_size=args.shingle_size, tau=args.tau, gamma=args.gamma, gap=args.gap,
         idf_min=args.idf_min, idf_max=args.idf_max, antecedents=args.antecedents, stats=args.stats,
         extract=args.extract, strict=args.strict, progress=not args.quiet and sys.stderr.isatty(), fmt=args.format,
+        engine=engine,
     )
     if not args.quiet:
         print_summary(summary, args.output, "pairs", summary.get("pairs", 0))
