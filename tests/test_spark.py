@@ -113,11 +113,13 @@ def test_dedup_corpus_minhash_leader(spark, corpus, tmp_path):
     assert _summary(tmp_path / "s") == _summary(tmp_path / "l")
 
 
-@pytest.mark.parametrize("source", ["sample", "corpus"])
-def test_partial_byte_identical(spark, corpus, tmp_path, source):
+@pytest.mark.parametrize("source, method", [("sample", "pdc"), ("corpus", "pdc"), ("sample", "align"),
+                                            ("corpus", "align")])
+def test_partial_byte_identical(spark, corpus, tmp_path, source, method):
     path = str(SAMPLE if source == "sample" else corpus)
-    assert main(["partial", path, "-o", str(tmp_path / "l"), "--quiet"]) == 0
-    assert main(["partial", path, "-o", str(tmp_path / "s"), "--quiet", *SPARK, "--spark-partitions", "3"]) == 0
+    args = [path, "--quiet", "--method", method]
+    assert main(["partial", *args, "-o", str(tmp_path / "l")]) == 0
+    assert main(["partial", *args, "-o", str(tmp_path / "s"), *SPARK, "--spark-partitions", "3"]) == 0
     local = (tmp_path / "l" / "partials.jsonl").read_bytes()
     assert local.count(b"\n") > 50
     assert (tmp_path / "s" / "partials.jsonl").read_bytes() == local
@@ -157,7 +159,7 @@ def test_refusals_before_reading(tmp_path):
     with pytest.raises(UserError, match="max-df"):
         Deduplicator(method="minhash", max_df=5, engine=_engine(2))
     assert main(["dedup", str(SAMPLE), "-o", str(tmp_path / "x"), "--spark-partitions", "2"]) == 2
-    assert main(["partial", str(SAMPLE), "-o", str(tmp_path / "y"), "--method", "align", *SPARK]) == 2
     assert main(["partial", str(SAMPLE), "-o", str(tmp_path / "z"), "--signature", "imatch", *SPARK]) == 2
     assert main(["partial", str(SAMPLE), "-o", str(tmp_path / "t"), "--truth", str(SAMPLE), *SPARK]) == 2
-    assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()
+    assert main(["contain", str(SAMPLE), "-o", str(tmp_path / "c"), *SPARK]) == 2
+    assert not (tmp_path / "x").exists() and not (tmp_path / "z").exists()

@@ -174,6 +174,12 @@ class SparkEngine:
 
         return SparkPartialDetector(self, **options)
 
+    def align(self, texts: list[str], params: Any) -> list[tuple[int, int, list[Any]]]:
+        """``partial --method align`` on Spark (:func:`.spark_partial.align_on_spark`)."""
+        from .spark_partial import align_on_spark
+
+        return align_on_spark(self, texts, params)
+
     # -- dedup -------------------------------------------------------------------------
     def check(self, method: Method) -> None:
         """Refuse a method the Spark engine cannot run (:func:`plan_for`)."""

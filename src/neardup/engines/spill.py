@@ -86,9 +86,11 @@ class PartStore:
         self.rows += len(part)
 
     def parts(self) -> list[Sketches]:
-        """The batches' sketches: as added, or one part mapping the spilled files."""
+        """The batches' sketches: as added, or one part mapping the spilled files (handed over: the
+        store keeps no reference, so ``finish`` can free the batches as it joins them)."""
         if not self.spilled:
-            return self.held
+            held, self.held = self.held, []
+            return held
         for f in self.files.values():
             f.close()
         arrays = {}

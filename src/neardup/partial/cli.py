@@ -6,7 +6,6 @@ import argparse
 import sys
 
 from ..contain.cli import print_summary
-from ..errors import UserError
 from .align import AlignParams
 from .signatures import SIGNATURES
 
@@ -55,13 +54,12 @@ def run_command(args: argparse.Namespace) -> int:
     from .run import align_files, partial_files
 
     engine = engine_of(args)
-    if args.method == "align" and engine != "local":
-        raise UserError("--engine spark runs partial --method pdc; use --engine local for align")
     if args.method == "align":
         params = AlignParams(args.seed_words, args.max_df, args.min_seeds, args.word_gap, args.min_words,
                              args.min_density)
         summary = align_files(args.inputs, args.output, prefer_html=args.html, fields=input_fields(args),
-                              fmt=args.format, extract=args.extract, strict=args.strict, params=params)
+                              fmt=args.format, extract=args.extract, strict=args.strict, params=params,
+                              engine=engine)
         if not args.quiet:
             print_summary(summary, args.output, "pairs", summary.get("pairs", 0))
         return 0

@@ -31,6 +31,7 @@ def align_files(
     extract: str | None = None,
     strict: bool = False,
     params: AlignParams = DEFAULT_ALIGN,
+    engine: Any = "local",
 ) -> dict[str, Any]:
     """``partial --method align``: seed-and-extend passages (:mod:`.align`); writes ``partials`` and ``summary.json``.
 
@@ -51,7 +52,7 @@ def align_files(
         texts.append(text)
     stats.kept = len(ids)
     t = stats.timed("read", start)
-    found = align(texts, params)
+    found = align(texts, params) if engine == "local" else engine.align(texts, params)
     stats.timed("align", t)
     rows = [{"a": ids[a], "b": ids[b], "spans": [{"a_chars": list(p.a_chars), "b_chars": list(p.b_chars),
                                                   "a_words": p.a_words, "b_words": p.b_words,
