@@ -31,6 +31,7 @@ import filecmp
 import glob
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -70,12 +71,22 @@ def job(engine: str, corpus: str, out: str, method: str, partitions: int, events
 
         os.makedirs(events, exist_ok=True)
         chosen = SparkEngine(master="local[2]", partitions=partitions, conf={
-            "spark.eventLog.enabled": "true", "spark.eventLog.dir": events, "spark.driver.memory": "6g",
+            "spark.eventLog.enabled": "true", "spark.eventLog.dir": events, "spark.eventLog.compress": "false", "spark.driver.memory": "6g",
             "spark.sql.execution.arrow.maxRecordsPerBatch": "2000"})
     start = time.time()
     _, summary = dedup_files([corpus], out, method=method, engine=chosen)
     summary["started"] = start
     Path(out, "bench.json").write_text(json.dumps(summary))
+
+
+def _lines(path: str):
+    """Lines of an event log file, zstd-compressed (Spark 4's default) or not."""
+    import io
+
+    import pyarrow as pa
+
+    raw = pa.input_stream(path, compression="zstd" if path.endswith(".zstd") else None)
+    yield from io.TextIOWrapper(raw, encoding="utf-8")
 
 
 def shuffle_by_stage(events: str, summary: dict) -> dict:
@@ -86,21 +97,22 @@ def shuffle_by_stage(events: str, summary: dict) -> dict:
             t += seconds
             bounds.append((stage, t * 1000))
     out: dict[str, dict[str, int]] = {}
-    for log in glob.glob(os.path.join(events, "*")):
-        with open(log, encoding="utf-8") as fh:
-            for line in fh:
-                if '"SparkListenerTaskEnd"' not in line:
-                    continue
-                e = json.loads(line)
-                metrics = e.get("Task Metrics") or {}
-                finish = e["Task Info"]["Finish Time"]
-                stage = next((s for s, end in bounds if finish <= end), bounds[-1][0])
-                w = metrics.get("Shuffle Write Metrics", {}).get("Shuffle Bytes Written", 0)
-                r = metrics.get("Shuffle Read Metrics", {})
-                read = r.get("Remote Bytes Read", 0) + r.get("Local Bytes Read", 0)
-                row = out.setdefault(stage, {"written": 0, "read": 0})
-                row["written"] += w
-                row["read"] += read
+    for log in glob.glob(os.path.join(events, "**", "*"), recursive=True):
+        if os.path.isdir(log) or os.path.basename(log).startswith((".", "appstatus")):
+            continue
+        for line in _lines(log):
+            if '"SparkListenerTaskEnd"' not in line:
+                continue
+            e = json.loads(line)
+            metrics = e.get("Task Metrics") or {}
+            finish = e["Task Info"]["Finish Time"]
+            stage = next((s for s, end in bounds if finish <= end), bounds[-1][0])
+            w = metrics.get("Shuffle Write Metrics", {}).get("Shuffle Bytes Written", 0)
+            r = metrics.get("Shuffle Read Metrics", {})
+            read = r.get("Remote Bytes Read", 0) + r.get("Local Bytes Read", 0)
+            row = out.setdefault(stage, {"written": 0, "read": 0})
+            row["written"] += w
+            row["read"] += read
     return out
 
 
@@ -145,8 +157,7 @@ def main() -> None:
     for engine in args.engines.split(","):
         out = workdir / f"out-{engine}"
         events = str(workdir / f"events-{engine}")
-        for old in glob.glob(os.path.join(events, "*")):
-            os.remove(old)
+        shutil.rmtree(events, ignore_errors=True)
         cmd = [sys.executable, __file__, "_job", engine, str(corpus), str(out), args.method, str(args.partitions),
                events]
         r = run_child(cmd, workdir / f"{engine}.log")

@@ -48,6 +48,8 @@ from . import Found
 
 #: Rows (documents) per input shard the driver writes.
 SHARD_ROWS = 200_000
+#: Pairs clustered in one call, about (components are dealt into groups of this size).
+PAIRS_PER_GROUP = 500_000
 
 
 @dataclass(frozen=True)
@@ -219,7 +221,8 @@ class SparkEngine:
             groups: list[np.ndarray] = []
             if a.shape[0]:
                 comps = _stored(st.connected_components(pairs), f"{work}/components")
-                found = _stored(st.clusters(pairs, comps, cluster), f"{work}/clusters").toPandas()
+                n_groups = max(int(spark.conf.get("spark.sql.shuffle.partitions")), a.shape[0] // PAIRS_PER_GROUP + 1)
+                found = _stored(st.clusters(pairs, comps, cluster, n_groups), f"{work}/clusters").toPandas()
                 found = found.sort_values("first", kind="stable")
                 groups = [np.asarray(m, dtype=np.int64) for m in found["members"]]
             t = stats.timed("cluster", t)

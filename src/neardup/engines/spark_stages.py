@@ -240,44 +240,54 @@ def connected_components(edges: DataFrame) -> DataFrame:
     """``(row, comp)`` of every row in ``edges`` (columns ``a``, ``b``): comp = smallest row of its component.
 
     Large-star links every neighbour larger than a node to the node's smallest
-    neighbour; small-star links each node's smaller neighbours to the smallest of them;
-    repeated until nothing changes, the graph is one star per component around its
-    smallest row.  Each round is a few group-bys and joins, checkpointed.
+    neighbour; small-star links each node's smaller neighbours to the smallest of them.
+    The rounds stop when the edges form stars around the smallest row of each component
+    (every node has one edge, to a node with none of its own): an exact test, one job.
+    Each round is a few group-bys and joins, checkpointed.
     """
     edges_now = edges.select(F.col("a").alias("u"), F.col("b").alias("v"))
-    previous, previous_count = None, -1
     for _ in range(MAX_STAR_ROUNDS):
         both = edges_now.unionByName(edges_now.select(F.col("v").alias("u"), F.col("u").alias("v")))
         low = both.groupBy("u").agg(F.min("v").alias("m")).withColumn("m", F.least("m", "u"))
         large = (both.join(low, "u").where(F.col("v") > F.col("u"))
                  .select(F.col("v").alias("u"), F.col("m").alias("v")).distinct())
         low = large.groupBy("u").agg(F.min("v").alias("m"))
-        small = (large.join(low, "u").where(F.col("v") != F.col("m"))
-                 .select(F.col("v").alias("u"), F.col("m").alias("v"))
-                 .unionByName(low.select("u", F.col("m").alias("v"))).distinct()).localCheckpoint()
-        count = small.count()
-        if previous is not None and count == previous_count and small.exceptAll(previous).isEmpty():
+        edges_now = (large.join(low, "u").where(F.col("v") != F.col("m"))
+                     .select(F.col("v").alias("u"), F.col("m").alias("v"))
+                     .unionByName(low.select("u", F.col("m").alias("v"))).distinct()).localCheckpoint()
+        if _stars(edges_now):
             break
-        previous, previous_count, edges_now = small, count, small
     else:
         raise RuntimeError(f"connected components did not settle in {MAX_STAR_ROUNDS} rounds")
-    star = previous
-    return (star.select(F.col("u").alias("row"), F.col("v").alias("comp"))
-            .unionByName(star.select(F.col("v").alias("row"), F.col("v").alias("comp")))
-            .groupBy("row").agg(F.min("comp").alias("comp")))
+    return (edges_now.select(F.col("u").alias("row"), F.col("v").alias("comp"))
+            .unionByName(edges_now.select(F.col("v").alias("row"), F.col("v").alias("comp")).distinct()))
 
 
-def clusters(pairs: DataFrame, components: DataFrame, clustering: str) -> DataFrame:
-    """``(first, members)`` of every cluster of two or more rows (members sorted)."""
-    by_comp = pairs.join(components.select(F.col("row").alias("a"), "comp"), "a")
+def _stars(edges: DataFrame) -> bool:
+    """Whether the edges ``u -> v`` (``u > v``) are stars: one edge per ``u``, no edge out of any ``v``."""
+    two_out = edges.groupBy("u").count().where(F.col("count") > 1).select("u")
+    centre_out = edges.join(edges.select(F.col("v").alias("u")).distinct(), "u").select("u")
+    return two_out.unionByName(centre_out).isEmpty()
+
+
+def clusters(pairs: DataFrame, components: DataFrame, clustering: str, groups: int) -> DataFrame:
+    """``(first, members)`` of every cluster of two or more rows (members sorted).
+
+    Components are dealt into ``groups`` groups by a hash of their id, and each group's
+    pairs are clustered at once: whole components that share no pair cluster as they
+    would alone, and one call per group instead of per component keeps Python's
+    per-call cost off a million small components.
+    """
+    by_comp = pairs.join(components.select(F.col("row").alias("a"), "comp"), "a").withColumn(
+        "group", F.pmod(F.xxhash64("comp"), F.lit(groups)))
 
     def fn(frame: pd.DataFrame) -> pd.DataFrame:
         one_thread()
         frame = frame.sort_values(["a", "b"], kind="stable")
         a, b = frame["a"].to_numpy(np.int64), frame["b"].to_numpy(np.int64)
         nodes = np.unique(np.concatenate([a, b]))
-        groups = clusters_from_pairs(nodes.shape[0], np.searchsorted(nodes, a), np.searchsorted(nodes, b),
-                                     frame["score"].to_numpy(np.float64), clustering)
-        return pd.DataFrame({"first": [int(nodes[g[0]]) for g in groups], "members": [nodes[g] for g in groups]})
+        found = clusters_from_pairs(nodes.shape[0], np.searchsorted(nodes, a), np.searchsorted(nodes, b),
+                                    frame["score"].to_numpy(np.float64), clustering)
+        return pd.DataFrame({"first": [int(nodes[g[0]]) for g in found], "members": [nodes[g] for g in found]})
 
-    return by_comp.groupBy("comp").applyInPandas(fn, "first long, members array<long>")
+    return by_comp.groupBy("group").applyInPandas(fn, "first long, members array<long>")
