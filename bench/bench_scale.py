@@ -34,6 +34,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -70,12 +71,26 @@ def job(engine: str, corpus: str, out: str, method: str, partitions: int, events
         from neardup.engines.spark import SparkEngine
 
         os.makedirs(events, exist_ok=True)
-        chosen = SparkEngine(master="local[2]", partitions=partitions, conf={
+        work = str(Path(out).parent / "spark-work")
+        shutil.rmtree(work, ignore_errors=True)
+        chosen = SparkEngine(master="local[2]", partitions=partitions, work=work, conf={
             "spark.eventLog.enabled": "true", "spark.eventLog.dir": events, "spark.eventLog.compress": "false", "spark.driver.memory": "6g",
             "spark.sql.execution.arrow.maxRecordsPerBatch": "2000"})
+    peaks = {"VmRSS": 0, "RssAnon": 0}
+
+    def watch() -> None:  # anonymous memory apart: mapped spill files are page cache the kernel can drop
+        while True:
+            status = Path("/proc/self/status").read_text()
+            for key in peaks:
+                kb = int(status.split(f"{key}:")[1].split()[0])
+                peaks[key] = max(peaks[key], kb)
+            time.sleep(0.05)
+
+    threading.Thread(target=watch, daemon=True).start()
     start = time.time()
     _, summary = dedup_files([corpus], out, method=method, engine=chosen)
     summary["started"] = start
+    summary["peak_anon_mb"] = round(peaks["RssAnon"] / 1024, 1)
     Path(out, "bench.json").write_text(json.dumps(summary))
 
 
@@ -163,9 +178,12 @@ def main() -> None:
         r = run_child(cmd, workdir / f"{engine}.log")
         summary = json.loads((out / "bench.json").read_text())
         r.update(pairs=summary["pairs"], clusters=summary["clusters"], stages=summary["seconds"],
-                 documents=summary["documents"]["kept"])
+                 documents=summary["documents"]["kept"], peak_anon_mb=summary["peak_anon_mb"])
         if engine == "spark":
             r["shuffle"] = shuffle_by_stage(events, summary)
+            work = workdir / "spark-work"
+            r["parquet_bytes"] = {d.name: sum(f.stat().st_size for f in d.rglob("*") if f.is_file())
+                                  for d in sorted(work.iterdir()) if d.is_dir()}
         if "local" in results and engine != "local":
             r["identical_to_local"] = all(filecmp.cmp(out / f, workdir / "out-local" / f, shallow=False)
                                           for f in ("pairs.jsonl", "clusters.jsonl"))
@@ -173,10 +191,11 @@ def main() -> None:
         print(engine, json.dumps(r), flush=True)
     docs = next(iter(results.values()))["documents"]
     lines = [f"{docs:,} documents ({corpus}), method {args.method}", "",
-             "| engine | wall s | CPU s | peak RSS MB | bytes/doc | pairs | clusters | same as local |",
-             "|---|---|---|---|---|---|---|---|"]
+             "| engine | wall s | CPU s | peak RSS MB | peak anonymous MB | bytes/doc (RSS) | pairs | clusters "
+             "| same as local |", "|---|---|---|---|---|---|---|---|---|"]
     for engine, r in results.items():
         lines.append(f"| {engine} | {r['seconds']:.1f} | {r['cpu_seconds']:.1f} | {r['peak_mb']:.0f} | "
+                     f"{r['peak_anon_mb']:.0f} | "
                      f"{r['peak_mb'] * 1e6 / docs:.0f} | {r['pairs']:,} | {r['clusters']:,} | "
                      f"{r.get('identical_to_local', '-')} |")
     for engine, r in results.items():
@@ -184,6 +203,8 @@ def main() -> None:
         if "shuffle" in r:
             lines.append("spark shuffle MB written/read: " + ", ".join(
                 f"{k} {v['written'] / 1e6:.0f}/{v['read'] / 1e6:.0f}" for k, v in r["shuffle"].items()))
+            lines.append("spark stage outputs (Parquet MB): " + ", ".join(
+                f"{k} {v / 1e6:.0f}" for k, v in r["parquet_bytes"].items()))
     if "local" in results and args.method == "minhash":
         from neardup.methods import get_method
 

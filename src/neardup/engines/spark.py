@@ -85,8 +85,8 @@ def plan_for(method: Method) -> Plan:
 class SparkEngine:
     """Runs the stages on Spark (see the module docstring).
 
-    ``partitions``: partitions of the documents and of every shuffle (default: Spark's,
-    8 on a local master); ``shuffle_seed``: spread the rows over the partitions by a hash
+    ``partitions``: input partitions of the documents (split by row group) and partitions of
+    every shuffle (default: Spark's, 8 on a local master); ``shuffle_seed``: spread the rows over the partitions by a hash
     of this seed and scramble their order inside each (tests of order independence);
     ``work``: folder of the stages' Parquet (default: a temporary folder, removed after
     the run unless ``keep_work``); ``conf``: more Spark settings.
@@ -157,16 +157,22 @@ class SparkEngine:
                 shutil.rmtree(path, ignore_errors=True)
 
     def documents(self, spark: Any, path: str) -> Any:
-        """The ``(row, text)`` shards as a DataFrame, repartitioned as asked."""
+        """The ``(row, text)`` shards as a DataFrame.
+
+        With ``partitions``, the shards are split into about that many input partitions
+        (by row group; no shuffle of the texts).  With ``shuffle_seed``, the rows are
+        shuffled over the partitions by a seeded hash and scrambled inside each.
+        """
         from pyspark.sql import functions as F
 
+        if self.partitions is not None and self.shuffle_seed is None:
+            size = _folder_bytes(path)
+            spark.conf.set("spark.sql.files.maxPartitionBytes", str(max(1 << 20, size // self.partitions + 1)))
         docs = spark.read.parquet(path)
         if self.shuffle_seed is not None:
             parts = self.partitions or 8
             docs = (docs.repartition(parts, F.xxhash64(F.col("row"), F.lit(self.shuffle_seed)))
                     .sortWithinPartitions(F.rand(self.shuffle_seed)))
-        elif self.partitions is not None:
-            docs = docs.repartition(self.partitions)
         return docs
 
     # -- partial -----------------------------------------------------------------------
@@ -232,6 +238,15 @@ class SparkEngine:
             stats.timed("collect", t)
         count = a.shape[0] if method.verifies else int(n_cands)
         return Found(usable, a, b, scores, count, groups, {})
+
+
+def _folder_bytes(path: str) -> int:
+    """Bytes of the files under ``path`` (a local folder or a URI pyarrow reads)."""
+    from pyarrow import fs as pafs
+
+    filesystem, root = pafs.FileSystem.from_uri(path if "://" in path else os.path.abspath(path))
+    infos = filesystem.get_file_info(pafs.FileSelector(root, recursive=True))
+    return sum(i.size or 0 for i in infos if i.type == pafs.FileType.File)
 
 
 def _no_pairs() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
