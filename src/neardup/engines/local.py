@@ -6,7 +6,7 @@ GIL); then the method's ``finish``, ``candidate_pairs`` and ``score`` run over t
 collection and the pairs are clustered by :func:`neardup.cluster.clusters_from_pairs`.
 
 Memory grows with the sketches, not the text: a batch's text is dropped once sketched.
-Sketches past ``memory_budget`` bytes (default: half the memory available at the start)
+Sketches past ``memory_budget`` bytes (default: an eighth of the memory available at the start)
 are spilled to files and memory-mapped (:mod:`.spill`), so a corpus too large for memory
 runs slower instead of being killed.
 """

@@ -1,11 +1,15 @@
 """Batches' sketches held in memory up to a budget, then spilled to disk and memory-mapped.
 
 The local engine keeps every document's sketch (MinHash: 4 bytes x ``num_perm``; ffp: 8
-bytes per shingle) until the corpus is read.  Past :func:`default_budget` (half the
+bytes per shingle) until the corpus is read.  Past :func:`default_budget` (an eighth of the
 memory available when the run starts) :class:`PartStore` appends the batches' arrays to
 files instead, and hands the method one part whose arrays map those files: the operating
 system pages them in and out, so a corpus whose sketches exceed memory runs slower
-instead of being killed.  The result is the same: ``finish`` of one part is that part,
+instead of being killed.  The budget is an eighth of the memory available at the start: the
+sketches are about a third of what the engine holds per document (ids, provenance and
+band keys are the rest) and joining the batches doubles them for a moment, so they spill
+well before memory runs out; spilling costs little (the mapped pages stay in the page
+cache while there is room).  The result is the same: ``finish`` of one part is that part,
 without a copy.
 
 Only sketches without corpus statistics spill (a part's ``stats`` or ``features`` are
@@ -25,9 +29,9 @@ from ..methods.base import Sketches
 
 
 def default_budget() -> int:
-    """Half of the memory available now (1 GiB when the system does not say)."""
+    """An eighth of the memory available now (1 GiB when the system does not say)."""
     try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 2
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 8
     except (ValueError, OSError, AttributeError):
         return 1 << 30
 
