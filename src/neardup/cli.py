@@ -15,7 +15,7 @@ import gc
 import sys
 from typing import Sequence
 
-from .cli_options import add_input_options, add_job_options, input_fields
+from .cli_options import add_engine_options, add_input_options, add_job_options, engine_of, input_fields
 from .cluster import CLUSTERINGS
 from .errors import UserError
 from .job import print_report, run_command
@@ -207,6 +207,7 @@ def _cmd_dedup(args: argparse.Namespace) -> int:
         extract=args.extract,
         strict=args.strict,
         progress=not args.quiet and sys.stderr.isatty(),
+        engine=engine_of(args),
         **method_options(args),
     )
     if not args.quiet:
@@ -363,6 +364,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                         "pairs), leader (each member a near-duplicate of its representative), or connected "
                         f"components (the transitive closure) ({CLUSTERINGS[0]})")
     add_method_options(p)
+    add_engine_options(p)
     p.set_defaults(func=_cmd_dedup)
 
     p = sub.add_parser("eval", help="measure a method on labeled data (pairwise P/R/F1, AU-ROC, B3, ...)")

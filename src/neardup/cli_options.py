@@ -37,3 +37,33 @@ def add_input_options(p: argparse.ArgumentParser) -> None:
 def input_fields(args: argparse.Namespace) -> Fields:
     """The record fields named by ``--id-field``, ``--text-field`` and ``--html-field``."""
     return Fields(args.id_field, args.text_field, args.html_field)
+
+
+def add_engine_options(p: argparse.ArgumentParser) -> None:
+    """``--engine`` and the Spark engine's connection options (:mod:`neardup.engines`)."""
+    from .engines import ENGINES
+
+    g = p.add_argument_group("engine (where the stages run; every engine gives the same outputs)")
+    g.add_argument("--engine", choices=ENGINES, default=ENGINES[0],
+                   help="local: this process; spark: Apache Spark stages (needs neardup[spark], Java 17+) (local)")
+    g.add_argument("--spark-master", metavar="URL", help="Spark master URL: local[N], spark://host:7077, yarn (local[2])")
+    g.add_argument("--spark-connect", metavar="sc://HOST:PORT", help="a Spark Connect endpoint instead of a master")
+    g.add_argument("--spark-partitions", type=int, metavar="N", help="partitions of the documents and shuffles (Spark's)")
+    g.add_argument("--spark-work", metavar="DIR",
+                   help="folder (or URI) every Spark node reaches, for the stages' Parquet (a temporary folder)")
+
+
+def engine_of(args: argparse.Namespace) -> object:
+    """The engine ``--engine`` and the ``--spark-*`` options name (``"local"`` as a name)."""
+    spark_given = [f for f in ("spark_master", "spark_connect", "spark_partitions", "spark_work")
+                   if getattr(args, f, None) is not None]
+    if args.engine != "spark":
+        if spark_given:
+            from .errors import UserError
+
+            raise UserError(f"--{spark_given[0].replace('_', '-')} needs --engine spark")
+        return "local"
+    from .engines import get_engine
+
+    return get_engine("spark", master=args.spark_master, connect=args.spark_connect,
+                      partitions=args.spark_partitions, work=args.spark_work)

@@ -8,15 +8,13 @@ and rejected (with reasons), which the run summary reports.
 
 from __future__ import annotations
 
-import time
-from collections import deque
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from .cluster import CLUSTERINGS, clusters_from_pairs
+from .cluster import CLUSTERINGS
+from .engines import Engine, get_engine
 from .errors import UserError
 from .extract import DEFAULT_EXTRACTOR
 from .input_stage import batches, progress_bar
@@ -27,11 +25,6 @@ from .methods import DEFAULT_METHOD, get_method
 #: A cluster holding more than this share of the kept documents (of at least
 #: ``LARGE_CLUSTER_MIN_DOCS``) is reported as a warning: stories merged by chaining.
 LARGE_CLUSTER_SHARE, LARGE_CLUSTER_MIN_DOCS = 0.2, 50
-
-#: Batches read and waiting while one is sketched: reading goes on while numba starts up
-#: on the first batch (0.15 s) and while a batch takes longer than usual.
-READ_AHEAD = 3
-
 
 @dataclass
 class Pair:
@@ -127,7 +120,9 @@ class Deduplicator:
     ``propagation`` (default), ``leader`` or connected ``components``.  ``fields`` names
     the id, text and HTML fields of dict rows; ``run`` also takes a pandas DataFrame or a
     Hugging Face Dataset.
-    With ``strict`` the first rejected input raises :class:`InputError`.
+    With ``strict`` the first rejected input raises :class:`InputError`.  ``engine`` runs
+    the stages (:mod:`neardup.engines`): ``"local"`` (default), ``"spark"`` or an engine
+    object such as ``SparkEngine(master="local[2]")``; every engine gives the same result.
     """
 
     def __init__(
@@ -139,6 +134,7 @@ class Deduplicator:
         batch_bytes: int = 4 << 20,
         cluster: str = CLUSTERINGS[0],
         fields: Fields = FIELDS,
+        engine: str | Engine = "local",
         **params: Any,
     ) -> None:
         if cluster not in CLUSTERINGS:
@@ -151,7 +147,8 @@ class Deduplicator:
         self.progress = progress
         self.batch_bytes = batch_bytes
         self.params = params
-        get_method(method, **params)  # validate parameters now, not after reading
+        self.engine = get_engine(engine) if isinstance(engine, str) else engine
+        self.engine.check(get_method(method, **params))  # parameters, and what the engine runs, before reading
 
     def run(self, docs: Iterable[Any]) -> DedupResult:
         """Detect near-duplicates among ``docs`` (see :func:`as_records` for accepted items)."""
@@ -160,39 +157,22 @@ class Deduplicator:
         ids: list[str] = []
         where: list[tuple[str, int | None]] = []
         bar = progress_bar(self.progress)
-        t = time.perf_counter()
-        # The method sketches batches in one worker thread, in order; its kernels release
-        # the GIL.  This thread reads, parses and prepares (the GIL-bound part of
-        # sketching) up to READ_AHEAD batches ahead.
-        parts = []
-        with ThreadPoolExecutor(max_workers=1) as worker:
-            pending: deque[Future] = deque()
+
+        def texts() -> Iterator[list[str]]:
             for batch in batches(docs, self.extract, stats, self.strict, self.fields, self.batch_bytes):
-                if len(pending) > READ_AHEAD:
-                    parts.append(pending.popleft().result())
-                pending.append(worker.submit(method.sketch, method.prepare(batch.texts)))
                 ids.extend(batch.ids)
                 where.extend(batch.where(i) for i in range(len(batch)))
                 bar.update(len(batch))
-            while pending:
-                parts.append(pending.popleft().result())
+                yield batch.texts
+
+        found = self.engine.dedup(method, texts(), stats, self.cluster)
         bar.close()
-        t = stats.timed("read_and_sketch", t)
-        good = np.concatenate([p.usable for p in parts]) if parts else np.zeros(0, bool)
-        sk = method.finish(parts)
-        del parts
-        t = stats.timed("finalize", t)
-        cands = method.candidate_pairs(sk)
-        t = stats.timed("candidates", t)
-        scores = cands.scores if cands.scores is not None else method.score(sk, cands.a, cands.b)
-        hit = scores >= method.decision_threshold()
-        a, b, scores = cands.a[hit], cands.b[hit], scores[hit]
-        t = stats.timed("verify", t)
+        good, a, b, scores = found.usable, found.a, found.b, found.scores
         for i in np.flatnonzero(~good):
             stats.reject(Rejection(*where[i], "no words", ids[i]), self.strict)
-        groups = clusters_from_pairs(len(ids), a, b, scores, self.cluster)
-        stats.timed("cluster", t)
         stats.kept = int(good.sum())
         params = {"method": self.method_name, "extract": self.extract, "cluster": self.cluster, **method.applied_params(),
-                  **sk.info}
-        return DedupResult(ids, a, b, scores, groups, good, int(hit.shape[0]), stats, params)
+                  **found.info}
+        if self.engine.name != "local":
+            params["engine"] = self.engine.name
+        return DedupResult(ids, a, b, scores, found.groups, good, found.candidate_pairs, stats, params)

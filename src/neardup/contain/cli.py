@@ -29,7 +29,7 @@ def stopword_option(value: str) -> list[str] | None:
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Add ``contain`` to ``subparsers`` (from ``ArgumentParser.add_subparsers``)."""
-    from ..cli_options import add_job_options
+    from ..cli_options import add_engine_options, add_job_options
     from ..partial.cli import add_align_options
 
     p = subparsers.add_parser("contain", help="find which documents contain which (aligned coverage, CoDet, baselines)")
@@ -60,14 +60,21 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     g.add_argument("--batch-docs", type=int, default=1000, help="documents inserted per batch (1000)")
     g.add_argument("--trace", type=int, default=0, metavar="N", help="record memory in summary.json every N documents")
     p.add_argument("--truth", metavar="FILE", help="evaluate against a simulator's truth.jsonl (into summary.json)")
+    add_engine_options(p)
     p.set_defaults(func=run_command)
     return p
 
 
 def run_command(args: argparse.Namespace) -> int:
-    from ..cli_options import input_fields
+    from ..cli_options import engine_of, input_fields
+    from ..errors import UserError
     from ..partial.cli import align_params
     from .run import contain_files
+
+    if engine_of(args) != "local":
+        raise UserError("contain runs on the local engine only: CoDet inserts each document into its corpus tree "
+                        "in arrival order, against a sliding window, which is not a Spark stage yet; "
+                        "use --engine local (memory follows the window with --window and --stats)")
 
     summary = contain_files(
         args.inputs, args.output, prefer_html=args.html, fields=input_fields(args), truth=args.truth,

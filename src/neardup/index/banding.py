@@ -157,7 +157,8 @@ def banded_candidates(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Candidate pairs among the ``usable`` rows of ``signatures`` (indices into all rows)."""
     docs = np.flatnonzero(usable)
-    a, b = candidate_pairs(signature_keys(signatures[docs], banding, seed), banding.min_shared)
+    sig = signatures if docs.shape[0] == signatures.shape[0] else signatures[docs]  # no copy when all are usable
+    a, b = candidate_pairs(signature_keys(sig, banding, seed), banding.min_shared)
     return docs[a], docs[b]
 
 

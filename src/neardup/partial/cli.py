@@ -12,7 +12,7 @@ from .signatures import SIGNATURES
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Add ``partial`` to ``subparsers`` (from ``ArgumentParser.add_subparsers``)."""
-    from ..cli_options import add_job_options
+    from ..cli_options import add_engine_options, add_job_options
 
     p = subparsers.add_parser("partial", help="find copied passages between documents, located (seed-and-extend; PDC)")
     add_job_options(p, "partials")
@@ -32,6 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     g.add_argument("--gamma", type=int, help="fewest sentences a span covers (3)")
     g.add_argument("--gap", type=int, help="missing sentences bridged inside a span (1)")
     p.add_argument("--truth", metavar="FILE", help="evaluate against a simulator's truth.jsonl (into summary.json)")
+    add_engine_options(p)
     p.set_defaults(func=run_command)
     return p
 
@@ -64,7 +65,7 @@ PDC_DEFAULTS = {"signature": "shingles", "shingle_size": 4, "tau": 0.9, "idf_min
 
 
 def run_command(args: argparse.Namespace) -> int:
-    from ..cli_options import input_fields
+    from ..cli_options import engine_of, input_fields
     from ..errors import UserError
     from .run import align_files, partial_files
 
@@ -74,10 +75,12 @@ def run_command(args: argparse.Namespace) -> int:
     for k, v in PDC_DEFAULTS.items():
         if getattr(args, k) is None:
             setattr(args, k, v)
+    engine = engine_of(args)
     if args.method == "align":
         summary = align_files(args.inputs, args.output, prefer_html=args.html, fields=input_fields(args),
                               fmt=args.format, extract=args.extract, strict=args.strict, params=align_params(args),
-                              truth=args.truth, progress=not args.quiet and sys.stderr.isatty())
+                              truth=args.truth, progress=not args.quiet and sys.stderr.isatty(),
+                              engine=engine)
         if not args.quiet:
             print_summary(summary, args.output, "pairs", summary.get("pairs", 0))
         return 0
@@ -87,6 +90,7 @@ def run_command(args: argparse.Namespace) -> int:
         signature=args.signature, shingle_size=args.shingle_size, tau=args.tau, gamma=args.gamma, gap=args.gap,
         idf_min=args.idf_min, idf_max=args.idf_max, antecedents=args.antecedents, stats=args.stats,
         extract=args.extract, strict=args.strict, progress=not args.quiet and sys.stderr.isatty(), fmt=args.format,
+        engine=engine,
     )
     if not args.quiet:
         print_summary(summary, args.output, "pairs", summary.get("pairs", 0))

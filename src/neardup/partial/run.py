@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from ..contain.truth import Truth
+from ..errors import UserError
 from ..io.readers import FIELDS, Fields, read_inputs
 from ..io.writers import OutputFolder, write_json, write_rows
 from .align import DEFAULT_ALIGN, AlignParams
@@ -33,6 +34,7 @@ def align_files(
     truth: str | Path | None = None,
     batch_docs: int = 1000,
     progress: bool = False,
+    engine: Any = "local",
 ) -> dict[str, Any]:
     """``partial`` (``--method align``): seed-and-extend passages (:mod:`.align`); writes
     ``partials`` and ``summary.json``.
@@ -51,6 +53,9 @@ def align_files(
     from ..sentences import split_sentences
     from .align import Aligner
 
+    if engine != "local":
+        raise UserError("partial --method align (the default) runs on --engine local only for now; "
+                        "use --method pdc with --engine spark")
     start = time.perf_counter()
     stats = RunStats()
     extract = extract or DEFAULT_EXTRACTOR
@@ -107,15 +112,20 @@ def partial_files(
     fields: Fields = FIELDS,
     truth: str | Path | None = None,
     fmt: str = "jsonl",
+    engine: Any = "local",
     **options: Any,
 ) -> dict[str, Any]:
     """Run partial-duplicate detection over files; write ``partials.<fmt>`` and ``summary.json``.
 
-    ``options`` are :class:`PartialDetector` parameters.  Returns the summary; raises
+    ``options`` are :class:`PartialDetector` parameters; ``engine`` runs its stages
+    (:mod:`neardup.engines`: ``"local"`` or an engine object).  Returns the summary; raises
     :class:`~neardup.errors.InputError` (writing nothing) when no record could be used.
     """
     start = time.perf_counter()
-    detector = PartialDetector(**options)
+    if engine != "local" and truth is not None:
+        raise UserError("--truth needs --engine local; with Spark, evaluate the output afterwards with "
+                        "`neardup eval DATASET --partials partials.jsonl --truth truth.jsonl`")
+    detector = PartialDetector(**options) if engine == "local" else engine.partial_detector(**options)
     gold = Truth.read(truth) if truth is not None else None
     found: list[dict[str, Any]] = []
 

@@ -1,0 +1,222 @@
+"""Scale: one million simulated documents, local engine and Spark local[2]; costs per document.
+
+Runs ``dedup`` on one simulated corpus (``neardup synth`` of Reuters-21578 from
+``../shared/data``; made once and cached) in separate processes:
+
+* ``local`` -- the local engine as ``neardup dedup`` runs it;
+* ``spill`` -- the local engine with a memory budget of 64 MB, so the sketches are
+  spilled to disk and memory-mapped (what happens past half the free memory);
+* ``spark`` -- ``--engine spark`` on ``local[2]`` with Spark's event log on; the shuffle
+  bytes written and read are summed from the log, per neardup stage (each task is
+  attributed to the stage running when it finished).
+
+Wall and CPU seconds and peak RSS come from ``os.wait4`` through bench_minhash's launcher
+(for ``spark`` the peak is the Python driver's only: the JVM and the Python workers are
+its children).  The pairs and clusters of every engine are compared byte for byte with
+``local``'s.  Writes ``WORKDIR/scale.json`` and ``scale.md``: the measurements, the costs
+per document, and the capacity plan for a billion documents computed from them (the
+table of ``docs/scale.md``).
+
+Usage::
+
+    .venv/bin/python bench/bench_scale.py [--docs 1000000] [--method minhash] [--engines local,spill,spark]
+        [--partitions 16] [--workdir bench/results/scale]
+    .venv/bin/python bench/bench_scale.py --corpus DOCS.jsonl --docs 5000     # any corpus
+"""
+
+from __future__ import annotations
+
+import argparse
+import filecmp
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_minhash import run_child  # noqa: E402
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+DATA_DIR = REPO_ROOT.parent / "shared" / "data"
+NEARDUP = str(Path(sys.executable).with_name("neardup"))
+#: Billion-document plan: documents, and a Spark task's input we aim at.
+PLAN_DOCS = 1_000_000_000
+TASK_BYTES = 256 << 20
+
+
+def corpus_for(docs: int, workdir: Path) -> Path:
+    """The cached simulated corpus of ``docs`` documents (made from Reuters-21578 if missing)."""
+    path = workdir / f"synth{docs}" / "docs.jsonl"
+    if not path.exists():
+        source = DATA_DIR / "reuters21578"
+        subprocess.run([NEARDUP, "synth", str(source), "--docs", str(docs), "-o", str(path.parent)], check=True)
+    return path
+
+
+def job(engine: str, corpus: str, out: str, method: str, partitions: int, events: str) -> None:
+    """Child side: one dedup run (``bench_scale.py _job ...``)."""
+    from neardup.engines.local import LocalEngine
+    from neardup.run import dedup_files
+
+    if engine == "local":
+        chosen: object = "local"
+    elif engine == "spill":
+        chosen = LocalEngine(memory_budget=64 << 20)
+    else:
+        from neardup.engines.spark import SparkEngine
+
+        os.makedirs(events, exist_ok=True)
+        work = str(Path(out).parent / "spark-work")
+        shutil.rmtree(work, ignore_errors=True)
+        chosen = SparkEngine(master="local[2]", partitions=partitions, work=work, conf={
+            "spark.eventLog.enabled": "true", "spark.eventLog.dir": events, "spark.eventLog.compress": "false", "spark.driver.memory": "6g",
+            "spark.sql.execution.arrow.maxRecordsPerBatch": "2000"})
+    peaks = {"VmRSS": 0, "RssAnon": 0}
+
+    def watch() -> None:  # anonymous memory apart: mapped spill files are page cache the kernel can drop
+        while True:
+            status = Path("/proc/self/status").read_text()
+            for key in peaks:
+                kb = int(status.split(f"{key}:")[1].split()[0])
+                peaks[key] = max(peaks[key], kb)
+            time.sleep(0.05)
+
+    threading.Thread(target=watch, daemon=True).start()
+    start = time.time()
+    _, summary = dedup_files([corpus], out, method=method, engine=chosen)
+    summary["started"] = start
+    summary["peak_anon_mb"] = round(peaks["RssAnon"] / 1024, 1)
+    Path(out, "bench.json").write_text(json.dumps(summary))
+
+
+def _lines(path: str):
+    """Lines of an event log file, zstd-compressed (Spark 4's default) or not."""
+    import io
+
+    import pyarrow as pa
+
+    raw = pa.input_stream(path, compression="zstd" if path.endswith(".zstd") else None)
+    yield from io.TextIOWrapper(raw, encoding="utf-8")
+
+
+def shuffle_by_stage(events: str, summary: dict) -> dict:
+    """Shuffle bytes written/read per neardup stage, from the Spark event log."""
+    bounds, t = [], summary["started"]
+    for stage, seconds in summary["seconds"].items():
+        if stage != "total":
+            t += seconds
+            bounds.append((stage, t * 1000))
+    out: dict[str, dict[str, int]] = {}
+    for log in glob.glob(os.path.join(events, "**", "*"), recursive=True):
+        if os.path.isdir(log) or os.path.basename(log).startswith((".", "appstatus")):
+            continue
+        for line in _lines(log):
+            if '"SparkListenerTaskEnd"' not in line:
+                continue
+            e = json.loads(line)
+            metrics = e.get("Task Metrics") or {}
+            finish = e["Task Info"]["Finish Time"]
+            stage = next((s for s, end in bounds if finish <= end), bounds[-1][0])
+            w = metrics.get("Shuffle Write Metrics", {}).get("Shuffle Bytes Written", 0)
+            r = metrics.get("Shuffle Read Metrics", {})
+            read = r.get("Remote Bytes Read", 0) + r.get("Local Bytes Read", 0)
+            row = out.setdefault(stage, {"written": 0, "read": 0})
+            row["written"] += w
+            row["read"] += read
+    return out
+
+
+def plan(docs: int, local: dict, spark: dict | None, num_perm: int, bands: int) -> list[str]:
+    """The billion-document capacity plan, scaled from the measured per-document costs."""
+    scale = PLAN_DOCS / docs
+    sig = 4 * num_perm
+    key = bands * (4 + 8 + 8)  # band, key, row per band
+    lines = ["| quantity | per document (measured or by layout) | for 10^9 documents |", "|---|---|---|",
+             f"| MinHash signature ({num_perm} x uint32) | {sig} B | {sig * PLAN_DOCS / 1e12:.2f} TB |",
+             f"| band keys ({bands} bands x (band, key, row)) | {key} B | {key * PLAN_DOCS / 1e12:.2f} TB |",
+             f"| local engine peak RSS | {local['peak_mb'] * 1e6 / docs:.0f} B | "
+             f"{local['peak_mb'] * 1e6 * scale / 1e12:.2f} TB (one machine: no) |"]
+    if spark:
+        total_w = sum(s["written"] for s in spark["shuffle"].values())
+        for stage, s in spark["shuffle"].items():
+            lines.append(f"| Spark shuffle written, {stage} | {s['written'] / docs:.0f} B | "
+                         f"{s['written'] * scale / 1e12:.2f} TB |")
+        lines.append(f"| Spark shuffle written, all stages | {total_w / docs:.0f} B | {total_w * scale / 1e12:.2f} TB |")
+        core_s = spark["seconds"] * 2  # local[2]: two cores busy
+        lines.append(f"| Spark core-seconds (local[2]) | {core_s * 1e6 / docs:.1f} us | "
+                     f"{core_s * scale / 3600:,.0f} core-hours |")
+    return lines
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--docs", type=int, default=1_000_000)
+    p.add_argument("--corpus", help="a docs.jsonl to use instead of the simulated corpus")
+    p.add_argument("--method", default="minhash")
+    p.add_argument("--engines", default="local,spill,spark")
+    p.add_argument("--partitions", type=int, default=16)
+    p.add_argument("--workdir", default=str(REPO_ROOT / "bench" / "results" / "scale"))
+    args = p.parse_args()
+    workdir = Path(args.workdir)
+    workdir.mkdir(parents=True, exist_ok=True)
+    corpus = Path(args.corpus) if args.corpus else corpus_for(args.docs, workdir)
+    # warm numba's on-disk cache, so the timed runs measure the work
+    subprocess.run([NEARDUP, "dedup", str(REPO_ROOT / "examples" / "sample.jsonl"), "-o", str(workdir / "warm"),
+                    "--method", args.method, "--quiet"], check=True)
+    results: dict[str, dict] = {}
+    for engine in args.engines.split(","):
+        out = workdir / f"out-{engine}"
+        events = str(workdir / f"events-{engine}")
+        shutil.rmtree(events, ignore_errors=True)
+        cmd = [sys.executable, __file__, "_job", engine, str(corpus), str(out), args.method, str(args.partitions),
+               events]
+        r = run_child(cmd, workdir / f"{engine}.log")
+        summary = json.loads((out / "bench.json").read_text())
+        r.update(pairs=summary["pairs"], clusters=summary["clusters"], stages=summary["seconds"],
+                 documents=summary["documents"]["kept"], peak_anon_mb=summary["peak_anon_mb"])
+        if engine == "spark":
+            r["shuffle"] = shuffle_by_stage(events, summary)
+            work = workdir / "spark-work"
+            r["parquet_bytes"] = {d.name: sum(f.stat().st_size for f in d.rglob("*") if f.is_file())
+                                  for d in sorted(work.iterdir()) if d.is_dir()}
+        if "local" in results and engine != "local":
+            r["identical_to_local"] = all(filecmp.cmp(out / f, workdir / "out-local" / f, shallow=False)
+                                          for f in ("pairs.jsonl", "clusters.jsonl"))
+        results[engine] = r
+        print(engine, json.dumps(r), flush=True)
+    docs = next(iter(results.values()))["documents"]
+    lines = [f"{docs:,} documents ({corpus}), method {args.method}", "",
+             "| engine | wall s | CPU s | peak RSS MB | peak anonymous MB | bytes/doc (RSS) | pairs | clusters "
+             "| same as local |", "|---|---|---|---|---|---|---|---|---|"]
+    for engine, r in results.items():
+        lines.append(f"| {engine} | {r['seconds']:.1f} | {r['cpu_seconds']:.1f} | {r['peak_mb']:.0f} | "
+                     f"{r['peak_anon_mb']:.0f} | "
+                     f"{r['peak_mb'] * 1e6 / docs:.0f} | {r['pairs']:,} | {r['clusters']:,} | "
+                     f"{r.get('identical_to_local', '-')} |")
+    for engine, r in results.items():
+        lines.append(f"\n{engine} stages (s): " + ", ".join(f"{k} {v:.1f}" for k, v in r["stages"].items()))
+        if "shuffle" in r:
+            lines.append("spark shuffle MB written/read: " + ", ".join(
+                f"{k} {v['written'] / 1e6:.0f}/{v['read'] / 1e6:.0f}" for k, v in r["shuffle"].items()))
+            lines.append("spark stage outputs (Parquet MB): " + ", ".join(
+                f"{k} {v / 1e6:.0f}" for k, v in r["parquet_bytes"].items()))
+    if "local" in results and args.method == "minhash":
+        from neardup.methods import get_method
+
+        m = get_method("minhash")
+        lines += ["", *plan(docs, results["local"], results.get("spark"), m.num_perm, m.banding().bands)]
+    (workdir / "scale.json").write_text(json.dumps(results, indent=2))
+    (workdir / "scale.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "_job":
+        job(*sys.argv[2:5], sys.argv[5], int(sys.argv[6]), sys.argv[7])
+    else:
+        main()

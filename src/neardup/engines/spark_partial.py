@@ -1,0 +1,359 @@
+"""``neardup partial`` (PDC) on Spark: the paper's three MapReduce jobs as Spark stages.
+
+PDC-MR (zhang2010, section 4) ran as three MapReduce jobs; :mod:`neardup.partial.stages`
+writes them as map / shuffle / reduce over numpy records, and here each is a Spark stage
+over the same records, calling the same kernels:
+
+0. **sentences** -- ``mapInPandas`` over ``(row, text)``: sentence split, tokens, each
+   sentence's signature set (shingles; per document, no corpus statistics), its character
+   span; a sentence's id is ``row << 24 | position`` (so ids sort as the local engine
+   numbers sentences);
+1. **index** -- ``(signature, sentence)`` exploded and counted per signature (document
+   frequency);
+2. **sentence duplicates** -- each sentence's prefix (its ``|A| - ceil(tau |A|) + 1``
+   rarest signatures by ``(frequency, unsigned hash)``, the local order) grouped by
+   signature; pairs of sentences of different documents passing the size bound
+   (:func:`~neardup.engines.spark_stages.group_pairs`: giant posting lists in bounded
+   blocks), then the exact Jaccard of both signature sets (the local kernel) at ``tau``;
+3. **sequence matching** -- the duplicated sentence pairs grouped by document pair
+   (``applyInPandas``), each group through :func:`neardup.partial.stages.sequence_matching`.
+
+The driver reads the input through the shared input stage (the same rows and
+rejections) and builds each reported pair with the local detector's own code, so
+``partials`` are byte-identical to the local engine's.  Runs ``--signature shingles``
+(the default); ``imatch`` and ``spotsigs`` signatures need the corpus' word statistics
+first and are refused.  ``--truth`` (evaluation in the run) needs every sentence's
+offsets on the driver: evaluate afterwards with ``neardup eval --partials``.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Iterable, Iterator
+
+import numpy as np
+import pandas as pd
+
+from ..errors import UserError
+from ..input_stage import documents, progress_bar
+from ..job import RunStats
+from ..partial.detector import PartialDetector, PartialPair
+from ..sentences import SentenceBatch
+from .spark import SparkEngine, _stored, write_documents
+
+#: Bits of a sentence id that hold its position in its document.
+POSITION_BITS = 24
+_SIGN = -(1 << 63)
+
+
+class SparkPartialDetector(PartialDetector):
+    """:class:`~neardup.partial.detector.PartialDetector` whose stages run on Spark."""
+
+    def __init__(self, engine: SparkEngine, **options: Any) -> None:
+        super().__init__(**options)
+        if self.signature != "shingles":
+            raise UserError(f"--engine spark runs partial with --signature shingles; {self.signature} signatures "
+                            "need the corpus' word statistics first: use --engine local")
+        self.engine = engine
+
+    def sentence_offsets(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        raise UserError("--truth with --engine spark: evaluate the output afterwards with "
+                        "`neardup eval DATASET --partials partials.jsonl --truth truth.jsonl`")
+
+    def stream(self, docs: Iterable[Any]) -> Iterator[PartialPair]:
+        """Yield each document pair with spans, as the local detector does (see the module docstring)."""
+        from pyspark.sql import functions as F
+
+        self.run_stats = RunStats()
+        stats = self.run_stats
+        bar = progress_bar(self.progress)
+        ids: list[str] = []
+
+        def batches() -> Iterator[list[str]]:
+            texts: list[str] = []
+            for record, text in documents(docs, self.extract, stats, self.strict):
+                ids.append(record.id)
+                texts.append(text)
+                if len(texts) == self.batch_docs:
+                    bar.update(len(texts))
+                    yield texts
+                    texts = []
+            if texts:
+                bar.update(len(texts))
+                yield texts
+
+        t = start = time.perf_counter()
+        engine = self.engine
+        with engine.workdir() as work:
+            n = write_documents(batches(), f"{work}/documents")
+            bar.close()
+            t = stats.timed("read", t)
+            stats.kept = n
+            if n == 0:
+                self.counts = {"documents": 0, "sentences": 0, "duplicated_sentence_pairs": 0, "spans": 0, "pairs": 0}
+                return
+            spark = engine.session()
+            sents = _stored(sentence_stage(engine.documents(spark, f"{work}/documents"), self.shingle_size),
+                            f"{work}/sentences")
+            t = stats.timed("signatures", t)
+            dups = _stored(duplicate_stage(sents, self.tau), f"{work}/duplicates")
+            t = stats.timed("sentence_duplicates", t)
+            spans = _stored(span_stage(dups, self.gap, self.gamma), f"{work}/spans")
+            found = spans.toPandas()
+            t = stats.timed("sequence_matching", t)
+            involved = spans.select(F.col("doc_a").alias("doc")).union(spans.select(F.col("doc_b").alias("doc")))
+            offsets = (sents.join(involved.distinct(), "doc").select("doc", "local", "start", "end").toPandas()
+                       .sort_values(["doc", "local"], kind="stable"))
+            self.counts = {"documents": n, "sentences": int(sents.count()),
+                           "duplicated_sentence_pairs": int(dups.count()), "spans": len(found)}
+            stats.timed("collect", t)
+        yield from self._pairs(ids, found, offsets)
+        stats.seconds["total"] = time.perf_counter() - start
+
+    def _pairs(self, ids: list[str], found: pd.DataFrame, offsets: pd.DataFrame) -> Iterator[PartialPair]:
+        """The reported pairs, in the local order, built by the local detector's own ``_pair``."""
+        docs = offsets["doc"].to_numpy(np.int64)
+        involved, counts = np.unique(docs, return_counts=True)
+        doc_off = np.zeros(involved.shape[0] + 1, dtype=np.int64)
+        np.cumsum(counts, out=doc_off[1:])
+        sentences = SentenceBatch(doc_off, offsets["start"].to_numpy(np.int64), offsets["end"].to_numpy(np.int64), [])
+        cols = {c: found[c].to_numpy(np.int64) for c in ("doc_a", "doc_b", "a_start", "b_start", "length")}
+        order = np.lexsort((cols["b_start"], cols["a_start"], cols["doc_b"], cols["doc_a"]))
+        spans = np.stack([np.zeros(order.shape[0], np.int64), cols["a_start"][order], cols["b_start"][order],
+                          cols["length"][order]], axis=1)
+        da_all, db_all = cols["doc_a"][order], cols["doc_b"][order]
+        local_ids = [ids[d] for d in involved.tolist()]
+        cut = np.flatnonzero((np.diff(da_all) != 0) | (np.diff(db_all) != 0)) + 1
+        bounds = np.r_[0, cut, order.shape[0]] if order.shape[0] else np.zeros(1, np.int64)
+        pairs = 0
+        for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+            da, db = np.searchsorted(involved, [da_all[lo], db_all[lo]]).tolist()
+            pairs += 1
+            yield self._pair(local_ids, sentences, da, db, spans[lo:hi])
+        self.counts["pairs"] = pairs
+
+
+def sentence_stage(docs: Any, shingle_size: int) -> Any:
+    """``(row, text)`` -> one row per sentence: ``doc, local, sid, start, end, size, sig``."""
+    from ..partial.signatures import shingle_signatures
+    from ..sentences.tokens import sentence_tokens
+    from .codec import segment_bytes
+    from .spark_stages import _batches
+
+    def fn(frame: pd.DataFrame) -> pd.DataFrame:
+        rows = frame["row"].to_numpy(np.int64)
+        sb = SentenceBatch.from_texts(frame["text"].tolist())
+        tokens, off = sentence_tokens(sb.texts)
+        sets = shingle_signatures(tokens, off, shingle_size)
+        counts = sb.counts()
+        doc = np.repeat(rows, counts)
+        local = np.arange(doc.shape[0], dtype=np.int64) - np.repeat(sb.doc_offsets[:-1], counts)
+        if local.shape[0] and local.max() >= 1 << POSITION_BITS:
+            raise UserError(f"a document with more than {1 << POSITION_BITS:,} sentences")
+        sizes = sets.sizes()
+        return pd.DataFrame({"doc": doc, "local": local, "sid": (doc << POSITION_BITS) | local,
+                             "start": sb.starts.astype(np.int64), "end": sb.ends.astype(np.int64),
+                             "size": sizes.astype(np.int64), "sig": segment_bytes(sets.hashes, sizes)})
+
+    schema = "doc long, local long, sid long, start long, end long, size long, sig binary"
+    return docs.mapInPandas(_batches(fn), schema)
+
+
+def duplicate_stage(sents: Any, tau: float) -> Any:
+    """Jobs 1 and 2: ``(doc_a, doc_b, a, b)`` of every duplicated sentence pair (``doc_a < doc_b``)."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    from ..features.sets import exact_jaccard
+    from ..partial.stages import prefix_size
+    from .codec import joined
+    from .spark_stages import _batches, group_pairs
+
+    def explode(frame: pd.DataFrame) -> pd.DataFrame:
+        sizes = frame["size"].to_numpy(np.int64)
+        hashes = joined(frame["sig"], "<u8")
+        return pd.DataFrame({"sid": np.repeat(frame["sid"].to_numpy(np.int64), sizes), "h": hashes.view(np.int64),
+                             "plen": np.repeat(prefix_size(sizes, tau), sizes)})
+
+    post = sents.mapInPandas(_batches(explode), "sid long, h long, plen long")
+    df = post.groupBy("h").agg(F.count("*").alias("df"))
+    rank = Window.partitionBy("sid").orderBy("df", F.col("h").bitwiseXOR(F.lit(_SIGN)))  # unsigned hash order
+    prefix = (post.join(df, "h").withColumn("pos", F.row_number().over(rank) - 1)
+              .where(F.col("pos") < F.col("plen")).select("h", "sid"))
+    pairs = group_pairs(prefix, ["h"], "sid").distinct()
+    pairs = pairs.where(F.shiftright("a", POSITION_BITS) != F.shiftright("b", POSITION_BITS))
+    side_a = sents.select(F.col("sid").alias("a"), F.col("size").alias("a_size"), F.col("sig").alias("a_sig"))
+    side_b = sents.select(F.col("sid").alias("b"), F.col("size").alias("b_size"), F.col("sig").alias("b_sig"))
+    joined_pairs = pairs.join(side_a, "a").join(side_b, "b")
+    lo, hi = F.least("a_size", "b_size"), F.greatest("a_size", "b_size")
+    joined_pairs = joined_pairs.where(lo >= F.lit(tau) * hi - F.lit(1e-9))  # the local size bound
+
+    def verify(frame: pd.DataFrame) -> pd.DataFrame:
+        m = len(frame)
+        sizes = np.concatenate([frame["a_size"].to_numpy(np.int64), frame["b_size"].to_numpy(np.int64)])
+        offsets = np.zeros(2 * m + 1, dtype=np.int64)
+        np.cumsum(sizes, out=offsets[1:])
+        hashes = np.concatenate([joined(frame["a_sig"], "<u8"), joined(frame["b_sig"], "<u8")])
+        sim = exact_jaccard(hashes, offsets, np.arange(m, dtype=np.int64), np.arange(m, 2 * m, dtype=np.int64))
+        ok = sim >= tau - 1e-9
+        a, b = frame["a"].to_numpy(np.int64)[ok], frame["b"].to_numpy(np.int64)[ok]
+        mask = (1 << POSITION_BITS) - 1
+        return pd.DataFrame({"doc_a": a >> POSITION_BITS, "doc_b": b >> POSITION_BITS, "a": a & mask, "b": b & mask})
+
+    return joined_pairs.mapInPandas(_batches(verify), "doc_a long, doc_b long, a long, b long")
+
+
+def span_stage(dups: Any, gap: int, gamma: int) -> Any:
+    """Job 3: ``(doc_a, doc_b, a_start, b_start, length)`` of every span, per document pair."""
+    from ..partial.stages import Records, sequence_matching
+
+    def fn(frame: pd.DataFrame) -> pd.DataFrame:
+        m = len(frame)
+        records = Records(np.zeros(m, np.int64), {"a": frame["a"].to_numpy(np.int64), "b": frame["b"].to_numpy(np.int64)})
+        out = sequence_matching(records, gap, gamma)
+        k = out.shape[0]
+        return pd.DataFrame({"doc_a": np.full(k, frame["doc_a"].iloc[0], np.int64),
+                             "doc_b": np.full(k, frame["doc_b"].iloc[0], np.int64),
+                             "a_start": out[:, 1], "b_start": out[:, 2], "length": out[:, 3]})
+
+    schema = "doc_a long, doc_b long, a_start long, b_start long, length long"
+    return dups.groupBy("doc_a", "doc_b").applyInPandas(fn, schema)
+
+
+# ---------------------------------------------------------------------------- align
+
+
+def align_on_spark(engine: SparkEngine, texts: list[str], params: Any) -> list[tuple[int, int, list[Any]]]:
+    """:func:`neardup.partial.align.align` as Spark stages; the same ``(a, b, passages)``, ``a < b``, in order.
+
+    Words get 64-bit ids from XXH64 of their case-folded form instead of one dictionary
+    over the corpus (which a partition cannot see), so seeds are equal exactly when their
+    words are (barring a 64-bit collision); seeds are grouped by key (groups are bounded:
+    a seed in more than ``max_df`` documents or ``4 max_df`` places is dropped, as
+    locally), seed matches grouped by document pair and chained by the local kernel, and
+    passages mapped to characters from each document's word offsets.
+    """
+    from pyspark.sql import functions as F
+
+    from ..partial.align import Passage
+
+    with engine.workdir() as work:
+        n = write_documents((texts[i:i + 1000] for i in range(0, len(texts), 1000)), f"{work}/documents")
+        if n == 0:
+            return []
+        spark = engine.session()
+        words = _stored(word_stage(engine.documents(spark, f"{work}/documents")), f"{work}/words")
+        seeds = words.mapInPandas(_seed_fn(params.n), "key long, doc long, pos long")
+        groups = (seeds.groupBy("key").agg(F.countDistinct("doc").alias("docs"), F.count("*").alias("size"),
+                                             F.collect_list(F.struct("doc", "pos")).alias("occ"))
+                  .where((F.col("docs") >= 2) & (F.col("docs") <= params.max_df) & (F.col("size") <= 4 * params.max_df)))
+        matches = groups.select("occ").mapInPandas(_occurrence_pairs, "a long, b long, pa long, pb long")
+        chains = matches.groupBy("a", "b").applyInPandas(_chain_fn(params),
+                                                         "a long, b long, idx long, a_lo long, a_hi long, b_lo long, "
+                                                         "b_hi long, density double")
+        side_a = words.select(F.col("row").alias("a"), F.col("starts").alias("a_starts"), F.col("ends").alias("a_ends"))
+        side_b = words.select(F.col("row").alias("b"), F.col("starts").alias("b_starts"), F.col("ends").alias("b_ends"))
+        located = _stored(chains.join(side_a, "a").join(side_b, "b").mapInPandas(
+            _chars_fn, "a long, b long, idx long, a_s long, a_e long, b_s long, b_e long, aw long, bw long, "
+                       "density double"), f"{work}/passages").toPandas()
+    located = located.sort_values(["a", "b", "idx"], kind="stable")
+    found: list[tuple[int, int, list[Any]]] = []
+    for (a, b), rows in located.groupby(["a", "b"], sort=True):
+        passages = [Passage((int(r.a_s), int(r.a_e)), (int(r.b_s), int(r.b_e)), int(r.aw), int(r.bw), float(r.density))
+                    for r in rows.itertuples()]
+        found.append((int(a), int(b), passages))
+    return found
+
+
+def word_stage(docs: Any) -> Any:
+    """``(row, text)`` -> ``(row, ids, starts, ends)``: each document's words (hashed) and their offsets."""
+    import xxhash
+
+    from ..partial.align import _WORD
+    from .spark_stages import _batches
+
+    def fn(frame: pd.DataFrame) -> pd.DataFrame:
+        ids, starts, ends = [], [], []
+        for text in frame["text"]:
+            found = list(_WORD.finditer(text))
+            ids.append(np.array([xxhash.xxh64_intdigest(m.group().casefold().encode("utf-8", "surrogatepass"))
+                                 for m in found], dtype=np.uint64).tobytes())
+            starts.append(np.array([m.start() for m in found], dtype=np.int64).tobytes())
+            ends.append(np.array([m.end() for m in found], dtype=np.int64).tobytes())
+        return pd.DataFrame({"row": frame["row"].to_numpy(np.int64), "ids": ids, "starts": starts, "ends": ends})
+
+    return docs.mapInPandas(_batches(fn), "row long, ids binary, starts binary, ends binary")
+
+
+def _seed_fn(n: int) -> Any:
+    from ..partial.align import seeds
+    from .codec import joined
+    from .spark_stages import _batches
+
+    def fn(frame: pd.DataFrame) -> pd.DataFrame:
+        ids = joined(frame["ids"], "<u8")
+        first = np.zeros(len(frame) + 1, dtype=np.int64)
+        np.cumsum([len(b) // 8 for b in frame["ids"]], out=first[1:])
+        key, doc, pos = seeds(ids, first, n)
+        return pd.DataFrame({"key": key.view(np.int64), "doc": frame["row"].to_numpy(np.int64)[doc], "pos": pos})
+
+    return _batches(fn)
+
+
+def _occurrence_pairs(frames: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+    """Every two occurrences of a seed in two documents, ``a < b`` (the local ``_seed_pairs``)."""
+    for frame in frames:
+        out: list[np.ndarray] = []
+        for occ in frame["occ"]:
+            doc = np.array([o["doc"] for o in occ], dtype=np.int64)
+            pos = np.array([o["pos"] for o in occ], dtype=np.int64)
+            order = np.lexsort((pos, doc))
+            doc, pos = doc[order], pos[order]
+            i, j = np.triu_indices(doc.shape[0], 1)
+            keep = doc[i] != doc[j]
+            i, j = i[keep], j[keep]
+            out.append(np.stack([doc[i], doc[j], pos[i], pos[j]], axis=1))
+        if out:
+            rows = np.concatenate(out)
+            yield pd.DataFrame({"a": rows[:, 0], "b": rows[:, 1], "pa": rows[:, 2], "pb": rows[:, 3]})
+
+
+def _chain_fn(params: Any) -> Any:
+    from ..partial.align import _chain
+
+    def fn(frame: pd.DataFrame) -> pd.DataFrame:
+        empty = pd.DataFrame({c: np.zeros(0, np.int64) for c in ("a", "b", "idx", "a_lo", "a_hi", "b_lo", "b_hi")})
+        empty["density"] = np.zeros(0)
+        if len(frame) < params.min_seeds:
+            return empty
+        frame = frame.sort_values(["pa", "pb"], kind="stable")
+        rows = []
+        chained = _chain(frame["pa"].to_numpy(np.int64), frame["pb"].to_numpy(np.int64), params.n, params.gap)
+        for a_lo, a_hi, b_lo, b_hi, matched in chained:
+            aw, bw = a_hi - a_lo, b_hi - b_lo
+            density = min(1.0, (matched + params.n - 1) / max(min(aw, bw), 1))
+            if min(aw, bw) < params.min_words or density < params.min_density:
+                continue
+            rows.append((int(frame["a"].iloc[0]), int(frame["b"].iloc[0]), len(rows), a_lo, a_hi, b_lo, b_hi,
+                         round(density, 4)))
+        if not rows:
+            return empty
+        return pd.DataFrame(rows, columns=["a", "b", "idx", "a_lo", "a_hi", "b_lo", "b_hi", "density"])
+
+    return fn
+
+
+def _chars_fn(frames: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+    """Passages in characters: word offsets of each side looked up."""
+    for frame in frames:
+        a_s, a_e, b_s, b_e = [], [], [], []
+        for r in frame.itertuples():
+            sa, ea = np.frombuffer(r.a_starts, np.int64), np.frombuffer(r.a_ends, np.int64)
+            sb, eb = np.frombuffer(r.b_starts, np.int64), np.frombuffer(r.b_ends, np.int64)
+            a_s.append(int(sa[r.a_lo]))
+            a_e.append(int(ea[r.a_hi - 1]))
+            b_s.append(int(sb[r.b_lo]))
+            b_e.append(int(eb[r.b_hi - 1]))
+        yield pd.DataFrame({"a": frame["a"], "b": frame["b"], "idx": frame["idx"], "a_s": a_s, "a_e": a_e,
+                            "b_s": b_s, "b_e": b_e, "aw": frame["a_hi"] - frame["a_lo"],
+                            "bw": frame["b_hi"] - frame["b_lo"], "density": frame["density"]})

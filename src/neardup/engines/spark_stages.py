@@ -1,0 +1,293 @@
+"""The stages of ``dedup`` as Spark stages over DataFrames (imported only by the Spark engine).
+
+Every stage is a DataFrame in, a DataFrame out; the work inside a partition is the
+method's own compiled stage (``sketch``, ``keys``, ``score``) or the local clustering,
+called from ``mapInPandas`` / ``applyInPandas`` on Arrow batches, so the numbers are the
+local engine's to the bit.  Rows are the documents' global numbers in input order; no
+stage depends on how rows are partitioned or in which order partitions come.
+
+* :func:`sketch` -- ``(row, text)`` -> the method's sketches, one encoded row per document
+  (:class:`~neardup.engines.codec.SketchLayout`);
+* :func:`key_candidates` -- methods whose candidates share keys (MinHash bands,
+  supershingles): ``(band, key, row)`` grouped by ``(band, key)``; every pair of a bucket
+  is a candidate, as in :func:`neardup.index.banding.candidate_pairs`, but a bucket is cut
+  deterministically into blocks of :data:`BLOCK` rows (by row number) and each pair of
+  blocks is one task, so a giant bucket never becomes one task's quadratic list;
+* :func:`set_join_candidates` -- exact set joins (ffp, spotsigs): prefix filtering with a
+  global feature order by ``(document frequency, hash)``; a document's prefix (the rarest
+  ``|A| - o + 1`` features, ``o`` the overlap a partner at least as long needs) is joined
+  with the features of the documents at least as long; features in one document only
+  are dropped first (they pair nothing).  Complete: a pair at or above the threshold
+  shares a prefix feature of its shorter member;
+* :func:`verify` -- the candidates joined with both documents' sketches, scored by the
+  method's ``score`` (the local engine's kernel: bit-equal scores), kept at the threshold;
+* :func:`connected_components` -- large-star / small-star (Kiveris et al. 2014) in the
+  DataFrame API: star edges, no extra Java packages;
+* :func:`clusters` -- the local clustering (:func:`neardup.cluster.clusters_from_pairs`)
+  of each component's pairs, in ``(a, b)`` order: label propagation, leader and
+  components never cross a component, so per component they give the local answer.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterator
+
+import numpy as np
+import pandas as pd
+from pyspark.sql import DataFrame, Window
+from pyspark.sql import functions as F
+
+from ..cluster import clusters_from_pairs
+from ..methods.base import Method, Sketches
+from .codec import SketchLayout
+
+#: Rows per block of a bucket: a task makes at most BLOCK**2 candidate pairs.
+BLOCK = 1024
+#: Pairs a pair-making task hands to Spark at once.
+FLUSH_PAIRS = 1 << 20
+#: Rounds of large-star + small-star at most (each at least halves the components' depth).
+MAX_STAR_ROUNDS = 64
+
+
+def one_thread() -> None:
+    """Compiled kernels in a Spark task use one thread: a task is one core's work."""
+    import numba
+
+    numba.set_num_threads(1)
+
+
+def _batches(fn: Callable[[pd.DataFrame], pd.DataFrame | None]) -> Callable[[Iterator[pd.DataFrame]], Iterator[pd.DataFrame]]:
+    """A ``mapInPandas`` function applying ``fn`` to each non-empty Arrow batch."""
+
+    def run(frames: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+        one_thread()
+        for frame in frames:
+            if len(frame):
+                out = fn(frame)
+                if out is not None and len(out):
+                    yield out
+
+    return run
+
+
+# ---------------------------------------------------------------------------- sketch
+
+
+def sketch(docs: DataFrame, method: Method, layout: SketchLayout) -> DataFrame:
+    """``(row, text)`` -> one encoded sketch row per document (see the module docstring).
+
+    ``finish`` of one batch is the batch's part of the collection's sketches: the Spark
+    engine runs only methods whose sketches need no corpus statistics.
+    """
+
+    def fn(frame: pd.DataFrame) -> pd.DataFrame:
+        texts = frame["text"].tolist()
+        sk = method.finish([method.sketch(method.prepare(texts))])
+        return layout.encode(frame["row"].to_numpy(np.int64), sk)
+
+    return docs.mapInPandas(_batches(fn), layout.schema())
+
+
+# ---------------------------------------------------------------------------- candidates
+
+
+def key_candidates(sketches: DataFrame, method: Method, layout: SketchLayout, block: int = BLOCK) -> DataFrame:
+    """Pairs ``(a, b)``, ``a < b``, of usable documents sharing ``min_shared`` keys."""
+    _, min_shared = method.keys(_probe_sketch(method))
+
+    def keys_fn(frame: pd.DataFrame) -> pd.DataFrame:
+        sk = layout.decode(frame)
+        keys, _ = method.keys(sk)
+        ok = sk.usable
+        rows, keys = frame["row"].to_numpy(np.int64)[ok], keys[ok]
+        bands = keys.shape[1]
+        return pd.DataFrame({"band": np.tile(np.arange(bands, dtype=np.int32), rows.shape[0]),
+                             "key": np.ascontiguousarray(keys).view(np.int64).ravel(),
+                             "row": np.repeat(rows, bands)})
+
+    keyed = sketches.mapInPandas(_batches(keys_fn), "band int, key long, row long")
+    pairs = group_pairs(keyed, ["band", "key"], "row", block)
+    if min_shared <= 1:
+        return pairs.distinct()
+    return pairs.groupBy("a", "b").count().where(F.col("count") >= min_shared).select("a", "b")
+
+
+def group_pairs(keyed: DataFrame, keys: list[str], item: str, block: int = BLOCK) -> DataFrame:
+    """``(a, b)``, ``a < b``, for every two items of a group of equal ``keys`` (once per group).
+
+    A group is cut into blocks of ``block`` items by item order, and each pair of blocks is
+    one task: a giant group's pairs are all made (the local index makes them all), but no
+    task makes more than ``block**2`` of them.  Groups of one item cost one aggregation row.
+    """
+    groups = (keyed.groupBy(*keys).agg(F.count("*").alias("_size"), F.collect_list(item).alias("_items"))
+              .where(F.col("_size") >= 2))
+    members = groups.select(*keys, F.posexplode(F.array_sort("_items")).alias("_pos", "_item"))
+    blocks = (members.withColumn("_block", F.floor(F.col("_pos") / block))
+              .groupBy(*keys, "_block").agg(F.collect_list("_item").alias("_items")))
+    x, y = blocks.alias("x"), blocks.alias("y")
+    same_group = F.col("x._block") <= F.col("y._block")
+    for k in keys:
+        same_group = same_group & (F.col(f"x.{k}") == F.col(f"y.{k}"))
+    tasks = x.join(y, same_group).select(F.col("x._items").alias("rows_x"), F.col("y._items").alias("rows_y"),
+                                         (F.col("x._block") == F.col("y._block")).alias("same"))
+    return tasks.mapInPandas(_block_pairs, "a long, b long")
+
+
+def _probe_sketch(method: Method) -> Sketches:
+    from .codec import PROBE
+
+    return method.finish([method.sketch(method.prepare([PROBE]))])
+
+
+def _block_pairs(frames: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+    """Every pair within a block (``same``) or across two blocks of one bucket, ``a < b``."""
+    out_a: list[np.ndarray] = []
+    out_b: list[np.ndarray] = []
+    pending = 0
+    for frame in frames:
+        for xs, ys, same in zip(frame["rows_x"], frame["rows_y"], frame["same"]):
+            xs = np.asarray(xs, dtype=np.int64)
+            if same:
+                i, j = np.triu_indices(xs.shape[0], 1)
+                a, b = xs[i], xs[j]
+            else:
+                ys = np.asarray(ys, dtype=np.int64)
+                a, b = np.repeat(xs, ys.shape[0]), np.tile(ys, xs.shape[0])
+            out_a.append(np.minimum(a, b))
+            out_b.append(np.maximum(a, b))
+            pending += a.shape[0]
+            if pending >= FLUSH_PAIRS:
+                yield pd.DataFrame({"a": np.concatenate(out_a), "b": np.concatenate(out_b)})
+                out_a, out_b, pending = [], [], 0
+    if pending:
+        yield pd.DataFrame({"a": np.concatenate(out_a), "b": np.concatenate(out_b)})
+
+
+def prefix_lengths(sizes: np.ndarray, tau: float, measure: str) -> np.ndarray:
+    """How many of a set's rarest features a partner at least as long must share one of.
+
+    The same bound as :mod:`neardup.index.inverted` (never overestimating the overlap
+    needed, so the join stays complete).
+    """
+    la = sizes.astype(np.float64)
+    x = 2.0 * tau * la / (1.0 + tau) if measure == "jaccard" else tau * la
+    need = np.maximum(np.ceil(x - 1e-9 * (1.0 + x)).astype(np.int64), 1)
+    return np.where(sizes > 0, sizes - need + 1, 0)
+
+
+def set_join_candidates(sketches: DataFrame, layout: SketchLayout, measure: str, tau: float,
+                        features_path: str | None = None) -> DataFrame:
+    """Pairs ``(a, b)``, ``a < b``, that may reach ``tau`` (see the module docstring).
+
+    ``features_path``: where to keep the exploded features (read twice) as Parquet.
+    """
+
+    def features_fn(frame: pd.DataFrame) -> pd.DataFrame:
+        sk = layout.decode(frame)
+        sizes = sk.list_sizes()
+        sizes = np.where(sk.usable, sizes, 0)
+        keep = np.repeat(sk.usable, sk.list_sizes())
+        rows = frame["row"].to_numpy(np.int64)
+        return pd.DataFrame({"row": np.repeat(rows, sizes), "h": sk.lists["hashes"][keep].view(np.int64),
+                             "size": np.repeat(sizes, sizes), "plen": np.repeat(prefix_lengths(sizes, tau, measure), sizes)})
+
+    feats = sketches.mapInPandas(_batches(features_fn), "row long, h long, size long, plen long")
+    if features_path is not None:
+        feats.write.mode("overwrite").parquet(features_path)
+        feats = feats.sparkSession.read.parquet(features_path)
+    df = feats.groupBy("h").agg(F.count("*").alias("df")).where(F.col("df") >= 2)
+    shared = feats.join(df, "h")
+    # every feature of one document only ranks first (df 1), so a shared feature's position
+    # in the document's global order is the number of those plus its rank among the shared
+    ranked = (shared.withColumn("pos", F.row_number().over(Window.partitionBy("row").orderBy("df", "h")) - 1)
+              .withColumn("n", F.count("*").over(Window.partitionBy("row"))))
+    prefix = ranked.where(F.col("size") - F.col("n") + F.col("pos") < F.col("plen")).select(
+        "h", F.col("row").alias("a"), F.col("size").alias("la"))
+    full = shared.select("h", F.col("row").alias("b"), F.col("size").alias("lb"))
+    cand = prefix.join(full, "h").where((F.col("lb") > F.col("la"))
+                                        | ((F.col("lb") == F.col("la")) & (F.col("b") > F.col("a"))))
+    if measure == "jaccard":  # Jaccard <= |A| / |B|
+        cand = cand.where(F.col("lb") * tau <= F.col("la") + 1e-6)
+    return cand.select(F.least("a", "b").alias("a"), F.greatest("a", "b").alias("b")).distinct()
+
+
+# ---------------------------------------------------------------------------- verify
+
+
+def verify(candidates: DataFrame, sketches: DataFrame, method: Method, layout: SketchLayout,
+           threshold: float) -> DataFrame:
+    """``(a, b, score)`` of the candidates scoring at or above ``threshold``."""
+    side_a = sketches.select(*[F.col(c).alias(f"a_{c}") for c in sketches.columns])
+    side_b = sketches.select(*[F.col(c).alias(f"b_{c}") for c in sketches.columns])
+    joined = (candidates.join(side_a, F.col("a") == F.col("a_row"))
+              .join(side_b, F.col("b") == F.col("b_row")))
+
+    def fn(frame: pd.DataFrame) -> pd.DataFrame:
+        m = len(frame)
+        sk = Sketches.concat([layout.decode(frame, "a_"), layout.decode(frame, "b_")])
+        scores = method.score(sk, np.arange(m, dtype=np.int64), np.arange(m, 2 * m, dtype=np.int64))
+        keep = scores >= threshold
+        return pd.DataFrame({"a": frame["a"].to_numpy(np.int64)[keep], "b": frame["b"].to_numpy(np.int64)[keep],
+                             "score": scores[keep]})
+
+    return joined.mapInPandas(_batches(fn), "a long, b long, score double")
+
+
+# ---------------------------------------------------------------------------- clusters
+
+
+def connected_components(edges: DataFrame) -> DataFrame:
+    """``(row, comp)`` of every row in ``edges`` (columns ``a``, ``b``): comp = smallest row of its component.
+
+    Large-star links every neighbour larger than a node to the node's smallest
+    neighbour; small-star links each node's smaller neighbours to the smallest of them.
+    The rounds stop when the edges form stars around the smallest row of each component
+    (every node has one edge, to a node with none of its own): an exact test, one job.
+    Each round is a few group-bys and joins, checkpointed.
+    """
+    edges_now = edges.select(F.col("a").alias("u"), F.col("b").alias("v"))
+    for _ in range(MAX_STAR_ROUNDS):
+        both = edges_now.unionByName(edges_now.select(F.col("v").alias("u"), F.col("u").alias("v")))
+        low = both.groupBy("u").agg(F.min("v").alias("m")).withColumn("m", F.least("m", "u"))
+        large = (both.join(low, "u").where(F.col("v") > F.col("u"))
+                 .select(F.col("v").alias("u"), F.col("m").alias("v")).distinct())
+        low = large.groupBy("u").agg(F.min("v").alias("m"))
+        edges_now = (large.join(low, "u").where(F.col("v") != F.col("m"))
+                     .select(F.col("v").alias("u"), F.col("m").alias("v"))
+                     .unionByName(low.select("u", F.col("m").alias("v"))).distinct()).localCheckpoint()
+        if _stars(edges_now):
+            break
+    else:
+        raise RuntimeError(f"connected components did not settle in {MAX_STAR_ROUNDS} rounds")
+    return (edges_now.select(F.col("u").alias("row"), F.col("v").alias("comp"))
+            .unionByName(edges_now.select(F.col("v").alias("row"), F.col("v").alias("comp")).distinct()))
+
+
+def _stars(edges: DataFrame) -> bool:
+    """Whether the edges ``u -> v`` (``u > v``) are stars: one edge per ``u``, no edge out of any ``v``."""
+    two_out = edges.groupBy("u").count().where(F.col("count") > 1).select("u")
+    centre_out = edges.join(edges.select(F.col("v").alias("u")).distinct(), "u").select("u")
+    return two_out.unionByName(centre_out).isEmpty()
+
+
+def clusters(pairs: DataFrame, components: DataFrame, clustering: str, groups: int) -> DataFrame:
+    """``(first, members)`` of every cluster of two or more rows (members sorted).
+
+    Components are dealt into ``groups`` groups by a hash of their id, and each group's
+    pairs are clustered at once: whole components that share no pair cluster as they
+    would alone, and one call per group instead of per component keeps Python's
+    per-call cost off a million small components.
+    """
+    by_comp = pairs.join(components.select(F.col("row").alias("a"), "comp"), "a").withColumn(
+        "group", F.pmod(F.xxhash64("comp"), F.lit(groups)))
+
+    def fn(frame: pd.DataFrame) -> pd.DataFrame:
+        one_thread()
+        frame = frame.sort_values(["a", "b"], kind="stable")
+        a, b = frame["a"].to_numpy(np.int64), frame["b"].to_numpy(np.int64)
+        nodes = np.unique(np.concatenate([a, b]))
+        found = clusters_from_pairs(nodes.shape[0], np.searchsorted(nodes, a), np.searchsorted(nodes, b),
+                                    frame["score"].to_numpy(np.float64), clustering)
+        return pd.DataFrame({"first": [int(nodes[g[0]]) for g in found], "members": [nodes[g] for g in found]})
+
+    return by_comp.groupBy("group").applyInPandas(fn, "first long, members array<long>")

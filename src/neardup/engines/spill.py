@@ -1,0 +1,119 @@
+"""Batches' sketches held in memory up to a budget, then spilled to disk and memory-mapped.
+
+The local engine keeps every document's sketch (MinHash: 4 bytes x ``num_perm``; ffp: 8
+bytes per shingle) until the corpus is read.  Past :func:`default_budget` (an eighth of the
+memory available when the run starts) :class:`PartStore` appends the batches' arrays to
+files instead, and hands the method one part whose arrays map those files: the operating
+system pages them in and out, so a corpus whose sketches exceed memory runs slower
+instead of being killed.  The budget is an eighth of the memory available at the start: the
+sketches are about a third of what the engine holds per document (ids, provenance and
+band keys are the rest) and joining the batches doubles them for a moment, so they spill
+well before memory runs out; spilling costs little (the mapped pages stay in the page
+cache while there is room).  The result is the same: ``finish`` of one part is that part,
+without a copy.
+
+Only sketches without corpus statistics spill (a part's ``stats`` or ``features`` are
+merged by ``finish`` and stay in memory).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from typing import Any
+
+import numpy as np
+
+from ..methods.base import Sketches
+
+
+def default_budget() -> int:
+    """An eighth of the memory available now (1 GiB when the system does not say)."""
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 8
+    except (ValueError, OSError, AttributeError):
+        return 1 << 30
+
+
+def nbytes(part: Sketches) -> int:
+    """Bytes of a part's per-document arrays."""
+    arrays = [part.usable, *part.columns.values(), *part.lists.values()]
+    return sum(a.nbytes for a in arrays) + (part.offsets.nbytes if part.offsets is not None else 0)
+
+
+class PartStore:
+    """The sketched batches, in order: in memory until ``budget`` bytes, then in files under ``folder``."""
+
+    def __init__(self, budget: int | None = None, folder: str | None = None) -> None:
+        self.budget = default_budget() if budget is None else budget
+        self.folder = folder
+        self.held: list[Sketches] = []
+        self.held_bytes = 0
+        self.path: str | None = None
+        self.files: dict[str, Any] = {}
+        self.layout: dict[str, tuple[np.dtype, tuple[int, ...]]] = {}
+        self.rows = 0
+        self.spilled_bytes = 0
+        self.info: dict[str, Any] = {}
+
+    @property
+    def spilled(self) -> bool:
+        return self.path is not None
+
+    def add(self, part: Sketches) -> None:
+        """Keep ``part`` (the next batch's sketches)."""
+        if self.spilled:
+            self._append(part)
+            return
+        self.held.append(part)
+        self.held_bytes += nbytes(part)
+        if self.held_bytes > self.budget and all(p.stats is None and p.features is None for p in self.held):
+            self.path = tempfile.mkdtemp(prefix="neardup-spill-", dir=self.folder)
+            held, self.held = self.held, []
+            for p in held:
+                self._append(p)
+
+    def _append(self, part: Sketches) -> None:
+        if not self.files:
+            self.info = dict(part.info)
+        fields = {"usable": part.usable, **{f"c_{k}": v for k, v in part.columns.items()},
+                  **{f"l_{k}": v for k, v in part.lists.items()}}
+        if part.offsets is not None:
+            fields["sizes"] = part.list_sizes().astype(np.int64)
+        for name, values in fields.items():
+            if name not in self.files:
+                self.files[name] = open(os.path.join(self.path, name), "wb")  # noqa: SIM115 - closed in parts()
+                self.layout[name] = (values.dtype, tuple(values.shape[1:]))
+            np.ascontiguousarray(values).tofile(self.files[name])
+            self.spilled_bytes += values.nbytes
+        self.rows += len(part)
+
+    def parts(self) -> list[Sketches]:
+        """The batches' sketches: as added, or one part mapping the spilled files (handed over: the
+        store keeps no reference, so ``finish`` can free the batches as it joins them)."""
+        if not self.spilled:
+            held, self.held = self.held, []
+            return held
+        for f in self.files.values():
+            f.close()
+        arrays = {}
+        for name, (dtype, shape) in self.layout.items():
+            count = os.path.getsize(os.path.join(self.path, name)) // dtype.itemsize
+            mapped = np.memmap(os.path.join(self.path, name), dtype=dtype, mode="r+", shape=(count,)) if count else \
+                np.zeros(0, dtype)
+            arrays[name] = np.asarray(mapped).reshape((-1, *shape))
+        offsets = None
+        if "sizes" in arrays:
+            offsets = np.zeros(self.rows + 1, dtype=np.int64)
+            np.cumsum(arrays.pop("sizes"), out=offsets[1:])
+        columns = {k[2:]: v for k, v in arrays.items() if k.startswith("c_")}
+        lists = {k[2:]: v for k, v in arrays.items() if k.startswith("l_")}
+        return [Sketches(arrays["usable"], columns, lists, offsets, None, self.info)]
+
+    def close(self) -> None:
+        """Remove the spilled files (the mapped arrays must no longer be used)."""
+        for f in self.files.values():
+            f.close()
+        if self.path is not None:
+            shutil.rmtree(self.path, ignore_errors=True)

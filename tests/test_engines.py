@@ -1,0 +1,80 @@
+"""The engine seam without Spark: the codec that moves sketches as table rows, engine choice."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from neardup.engines import get_engine
+from neardup.engines.codec import SketchLayout
+from neardup.errors import UserError
+from neardup.methods import get_method
+from neardup.methods.base import Sketches
+
+TEXTS = ["the cat sat on the mat and looked at the birds in the garden", "", "one two",
+         "a b c d e f g h i j k l m n o p", "the cat sat on the mat and looked at the dogs in the garden"]
+
+
+@pytest.mark.parametrize("name, params", [("ffp", {}), ("minhash", {}), ("minhash", {"exact": True}),
+                                          ("spotsigs", {})])
+def test_codec_round_trip_any_rows_any_order(name, params):
+    method = get_method(name, **params)
+    sk = method.finish([method.sketch(method.prepare(TEXTS))])
+    layout = SketchLayout.probe(method)
+    assert layout == SketchLayout.of(sk)
+    frame = layout.encode(np.arange(10, 15), sk)
+    assert frame["row"].tolist() == list(range(10, 15))
+    order = np.array([3, 0, 4, 1])
+    back = layout.decode(frame.iloc[order].reset_index(drop=True))
+    want = sk.take(order)
+    assert np.array_equal(back.usable, want.usable)
+    for k in want.columns:
+        assert back.columns[k].dtype == want.columns[k].dtype and np.array_equal(back.columns[k], want.columns[k])
+        assert back.columns[k].flags.writeable
+    for k in want.lists:
+        assert np.array_equal(back.lists[k], want.lists[k])
+    if want.offsets is not None:
+        assert np.array_equal(back.offsets, want.offsets)
+    a, b = np.array([0, 0]), np.array([2, 3])
+    assert method.score(back, a, b).tobytes() == method.score(want, a, b).tobytes()
+
+
+def test_codec_empty_frame():
+    method = get_method("minhash")
+    layout = SketchLayout.probe(method)
+    empty = layout.decode(layout.encode(np.zeros(0, np.int64), Sketches.concat(
+        [method.finish([method.sketch(method.prepare(["x y z w v"]))])]).take(np.zeros(0, np.int64))))
+    assert len(empty) == 0 and empty.columns["signatures"].shape == (0, 128)
+
+
+def test_engine_choice():
+    assert get_engine("local").name == "local"
+    with pytest.raises(UserError, match="unknown engine"):
+        get_engine("ray")
+    with pytest.raises(UserError, match="sc://"):
+        get_engine("spark", connect="http://x")
+    with pytest.raises(UserError, match="not both"):
+        get_engine("spark", master="local[2]", connect="sc://x")
+
+
+@pytest.mark.parametrize("params", [{}, {"method": "minhash", "threshold": 0.5, "shingle_size": 3},
+                                    {"method": "minhash", "threshold": 0.5, "exact": True}])
+def test_local_engine_spills_past_its_budget_with_the_same_result(params, tmp_path):
+    """Sketches past the memory budget go to memory-mapped files; pairs and clusters do not change."""
+    from pathlib import Path
+
+    from neardup.engines.local import LocalEngine
+    from neardup.io.readers import read_inputs
+    from neardup.pipeline import Deduplicator
+
+    sample = str(Path(__file__).resolve().parent.parent / "examples" / "sample.jsonl")
+    want = Deduplicator(batch_bytes=20_000, **params).run(read_inputs([sample]))
+    got = Deduplicator(batch_bytes=20_000, engine=LocalEngine(memory_budget=1, spill_dir=str(tmp_path)),
+                       **params).run(read_inputs([sample]))
+    assert want.a.shape[0] > 10
+    assert np.array_equal(got.a, want.a) and np.array_equal(got.b, want.b)
+    assert got.scores.tobytes() == want.scores.tobytes()
+    assert [g.tolist() for g in got.groups] == [g.tolist() for g in want.groups]
+    assert got.stats.notes["MB of sketches spilled to disk (memory-mapped)"] >= 0
+    assert "MB of sketches spilled to disk (memory-mapped)" in got.stats.notes
+    assert not list(tmp_path.iterdir())  # the spill files are removed

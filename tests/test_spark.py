@@ -1,0 +1,170 @@
+"""The Spark engine gives byte-identical outputs to the local engine (``--engine spark``).
+
+Marked ``spark``; skipped where pyspark or Java is missing (``.ci/run`` installs the
+extra).  One Spark session (local[2]) serves the module.  The simulated corpus: 5,000
+documents syndicated by ``neardup synth``'s simulator from 2,000 made-up articles
+(seeded; no third-party data) -- the 8 shipped articles would make 8 clusters of ~600
+documents and five million pairs.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pyspark")
+pytestmark = [pytest.mark.spark,
+              pytest.mark.skipif(shutil.which("java") is None, reason="the Spark engine needs Java 17+")]
+
+from neardup.cli import main  # noqa: E402
+from neardup.engines.spark import SparkEngine  # noqa: E402
+from neardup.errors import UserError  # noqa: E402
+from neardup.io.readers import read_inputs  # noqa: E402
+from neardup.pipeline import Deduplicator  # noqa: E402
+
+SAMPLE = Path(__file__).resolve().parent.parent / "examples" / "sample.jsonl"
+SPARK = ["--engine", "spark", "--spark-master", "local[2]"]
+
+
+def made_up_articles(n: int, seed: int):
+    """``n`` distinct articles of made-up words (the simulator's vocabulary maker)."""
+    from neardup.evaluate.sites import Words
+
+    r = random.Random(seed)
+    words = Words(r, 6000)
+    for i in range(n):
+        paras = [words.sentences(r, 2, 4) for _ in range(r.randint(3, 6))]
+        yield {"id": f"a{i}", "topic": f"t{i % 7}", "title": words.sentence(r, 5, 9).rstrip("."),
+               "text": "\n\n".join(paras)}
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory) -> Path:
+    from neardup.evaluate.synth import write_corpus
+
+    out = tmp_path_factory.mktemp("synth")
+    write_corpus(made_up_articles(2000, 5), out, 3, 5000)
+    return out / "docs.jsonl"
+
+
+@pytest.fixture(scope="module")
+def spark():
+    session = SparkEngine(master="local[2]", partitions=2).session()
+    yield session
+    session.stop()
+
+
+def _engine(partitions: int, shuffle_seed: int | None = None) -> SparkEngine:
+    return SparkEngine(master="local[2]", partitions=partitions, shuffle_seed=shuffle_seed)
+
+
+def _same(local, other) -> None:
+    assert other.ids == local.ids
+    assert np.array_equal(other.a, local.a) and np.array_equal(other.b, local.b)
+    assert other.scores.tobytes() == local.scores.tobytes()  # bit-equal floats
+    assert [g.tolist() for g in other.groups] == [g.tolist() for g in local.groups]
+    assert np.array_equal(other.usable, local.usable)
+    assert other.candidate_pairs == local.candidate_pairs
+
+
+def _summary(path: Path) -> dict:
+    s = json.loads((path / "summary.json").read_text())
+    s.pop("seconds")
+    s["parameters"].pop("engine", None)
+    return s
+
+
+def test_dedup_cli_sample_byte_identical(spark, tmp_path):
+    assert main(["dedup", str(SAMPLE), "-o", str(tmp_path / "l"), "--quiet"]) == 0
+    assert main(["dedup", str(SAMPLE), "-o", str(tmp_path / "s"), "--quiet", *SPARK, "--spark-partitions", "3"]) == 0
+    for name in ("pairs.jsonl", "clusters.jsonl"):
+        assert (tmp_path / "s" / name).read_bytes() == (tmp_path / "l" / name).read_bytes()
+    assert _summary(tmp_path / "s") == _summary(tmp_path / "l")
+
+
+@pytest.mark.parametrize("params", [{}, {"method": "minhash", "threshold": 0.5, "shingle_size": 3},
+                                    {"method": "spotsigs", "threshold": 0.4}])
+def test_dedup_sample_methods(spark, params):
+    local = Deduplicator(**params).run(read_inputs([str(SAMPLE)]))
+    assert local.a.shape[0] > 10
+    _same(local, Deduplicator(engine=_engine(3, shuffle_seed=1), **params).run(read_inputs([str(SAMPLE)])))
+
+
+def test_dedup_corpus_two_partition_counts_any_order(spark, corpus):
+    """ffp (the default) on 5,000 documents: 2 partitions in input order, 5 scrambled."""
+    local = Deduplicator().run(read_inputs([str(corpus)]))
+    assert local.a.shape[0] > 5000 and len(local.groups) > 500
+    for engine in (_engine(2), _engine(5, shuffle_seed=7)):
+        _same(local, Deduplicator(engine=engine).run(read_inputs([str(corpus)])))
+
+
+def test_dedup_corpus_minhash_leader(spark, corpus, tmp_path):
+    """MinHash LSH (keys, groupBy) and leader clustering, files through the CLI."""
+    args = [str(corpus), "--quiet", "--method", "minhash", "--threshold", "0.6", "--cluster", "leader"]
+    assert main(["dedup", *args, "-o", str(tmp_path / "l")]) == 0
+    assert main(["dedup", *args, "-o", str(tmp_path / "s"), *SPARK, "--spark-partitions", "4"]) == 0
+    for name in ("pairs.jsonl", "clusters.jsonl"):
+        assert (tmp_path / "s" / name).read_bytes() == (tmp_path / "l" / name).read_bytes()
+    assert _summary(tmp_path / "s") == _summary(tmp_path / "l")
+
+
+@pytest.mark.parametrize("source, method", [("sample", "pdc"), ("corpus", "pdc")])
+def test_partial_byte_identical(spark, corpus, tmp_path, source, method):
+    path = str(SAMPLE if source == "sample" else corpus)
+    args = [path, "--quiet", "--method", method]
+    assert main(["partial", *args, "-o", str(tmp_path / "l")]) == 0
+    assert main(["partial", *args, "-o", str(tmp_path / "s"), *SPARK, "--spark-partitions", "3"]) == 0
+    local = (tmp_path / "l" / "partials.jsonl").read_bytes()
+    assert local.count(b"\n") > 50
+    assert (tmp_path / "s" / "partials.jsonl").read_bytes() == local
+    assert _summary(tmp_path / "s") == _summary(tmp_path / "l")
+
+
+def test_partial_align_is_refused_on_spark(spark, tmp_path, capsys):
+    assert main(["partial", str(SAMPLE), "--quiet", "-o", str(tmp_path / "s"), *SPARK]) == 2
+    assert "--engine local only" in capsys.readouterr().err
+    assert not (tmp_path / "s").exists()
+
+
+def test_group_pairs_splits_giant_groups_into_bounded_blocks(spark):
+    from neardup.engines.spark_stages import group_pairs
+
+    rows = [(k, i) for k, size in ((1, 10), (2, 1), (3, 7)) for i in range(100 * k, 100 * k + size)]
+    keyed = spark.createDataFrame(rows, "key long, row long")
+    got = sorted(tuple(r) for r in group_pairs(keyed, ["key"], "row", block=3).collect())
+    want = sorted((a, b) for k, size in ((1, 10), (3, 7)) for a in range(100 * k, 100 * k + size)
+                  for b in range(a + 1, 100 * k + size))
+    assert got == want
+
+
+def test_connected_components_large_small_star(spark):
+    from neardup.cluster import cluster_labels
+    from neardup.engines.spark_stages import connected_components
+
+    rng = np.random.default_rng(4)
+    a = rng.integers(0, 300, 250)
+    b = rng.integers(0, 300, 250)
+    keep = a != b
+    a, b = np.minimum(a, b)[keep], np.maximum(a, b)[keep]
+    edges = spark.createDataFrame([(int(x), int(y)) for x, y in zip(a, b)], "a long, b long")
+    comp = {r["row"]: r["comp"] for r in connected_components(edges).collect()}
+    labels = cluster_labels(300, a, b)
+    for node in set(a.tolist()) | set(b.tolist()):
+        assert comp[node] == int(np.flatnonzero(labels == labels[node])[0])  # the component's smallest row
+
+
+def test_refusals_before_reading(tmp_path):
+    with pytest.raises(UserError, match="simhash"):
+        Deduplicator(method="simhash", engine=_engine(2))
+    with pytest.raises(UserError, match="max-df"):
+        Deduplicator(method="minhash", max_df=5, engine=_engine(2))
+    assert main(["dedup", str(SAMPLE), "-o", str(tmp_path / "x"), "--spark-partitions", "2"]) == 2
+    assert main(["partial", str(SAMPLE), "-o", str(tmp_path / "z"), "--signature", "imatch", *SPARK]) == 2
+    assert main(["partial", str(SAMPLE), "-o", str(tmp_path / "t"), "--truth", str(SAMPLE), *SPARK]) == 2
+    assert main(["contain", str(SAMPLE), "-o", str(tmp_path / "c"), *SPARK]) == 2
+    assert not (tmp_path / "x").exists() and not (tmp_path / "z").exists()
