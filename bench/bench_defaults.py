@@ -113,7 +113,7 @@ def main(argv=None) -> int:
         method, params = SETTINGS[name]
         m = trained(method, params, data)
         scored = score_dataset(data, m)  # scoring every pair does not use the threshold
-        default = m.threshold  # the method's own default (for andd: its model's recorded one, loaded now)
+        default = m.decision_threshold()  # the method's own default (for andd: its model's recorded one)
         for clustering in args.clusterings.split(","):
             chosen, pair, bcubed = held_out(scored, args.splits, clustering)
             fixed = at_default(scored, args.splits, clustering, default)

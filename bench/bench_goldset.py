@@ -138,7 +138,7 @@ def main() -> int:
             start = time.perf_counter()
             held, scored = evaluate(data, method, params, splits=args.splits, split_seed=args.split_seed)
             # in-sample needs a model not trained on these pages: skip methods that learn
-            whole = {"max_f1": float("nan")} if scored.method.learns else evaluate(data, method, params)[0]
+            whole = {"max_f1": float("nan")} if scored.method.method.learns else evaluate(data, method, params)[0]
             row = {"extract": ex, "config": label, "method": method, "params": params,
                    **{k: held[k] for k in COLUMNS}, "max_f1_std": held["max_f1_std"],
                    "in_sample_max_f1": whole["max_f1"], "seconds": round(time.perf_counter() - start, 2)}
