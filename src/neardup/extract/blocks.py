@@ -22,7 +22,10 @@ style.  The cleaned DOM is serialized and split by the compiled scanner of
 :mod:`.scan`.
 
 Each block keeps its text (whitespace collapsed), its word count, how many of those
-words sit inside links, and its container: the innermost non-inline element.  The
+words sit inside links, and its container: the innermost non-inline element.  The page
+keeps its titles and, when it declares one in JSON-LD, its ``articleBody``: structured data
+the publisher gives search engines, which :mod:`.features` uses as a cross-check of blocks
+(read before the scripts are dropped).  The
 elements are a flat pre-order table (:class:`Elements`: tag id, parent, depth, last
 descendant, class/id) so :mod:`.features` computes tag paths and subtree text shares
 with numpy.
@@ -30,6 +33,8 @@ with numpy.
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -79,7 +84,7 @@ class Elements:
 
     ``end[i]`` is the index of the last element inside element ``i`` (its subtree is
     ``i..end[i]``), so subtree sums are differences of a cumulative sum.  ``attrs[i]``
-    is its class and id values joined by a space.
+    is its class, id and itemprop values joined by spaces.
     """
 
     tag: np.ndarray
@@ -94,7 +99,8 @@ class Elements:
 
 @dataclass
 class Page:
-    """A page split into blocks: texts, word and link-word counts, containers; its titles."""
+    """A page split into blocks: texts, word and link-word counts, containers; its titles and
+    the JSON-LD ``articleBody`` text (empty when the page has none)."""
 
     texts: list[str]
     words: np.ndarray
@@ -103,6 +109,7 @@ class Page:
     elements: Elements
     title: str
     meta_title: str
+    article_body: str = ""
 
     def __len__(self) -> int:
         return len(self.texts)
@@ -148,6 +155,28 @@ def titles(tree: LexborHTMLParser) -> tuple[str, str]:
     return title, meta
 
 
+_ARTICLE_BODY = re.compile(r'"articleBody"\s*:\s*"((?:[^"\\]|\\.)*)"')
+"""A JSON string value of an ``articleBody`` key."""
+
+
+def article_body(tree: LexborHTMLParser, html: str) -> str:
+    """The ``articleBody`` strings of the page's JSON-LD scripts, joined (empty when none).
+
+    Read with a regular expression rather than a JSON parser: it needs no valid JSON
+    around it (pages often break theirs) and costs nothing on the pages without the key.
+    """
+    if '"articleBody"' not in html:
+        return ""
+    parts = []
+    for node in tree.css('script[type="application/ld+json"]'):
+        for m in _ARTICLE_BODY.finditer(node.text(deep=True) or ""):
+            try:
+                parts.append(json.loads(f'"{m.group(1)}"'))
+            except ValueError:
+                parts.append(m.group(1))
+    return " ".join(" ".join(parts).split())
+
+
 def clean(tree: LexborHTMLParser) -> None:
     """Remove unrendered and hidden elements from ``tree`` in place."""
     tree.strip_tags(DROPPED_TAGS)
@@ -159,11 +188,12 @@ def page_blocks(html: str) -> Page:
     """Parse, clean and split ``html`` into blocks."""
     tree = parse(html)
     title, meta = titles(tree)
+    body = article_body(tree, html)
     clean(tree)
-    return split(tree, title, meta)
+    return split(tree, title, meta, body)
 
 
-def split(tree: LexborHTMLParser, title: str = "", meta_title: str = "") -> Page:
+def split(tree: LexborHTMLParser, title: str = "", meta_title: str = "", body: str = "") -> Page:
     """Split a cleaned tree into blocks, in document order."""
     root = tree.body or tree.root
     data = root.html.encode("utf-8", "replace") if root is not None else b""
@@ -171,7 +201,8 @@ def split(tree: LexborHTMLParser, title: str = "", meta_title: str = "") -> Page
     out, words, links, owner, tag, parent, depth, end, spans = scan(buf, *_tables())
     texts = out.tobytes().decode("utf-8", "replace").split("\x00")[:-1]
     attrs = [
-        f"{data[c0:c1].decode('utf-8', 'replace')} {data[i0:i1].decode('utf-8', 'replace')}" if c1 > c0 or i1 > i0 else ""
-        for c0, c1, i0, i1 in spans.tolist()
+        f"{data[c0:c1].decode('utf-8', 'replace')} {data[i0:i1].decode('utf-8', 'replace')} "
+        f"{data[p0:p1].decode('utf-8', 'replace')}" if c1 > c0 or i1 > i0 or p1 > p0 else ""
+        for c0, c1, i0, i1, p0, p1 in spans.tolist()
     ]
-    return Page(texts, words, links, owner, Elements(tag, parent, depth, end, attrs), title, meta_title)
+    return Page(texts, words, links, owner, Elements(tag, parent, depth, end, attrs), title, meta_title, body)

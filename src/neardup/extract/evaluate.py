@@ -12,7 +12,9 @@ Block scoring is precision/recall/F1 of the content label over all blocks of all
 (micro-averaged), where gold labels exist.
 
 :func:`site_folds` assigns whole sites to folds, so that :func:`cross_validate` never
-tests a model on a site it was trained on.
+tests a model on a site it was trained on; :func:`collection_folds` makes each data
+collection one fold (leave-one-collection-out: the model never saw the collection's
+sites, era, or its annotators' idea of content).
 """
 
 from __future__ import annotations
@@ -108,6 +110,12 @@ def site_folds(sites: Sequence[str], k: int, seed: int = 0) -> np.ndarray:
         fold_of[names[i]] = f
         load[f] += counts[i]
     return np.array([fold_of[s] for s in sites], dtype=np.int64)
+
+
+def collection_folds(datasets: Sequence[str]) -> np.ndarray:
+    """A fold number per page: the index of its collection among the sorted collection names."""
+    names = sorted(set(datasets))
+    return np.array([names.index(d) for d in datasets], dtype=np.int64)
 
 
 @dataclass

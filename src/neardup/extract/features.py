@@ -8,10 +8,16 @@ Two feature sets share one layout mechanism (:class:`Layout` hands out column ra
   digit densities, sentence end, word length), place (position by blocks and by text,
   depth, the share of the page's text under the block's container and its parent, whether
   the block lies in the page's main text container, distance to the nearest long block),
-  title overlap (with ``<title>`` / og:title), tags of the container, its parent and
-  grandparent, class/id keywords (nav, footer, comment, article, content, ...) near the
-  block and anywhere above it, the words of short blocks and the first words of every
-  block, and the same shape features of the two blocks before and after.
+  title overlap (with ``<title>`` / og:title) and the distance to the headline block,
+  text and link density of the container's and parent's subtrees, whether the block's
+  words occur in the page's JSON-LD ``articleBody``, tags of the container, its parent and
+  grandparent, which structural tags (article, main, aside, nav, footer, li, figure, ...)
+  enclose it, class/id/itemprop keywords (nav, footer, comment, article, content, ...)
+  near the block and anywhere above it, the words of short blocks and the first words of
+  every block, and the same shape features of the two blocks before and after.
+
+Version 2 added the features meant to travel across sites and eras (densities, enclosing
+structural tags, headline distance, articleBody, itemprop).
 
 Per-block text statistics come from one compiled pass over the page's block texts
 (:func:`block_stats`: tokens are split and XXH64-hashed by neardup's tokenizer kernel,
@@ -34,9 +40,9 @@ from numba import njit
 from ..hashing import hash_str
 from ..text.normalize import char_classes
 from ..text.tokenize import doc_tokens
-from .blocks import TAGS, Page
+from .blocks import TAG_ID, TAGS, Page
 
-FEATURES_VERSION = 1
+FEATURES_VERSION = 2
 """Bumped whenever a feature's meaning or column changes; models record it."""
 
 FEATURE_SETS = ("rich", "words")
@@ -109,8 +115,11 @@ class Layout:
 
 DENSE = (
     "bias tok link stop punct upper digit sent_end pos tokpos depth title_in title_cov sub_c "
-    "sub_p good_c in_main wordlen share good dist_good heading n_in_container link_only"
+    "sub_p good_c in_main wordlen share good dist_good heading n_in_container link_only "
+    "sub_link_c sub_link_p dens_c dens_p has_ld ld_share after_title dist_title is_title"
 ).split()
+ANCESTOR_TAGS = tuple("article main section aside nav header footer form li table figure blockquote".split())
+"""Structural tags whose presence above a block is a feature (bit ``i`` of an element's mask)."""
 _COL = {name: j for j, name in enumerate(DENSE)}
 NEIGHBOUR = [_COL[c] for c in ("tok", "link", "stop", "punct", "good", "heading", "sent_end", "upper")]
 OFFSETS = (-2, -1, 1, 2)
@@ -129,6 +138,7 @@ def _rich_layout() -> Layout:
             lay.add(f"bin:{name}{off}", len(edges) + 1)
     for name in ("tag0", "tag-1", "tag1", "ptag", "gptag"):
         lay.add(name, TAG_WIDTH)
+    lay.add("anc", len(ANCESTOR_TAGS))
     lay.add("kw_near", len(KEYWORDS))
     lay.add("kw_any", len(KEYWORDS))
     for name in ("short_words", "first_words"):
@@ -314,6 +324,22 @@ def dense_features(page: Page, stats: BlockStats) -> np.ndarray:
     if total_good > 0:
         main = int(np.argmax(np.where(subtree_good >= MAIN_SHARE * total_good, el.depth, -1)))
         in_main = (cont >= main) & (cont <= el.end[main])
+    link_words = page.link_words.astype(np.float64)
+    words = page.words.astype(np.float64)
+    cum_l = np.zeros((3, n_el + 1))
+    np.cumsum(np.bincount(cont, link_words, n_el), out=cum_l[0, 1:])
+    np.cumsum(np.bincount(cont, words, n_el), out=cum_l[1, 1:])
+    cum_l[2, 1:] = np.arange(1, n_el + 1)
+    sub_links, sub_words, sub_elems = cum_l[:, el.end + 1] - cum_l[:, :-1]
+    sub_link = _ratio(sub_links, sub_words)
+    dens = np.log1p(subtree / sub_elems) / np.log(101.0)
+    root_or = np.where(parent >= 0, parent, cont)
+    # The headline: the first block covering most of the title's words (a heading preferred).
+    title_cov = in_title / max(len(title_set), 1)
+    head_score = np.where(title_cov >= 0.5, title_cov + 0.5 * page.is_heading() + 0.3 * (tokens <= 30), 0.0)
+    head = int(np.argmax(head_score)) if n and head_score.max() > 0 else -1
+    ld_set = np.unique(text_stats([page.article_body]).hashes) if page.article_body else np.zeros(0, np.uint64)
+    in_ld = np.bincount(owner, _member(stats.hashes, ld_set), n) if len(ld_set) else np.zeros(n)
     good_idx = np.flatnonzero(good)
     dist = np.full(n, 50)
     if len(good_idx):
@@ -348,6 +374,15 @@ def dense_features(page: Page, stats: BlockStats) -> np.ndarray:
         "heading": page.is_heading(),
         "n_in_container": np.log1p(np.bincount(cont, minlength=n_el)[cont]) / np.log(51.0),
         "link_only": link >= 1.0,
+        "sub_link_c": sub_link[cont],
+        "sub_link_p": sub_link[root_or],
+        "dens_c": dens[cont],
+        "dens_p": dens[root_or],
+        "has_ld": float(len(ld_set) > 0),
+        "ld_share": _ratio(in_ld, tokens),
+        "after_title": (np.arange(n) > head) if head >= 0 else 0.0,
+        "dist_title": np.log1p(np.abs(np.arange(n) - head)) / np.log(51.0) if head >= 0 else 1.0,
+        "is_title": np.arange(n) == head,
     }
     for j, name in enumerate(DENSE):
         dense[:, j] = cols[name]
@@ -406,6 +441,11 @@ def rich_features(page: Page, stats: BlockStats | None = None) -> FeatureRows:
     for name, anc in (("ptag", parent), ("gptag", grand)):
         keep = anc >= 0
         indicators(block[keep], lay.ranges[name] + el.tag[anc[keep]])
+    # Structural tags enclosing the block (its container's tag included).
+    anc = _inherit(_tag_bits()[el.tag], el.parent)[cont]
+    bits = np.arange(len(ANCESTOR_TAGS), dtype=np.uint64)
+    r, b = np.nonzero((anc[:, None] >> bits) & np.uint64(1))
+    indicators(r, lay.ranges["anc"] + b)
     # Class/id keywords near the block (container, parent, grandparent) and anywhere above.
     own = np.fromiter((keyword_mask(a) if a else 0 for a in el.attrs), dtype=np.int64, count=len(el)).view(np.uint64)
     anywhere = _inherit(own, el.parent)
@@ -423,6 +463,15 @@ def rich_features(page: Page, stats: BlockStats | None = None) -> FeatureRows:
     first = np.arange(len(owner)) - np.repeat(np.cumsum(stats.tokens) - stats.tokens, stats.tokens) < 2
     indicators(owner[first], lay.ranges["first_words"] + ((stats.hashes[first] >> np.uint64(20)) & hmask).astype(np.int64))
     return FeatureRows(n, np.concatenate(rows), np.concatenate(cols).astype(np.int64), np.concatenate(vals), lay.size)
+
+
+@lru_cache(maxsize=1)
+def _tag_bits() -> np.ndarray:
+    """Per tag id, the bit of :data:`ANCESTOR_TAGS` it sets (0 for other tags)."""
+    out = np.zeros(TAG_WIDTH, dtype=np.uint64)
+    for i, t in enumerate(ANCESTOR_TAGS):
+        out[TAG_ID[t]] = np.uint64(1 << i)
+    return out
 
 
 @njit(cache=True)

@@ -10,7 +10,7 @@ fast.  :func:`scan` walks the bytes once and returns
 * per block: its word count, how many of those words sit inside ``<a>``, and its
   container (the innermost non-inline element);
 * per non-inline element, in document order: tag id, parent, depth, the last element
-  inside it, and the byte spans of its ``class`` and ``id`` values.
+  inside it, and the byte spans of its ``class``, ``id`` and ``itemprop`` values.
 
 Tag names are identified by their XXH64 hash (:func:`neardup.hashing.xxh64_bytes`)
 looked up in a sorted table; tags not in the table are block-level.
@@ -71,7 +71,7 @@ def scan(buf, tag_hashes, tag_ids, inline, void, link_tag, words_amp, words_lt, 
     e_parent = np.zeros(cap, dtype=np.int64)
     e_depth = np.zeros(cap, dtype=np.int64)
     e_end = np.zeros(cap, dtype=np.int64)
-    e_attr = np.zeros((cap, 4), dtype=np.int64)  # class start, end, id start, end
+    e_attr = np.zeros((cap, 6), dtype=np.int64)  # class, id, itemprop: start, end
     ne = 0
     st_el = np.zeros(cap, dtype=np.int64)
     st_link = np.zeros(cap, dtype=np.bool_)
@@ -133,7 +133,7 @@ def scan(buf, tag_hashes, tag_ids, inline, void, link_tag, words_amp, words_lt, 
         while q < n and not _is_space(buf[q]) and buf[q] != _GT and buf[q] != _SLASH:
             q += 1
         tag = _tag_id(buf, name_lo, q, tag_hashes, tag_ids)
-        cls_lo = cls_hi = id_lo = id_hi = 0
+        cls_lo = cls_hi = id_lo = id_hi = ip_lo = ip_hi = 0
         # Attributes (values quoted by the serializer), up to the closing '>'.
         while q < n and buf[q] != _GT:
             if _is_space(buf[q]) or buf[q] == _SLASH:
@@ -163,6 +163,8 @@ def scan(buf, tag_hashes, tag_ids, inline, void, link_tag, words_amp, words_lt, 
                 cls_lo, cls_hi = v_lo, v_hi
             elif a_hi - a_lo == 2 and buf[a_lo] == 105 and buf[a_lo + 1] == 100:  # id
                 id_lo, id_hi = v_lo, v_hi
+            elif a_hi - a_lo == 8 and buf[a_lo] == 105 and buf[a_lo + 1] == 116 and buf[a_lo + 4] == 112:  # itemprop
+                ip_lo, ip_hi = v_lo, v_hi
         p = q + 1
         if closing:
             if sp == 0:
@@ -201,6 +203,7 @@ def scan(buf, tag_hashes, tag_ids, inline, void, link_tag, words_amp, words_lt, 
         e_depth[ne] = e_depth[owner] + 1 if owner >= 0 else 0
         e_end[ne] = ne
         e_attr[ne, 0], e_attr[ne, 1], e_attr[ne, 2], e_attr[ne, 3] = cls_lo, cls_hi, id_lo, id_hi
+        e_attr[ne, 4], e_attr[ne, 5] = ip_lo, ip_hi
         if not void[tag]:
             st_el[sp] = ne
             st_link[sp] = False
