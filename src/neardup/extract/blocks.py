@@ -36,13 +36,13 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import numpy as np
 from selectolax.lexbor import LexborHTMLParser
 
 from ..hashing import hash_str
-from .scan import scan
+from .scan import keyword_masks, scan
 
 INLINE_TAGS = frozenset(
     "a ins del bdo em strong dfn code samp kbd var cite abbr acronym q sub sup tt i b big "
@@ -91,10 +91,27 @@ class Elements:
     parent: np.ndarray
     depth: np.ndarray
     end: np.ndarray
-    attrs: list[str]
+    keywords: np.ndarray
+    """Per element, the bitmask of :data:`.features.KEYWORDS` in its class/id/itemprop values."""
+    source: bytes = b""
+    spans: np.ndarray | None = None
+    """Byte ranges of each element's class, id and itemprop values in ``source``."""
 
     def __len__(self) -> int:
         return len(self.tag)
+
+    @cached_property
+    def attrs(self) -> list[str]:
+        """Per element, its class, id and itemprop values joined by spaces ("" when none);
+        decoded on demand (the features need only :attr:`keywords`)."""
+        if self.spans is None:
+            return [""] * len(self)
+        data = self.source
+        return [
+            " ".join(data[a:b].decode("utf-8", "replace") for a, b in ((c0, c1), (i0, i1), (p0, p1)))
+            if c1 > c0 or i1 > i0 or p1 > p0 else ""
+            for c0, c1, i0, i1, p0, p1 in self.spans.tolist()
+        ]
 
 
 @dataclass
@@ -132,6 +149,35 @@ def _tables() -> tuple[np.ndarray, ...]:
         void[i] = t in VOID_TAGS
     entities = [np.frombuffer(e, dtype=np.uint8) for e in (b"&amp;", b"&lt;", b"&gt;", b"&nbsp;", b"&quot;")]
     return (hashes[order], ids[order], inline, void, np.int64(TAG_ID["a"]), *entities)
+
+
+KEYWORDS = tuple(
+    """nav menu footer header side comment related share social ad ads advert sponsor promo
+    banner outbrain taboola breadcrumb copyright disclaimer widget tag login subscribe newsletter
+    rss popular trending recommend toolbar search cookie pagination hidden article content story
+    body main post entry text caption photo image credit byline author date dateline timestamp
+    title headline summary lead meta source video gallery list link item teaser""".split()
+)
+"""Class/id/itemprop keywords (at most 64: an element's set is a uint64 bitmask); words of 4+
+letters match inside a value, shorter ones only whole (:func:`.scan.keyword_masks`)."""
+assert len(KEYWORDS) <= 64
+
+
+@lru_cache(maxsize=1)
+def _keyword_table() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:data:`KEYWORDS` as a padded byte matrix, their lengths, and which match only whole."""
+    width = max(map(len, KEYWORDS))
+    words = np.zeros((len(KEYWORDS), width), dtype=np.uint8)
+    for k, w in enumerate(KEYWORDS):
+        words[k, : len(w)] = np.frombuffer(w.encode("ascii"), dtype=np.uint8)
+    lengths = np.array([len(w) for w in KEYWORDS], dtype=np.int64)
+    return words, lengths, lengths < 4
+
+
+def keyword_mask(attrs: str) -> int:
+    """Bit ``i`` set when class/id string ``attrs`` holds ``KEYWORDS[i]`` (as the features see it)."""
+    data = np.frombuffer(attrs.encode("utf-8"), dtype=np.uint8)
+    return int(keyword_masks(data, np.array([[0, len(data)]], dtype=np.int64), *_keyword_table())[0])
 
 
 def parse(html: str) -> LexborHTMLParser:
@@ -177,11 +223,19 @@ def article_body(tree: LexborHTMLParser, html: str) -> str:
     return " ".join(" ".join(parts).split())
 
 
+_CLEAN_SELECTOR = ", ".join(DROPPED_TAGS) + ", " + HIDDEN_SELECTOR
+
+
 def clean(tree: LexborHTMLParser) -> None:
-    """Remove unrendered and hidden elements from ``tree`` in place."""
-    tree.strip_tags(DROPPED_TAGS)
-    for node in tree.css(HIDDEN_SELECTOR):
-        node.decompose()
+    """Remove unrendered and hidden elements from ``tree`` in place.
+
+    One selector query for all of them (one pass over the tree, not one per tag).  Nodes
+    are unlinked without freeing their subtrees (``recursive=False``), so a match nested
+    in an earlier match is never touched after being freed; the document's memory is
+    released with the tree.
+    """
+    for node in tree.css(_CLEAN_SELECTOR):
+        node.decompose(recursive=False)
 
 
 def page_blocks(html: str) -> Page:
@@ -200,9 +254,6 @@ def split(tree: LexborHTMLParser, title: str = "", meta_title: str = "", body: s
     buf = np.frombuffer(bytearray(data), dtype=np.uint8)
     out, words, links, owner, tag, parent, depth, end, spans = scan(buf, *_tables())
     texts = out.tobytes().decode("utf-8", "replace").split("\x00")[:-1]
-    attrs = [
-        f"{data[c0:c1].decode('utf-8', 'replace')} {data[i0:i1].decode('utf-8', 'replace')} "
-        f"{data[p0:p1].decode('utf-8', 'replace')}" if c1 > c0 or i1 > i0 or p1 > p0 else ""
-        for c0, c1, i0, i1, p0, p1 in spans.tolist()
-    ]
-    return Page(texts, words, links, owner, Elements(tag, parent, depth, end, attrs), title, meta_title, body)
+    keywords = keyword_masks(buf, spans, *_keyword_table())
+    elements = Elements(tag, parent, depth, end, keywords, data, spans)
+    return Page(texts, words, links, owner, elements, title, meta_title, body)

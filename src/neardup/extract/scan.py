@@ -217,3 +217,51 @@ def scan(buf, tag_hashes, tag_ids, inline, void, link_tag, words_amp, words_lt, 
         nb += 1
     return (out[:o], b_words[:nb], b_links[:nb], b_owner[:nb],
             e_tag[:ne], e_parent[:ne], e_depth[:ne], e_end[:ne], e_attr[:ne])
+
+
+@njit(cache=True)
+def _lower(c):
+    return c + 32 if 65 <= c <= 90 else c
+
+
+@njit(cache=True)
+def _is_letter(c):
+    return 97 <= _lower(c) <= 122
+
+
+@njit(cache=True)
+def keyword_masks(buf, spans, words, lengths, whole):
+    """Per element, bit ``k`` set when keyword ``k`` occurs in its class/id/itemprop values.
+
+    ``buf`` holds the serialized page, ``spans[e]`` the byte ranges of element ``e``'s
+    values (start/end pairs); ``words[k, :lengths[k]]`` is keyword ``k`` (lower-case
+    ASCII).  Matching ignores ASCII case; a keyword with ``whole[k]`` set (the short
+    ones) matches only where no letter touches it on either side, the others anywhere
+    inside a value ("storyBody" holds "story" and "body", "navigation" no "nav").
+    """
+    ne = spans.shape[0]
+    nk = words.shape[0]
+    out = np.zeros(ne, dtype=np.uint64)
+    for e in range(ne):
+        mask = np.uint64(0)
+        for s in range(0, spans.shape[1], 2):
+            lo, hi = spans[e, s], spans[e, s + 1]
+            for p in range(lo, hi):
+                c = _lower(buf[p])
+                if not 97 <= c <= 122:
+                    continue
+                for k in range(nk):
+                    m = lengths[k]
+                    if words[k, 0] != c or p + m > hi:
+                        continue
+                    ok = True
+                    for j in range(1, m):
+                        if _lower(buf[p + j]) != words[k, j]:
+                            ok = False
+                            break
+                    if ok and whole[k]:
+                        ok = not (p > lo and _is_letter(buf[p - 1])) and not (p + m < hi and _is_letter(buf[p + m]))
+                    if ok:
+                        mask |= np.uint64(1) << np.uint64(k)
+        out[e] = mask
+    return out
