@@ -164,14 +164,18 @@ assert len(KEYWORDS) <= 64
 
 
 @lru_cache(maxsize=1)
-def _keyword_table() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:data:`KEYWORDS` as a padded byte matrix, their lengths, and which match only whole."""
+def _keyword_table() -> tuple[np.ndarray, ...]:
+    """:data:`KEYWORDS` for :func:`.scan.keyword_masks`: sorted by first letter as a padded
+    byte matrix, their lengths, which match only whole, their bits, and where each
+    letter's keywords start."""
+    order = sorted(range(len(KEYWORDS)), key=lambda k: KEYWORDS[k])
     width = max(map(len, KEYWORDS))
     words = np.zeros((len(KEYWORDS), width), dtype=np.uint8)
-    for k, w in enumerate(KEYWORDS):
-        words[k, : len(w)] = np.frombuffer(w.encode("ascii"), dtype=np.uint8)
-    lengths = np.array([len(w) for w in KEYWORDS], dtype=np.int64)
-    return words, lengths, lengths < 4
+    for row, k in enumerate(order):
+        words[row, : len(KEYWORDS[k])] = np.frombuffer(KEYWORDS[k].encode("ascii"), dtype=np.uint8)
+    lengths = np.array([len(KEYWORDS[k]) for k in order], dtype=np.int64)
+    first = np.searchsorted(words[:, 0], np.arange(97, 124)).astype(np.int64)
+    return words, lengths, lengths < 4, np.array(order, dtype=np.int64), first
 
 
 def keyword_mask(attrs: str) -> int:
@@ -188,17 +192,17 @@ def parse(html: str) -> LexborHTMLParser:
 
 
 def titles(tree: LexborHTMLParser) -> tuple[str, str]:
-    """``<title>`` and the og:/twitter: title of the page (empty when absent)."""
-    node = tree.css_first("title")
-    title = " ".join(node.text().split()) if node is not None else ""
-    meta = ""
-    for sel in ('meta[property="og:title"]', 'meta[name="twitter:title"]'):
-        node = tree.css_first(sel)
-        content = node.attributes.get("content") if node is not None else None
-        if content:
-            meta = " ".join(content.split())
-            break
-    return title, meta
+    """``<title>`` and the og:/twitter: title of the page (empty when absent); the first of
+    each, og:title before twitter:title, found in one pass over the tree."""
+    title = og = twitter = None
+    for node in tree.css('title, meta[property="og:title"], meta[name="twitter:title"]'):
+        if node.tag == "title":
+            title = title if title is not None else node.text()
+        elif node.attributes.get("property") == "og:title":
+            og = og or node.attributes.get("content")
+        else:
+            twitter = twitter or node.attributes.get("content")
+    return " ".join((title or "").split()), " ".join((og or twitter or "").split())
 
 
 _ARTICLE_BODY = re.compile(r'"articleBody"\s*:\s*"((?:[^"\\]|\\.)*)"')

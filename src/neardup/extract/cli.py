@@ -4,7 +4,7 @@ Three forms, dispatched on the first word after ``extract``::
 
     neardup extract INPUT... [--extract model|heuristic|none] [--model M] [--jsonl OUT]
     neardup extract train DATA... -o MODEL [--kind crf|logreg] [--seed S]
-    neardup extract eval DATA... [--extractors none,heuristic,logreg,crf] [--folds K] [--model M]
+    neardup extract eval DATA... [--extractors none,heuristic,logreg,crf] [--folds K | --loco] [--model M]
 
 ``INPUT`` is anything ``neardup dedup`` reads (HTML/text files, folders, JSONL,
 Parquet); each record becomes one JSON line ``{id, source, title, text}``.  ``DATA``
@@ -111,7 +111,7 @@ def _train(argv: Sequence[str]) -> int:
     from .train import train
 
     p = argparse.ArgumentParser(prog="neardup extract train", description="Train a block classifier on labeled pages.")
-    p.add_argument("data", nargs="+", metavar="DATA", help="folders of labeled pages (annotated/+original/ or html/+gold/)")
+    p.add_argument("data", nargs="+", metavar="DATA", help="folders of labeled pages (annotated/+original/, html/+gold/ or input/+GoldStandard/)")
     p.add_argument("-o", "--output", required=True, metavar="MODEL", help="model file to write (.npz)")
     p.add_argument("--kind", choices=("crf", "logreg"), default="crf", help="CE-BEST crf or CE-SIMPLE logreg (crf)")
     p.add_argument("--seed", type=int, default=0, help="random seed (0)")

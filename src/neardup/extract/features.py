@@ -4,27 +4,33 @@ Two feature sets share one layout mechanism (:class:`Layout` hands out column ra
 
 * ``words`` (CE-SIMPLE): the block's words, hashed into 2**18 columns, plus a bias;
 * ``rich`` (CE-BEST): CEDAR's richer block description --
-  shape (token count, share of words inside links, punctuation, stopword, capital and
-  digit densities, sentence end, word length), place (position by blocks and by text,
-  depth, the share of the page's text under the block's container and its parent, whether
-  the block lies in the page's main text container, distance to the nearest long block),
-  title overlap (with ``<title>`` / og:title) and the distance to the headline block,
-  text and link density of the container's and parent's subtrees, whether the block's
-  words occur in the page's JSON-LD ``articleBody``, tags of the container, its parent and
-  grandparent, which structural tags (article, main, aside, nav, footer, li, figure, ...)
-  enclose it, class/id/itemprop keywords (nav, footer, comment, article, content, ...)
-  near the block and anywhere above it, the words of short blocks and the first words of
-  every block, and the same shape features of the two blocks before and after.
+  shape (token and byte counts, share of words inside links, punctuation, stopword,
+  capital and digit densities, sentence end, word length), place (position by blocks and
+  by text, depth, the share of the page's text under the block's container and its
+  parent, whether the block lies in the page's main text container, distance to the
+  nearest long block), title overlap (with ``<title>`` / og:title) and the distance to
+  the headline block, text and link density of the container's and parent's subtrees,
+  whether the block's word pairs occur in the page's JSON-LD ``articleBody``, tags of the
+  container, its parent and grandparent, which structural tags (article, main, aside,
+  nav, footer, li, figure, ...) enclose it, conjunctions of the main container with
+  headings, short lines and list items, class/id/itemprop keywords (nav, footer, comment,
+  article, content, ...) of the container, its parent and grandparent, and the same
+  shape features of the two blocks before and after.
 
-Version 2 added the features meant to travel across sites and eras (densities, enclosing
-structural tags, headline distance, articleBody, itemprop).
+Version 2 is built to travel across sites and eras, chosen by leave-one-collection-out
+over six collections (``bench/bench_extract.py``): it added the densities, enclosing
+structural tags, headline distance, articleBody, itemprop and the conjunctions, and it
+dropped what memorized the training sites -- class/id keywords anywhere above the block
+(a page's ``<body class>`` spoke for all its blocks) and the hashed words of short blocks
+and first words of every block.
 
 Per-block text statistics come from one compiled pass over the page's block texts
 (:func:`block_stats`: tokens are split and XXH64-hashed by neardup's tokenizer kernel,
 ASCII lower-cased, without the NFKC step detection applies); everything else is numpy
-over whole pages.  The result is COO triplets (:class:`FeatureRows`): a linear model
-scores a page with one ``bincount`` call, and training converts the same rows to
-scikit-learn or crfsuite input.  Real-valued features are scaled to about [0, 1]; the
+over whole pages.  The result is COO triplets plus dense column blocks
+(:class:`FeatureRows`): a linear model scores a page with one ``bincount`` and a few
+matrix-vector products, and training converts the same rows to scikit-learn or crfsuite
+input.  Real-valued features are scaled to about [0, 1]; the
 binned indicator versions let a linear model bend.
 """
 
@@ -62,9 +68,7 @@ GOOD_MIN_TOKENS = 10
 GOOD_MAX_LINK = 1 / 3
 MAIN_SHARE = 0.6
 """The main container is the deepest element holding this share of the long blocks' text."""
-HASH_BITS = 14
 WORD_BITS = 18
-SHORT_BLOCK = 5
 _SEED = 0
 
 
@@ -84,7 +88,7 @@ DENSE = (
     "bias tok link stop punct upper digit sent_end pos tokpos depth title_in title_cov sub_c "
     "sub_p good_c in_main wordlen share good dist_good heading n_in_container link_only "
     "sub_link_c sub_link_p dens_c dens_p has_ld ld_share after_title dist_title is_title "
-    "main_heading main_short main_list head_next_good sandwiched chars title_near"
+    "main_heading main_short main_list head_next_good sandwiched chars"
 ).split()
 _LISTY = np.zeros(len(TAGS) + 1, dtype=bool)
 _LISTY[[TAG_ID[t] for t in ("li", "dd", "dt", "figcaption", "caption", "blockquote")]] = True
@@ -110,9 +114,6 @@ def _rich_layout() -> Layout:
         lay.add(name, TAG_WIDTH)
     lay.add("anc", len(ANCESTOR_TAGS))
     lay.add("kw_near", len(KEYWORDS))
-    lay.add("kw_any", len(KEYWORDS))
-    for name in ("short_words", "first_words"):
-        lay.add(name, 1 << HASH_BITS)
     return lay
 
 
@@ -303,27 +304,6 @@ def structured_share(page: Page, stats: BlockStats) -> tuple[np.ndarray, bool]:
     return _ratio(found, np.maximum(stats.tokens - 1, 0).astype(np.float64)), True
 
 
-def _title_nearness(page: Page, head: int) -> np.ndarray:
-    """Per block, how deep its lowest common ancestor with the headline block lies, as a
-    share of the headline's depth: 1 inside the headline's own container, 0 when they
-    share only the root (a gallery or a sidebar of other stories far from the headline).
-    0 for every block when there is no headline."""
-    n = len(page)
-    if head < 0:
-        return np.zeros(n)
-    el = page.elements
-    cont = page.container
-    lca = np.full(n, -1, dtype=np.int64)
-    e = int(cont[head])
-    chain = []
-    while e >= 0:
-        chain.append(e)
-        e = int(el.parent[e])
-    for a in reversed(chain):  # root first: deeper ancestors overwrite
-        lca[(cont >= a) & (cont <= el.end[a])] = el.depth[a]
-    return (lca + 1) / (el.depth[cont[head]] + 1)
-
-
 def dense_features(page: Page, stats: BlockStats) -> np.ndarray:
     """The real-valued block description, ``(n, len(DENSE))`` in [0, 1]."""
     n = len(page)
@@ -421,7 +401,6 @@ def dense_features(page: Page, stats: BlockStats) -> np.ndarray:
         "sandwiched": ~good & (link < 0.5) & (dist_prev <= 3) & (dist_next <= 3),
         # Length in bytes: what "long" means in scripts without spaces between words (CJK).
         "chars": np.log1p(stats.nbytes) / np.log(2001.0),
-        "title_near": _title_nearness(page, head),
     }
     for j, name in enumerate(DENSE):
         dense[:, j] = cols[name]
@@ -479,20 +458,9 @@ def rich_features(page: Page, stats: BlockStats | None = None) -> FeatureRows:
         indicators(block[keep], lay.ranges[name] + el.tag[anc[keep]])
     # Structural tags enclosing the block (its container's tag included).
     bitmask(lay.ranges["anc"], _inherit(_tag_bits()[el.tag], el.parent)[cont], len(ANCESTOR_TAGS))
-    # Class/id keywords near the block (container, parent, grandparent) and anywhere above.
-    own = el.keywords
-    anywhere = _inherit(own, el.parent)
-    own0 = np.append(own, np.uint64(0))  # index -1: no such element
-    near = own0[cont] | own0[parent] | own0[grand]
-    for name, masks in (("kw_near", near), ("kw_any", anywhere[cont])):
-        bitmask(lay.ranges[name], masks, len(KEYWORDS))
-    # Words of short blocks, and the first two words of every block.
-    owner = stats.owner
-    hmask = np.uint64((1 << HASH_BITS) - 1)
-    small = stats.tokens[owner] <= SHORT_BLOCK
-    indicators(owner[small], lay.ranges["short_words"] + (stats.hashes[small] & hmask).astype(np.int64))
-    first = np.arange(len(owner)) - np.repeat(np.cumsum(stats.tokens) - stats.tokens, stats.tokens) < 2
-    indicators(owner[first], lay.ranges["first_words"] + ((stats.hashes[first] >> np.uint64(20)) & hmask).astype(np.int64))
+    # Class/id/itemprop keywords near the block (container, parent, grandparent).
+    own0 = np.append(el.keywords, np.uint64(0))  # index -1: no such element
+    bitmask(lay.ranges["kw_near"], own0[cont] | own0[parent] | own0[grand], len(KEYWORDS))
     r = np.concatenate(rows)
     return FeatureRows(n, r, np.concatenate(cols).astype(np.int64), np.ones(len(r)), lay.size, tuple(blocks))
 

@@ -230,17 +230,18 @@ def _is_letter(c):
 
 
 @njit(cache=True)
-def keyword_masks(buf, spans, words, lengths, whole):
-    """Per element, bit ``k`` set when keyword ``k`` occurs in its class/id/itemprop values.
+def keyword_masks(buf, spans, words, lengths, whole, bits, first):
+    """Per element, bit ``bits[k]`` set when keyword ``k`` occurs in its class/id/itemprop values.
 
     ``buf`` holds the serialized page, ``spans[e]`` the byte ranges of element ``e``'s
     values (start/end pairs); ``words[k, :lengths[k]]`` is keyword ``k`` (lower-case
-    ASCII).  Matching ignores ASCII case; a keyword with ``whole[k]`` set (the short
-    ones) matches only where no letter touches it on either side, the others anywhere
-    inside a value ("storyBody" holds "story" and "body", "navigation" no "nav").
+    ASCII), the keywords sorted by first letter so that ``first[c - 97]`` ..
+    ``first[c - 96]`` are those starting with letter ``c``.  Matching ignores ASCII case; a
+    keyword with ``whole[k]`` set (the short ones) matches only where no letter touches it
+    on either side, the others anywhere inside a value ("storyBody" holds "story" and
+    "body", "navigation" no "nav").
     """
     ne = spans.shape[0]
-    nk = words.shape[0]
     out = np.zeros(ne, dtype=np.uint64)
     for e in range(ne):
         mask = np.uint64(0)
@@ -250,9 +251,9 @@ def keyword_masks(buf, spans, words, lengths, whole):
                 c = _lower(buf[p])
                 if not 97 <= c <= 122:
                     continue
-                for k in range(nk):
+                for k in range(first[c - 97], first[c - 96]):
                     m = lengths[k]
-                    if words[k, 0] != c or p + m > hi:
+                    if p + m > hi:
                         continue
                     ok = True
                     for j in range(1, m):
@@ -262,6 +263,6 @@ def keyword_masks(buf, spans, words, lengths, whole):
                     if ok and whole[k]:
                         ok = not (p > lo and _is_letter(buf[p - 1])) and not (p + m < hi and _is_letter(buf[p + m]))
                     if ok:
-                        mask |= np.uint64(1) << np.uint64(k)
+                        mask |= np.uint64(1) << np.uint64(bits[k])
         out[e] = mask
     return out
