@@ -40,6 +40,7 @@ def test_gold_text_formats():
     dragnet = "Headline\n\nThe article.\n!@#$%^&*()  COMMENTS\nfirst comment\n"
     assert gold_text(dragnet).split() == ["Headline", "The", "article."]
     assert gold_text("Headline\n!@ $%^&*()  COMMENTS\nc").split() == ["Headline"]  # a mistyped marker
+    assert gold_text("Head\r\n\r\n!@#$%^&*()  COMMENTS\r\nfirst comment\r\n").split() == ["Head"]  # CRLF files
     assert gold_text("Plain text <b>kept</b> as it is") == "Plain text <b>kept</b> as it is"
 
 

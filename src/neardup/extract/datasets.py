@@ -51,7 +51,7 @@ _CANONICAL = re.compile(
     + _ARCHIVED,
     re.I,
 )
-_COMMENTS = re.compile(r"^[ \t]*[!@#$%^&*() ]{4,}[ \t]*COMMENTS[ \t]*$", re.M)
+_COMMENTS = re.compile(r"^[ \t]*[!@#$%^&*() ]{4,}[ \t]*COMMENTS[ \t\r]*$", re.M)
 """Dragnet's line between the article and its reader comments (typed by hand, so variants)."""
 _CLEANEVAL_MARK = re.compile(r"^[ \t]*<[phl]>", re.M)
 _SECOND_LEVEL = {"co", "com", "org", "net", "ac", "gov", "edu", "ne", "or"}
