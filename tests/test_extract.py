@@ -352,7 +352,10 @@ def test_extract_keeps_paragraph_breaks(synth):
     gold_paragraphs = set(doc["text"].split("\n\n"))
     paragraphs = got.text.split("\n\n")
     assert len(paragraphs) >= 3
-    assert sum(p in gold_paragraphs for p in paragraphs) >= 0.8 * len(paragraphs)
+    # Each gold paragraph comes out whole, as one paragraph; the model may add the byline and
+    # the photo caption, which the simulator's gold leaves out (most gold standards keep them).
+    assert sum(p in set(paragraphs) for p in gold_paragraphs) >= 0.8 * len(gold_paragraphs)
+    assert sum(p in gold_paragraphs for p in paragraphs) >= 0.6 * len(paragraphs)
 
 
 # --------------------------------------------------------------------------- CLI

@@ -20,6 +20,7 @@ from neardup.extract.train import example
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "extraction"
 L3S = DATA / "l3s-gn1"
 MSV = DATA / "msv-news"
+OTHERS = {"dragnet": 1381, "cleaneval": 739, "readability": 116, "cleanportaleval": 71}
 
 pytestmark = pytest.mark.skipif(not (L3S.is_dir() and MSV.is_dir()), reason="shared extraction data not present")
 
@@ -54,3 +55,18 @@ def test_extractors_rank_on_real_pages(pages, dataset):
           for name in ("none", "heuristic", "model")}
     assert f1["none"] < 0.75 < f1["heuristic"] < f1["model"]
     assert f1["model"] > 0.93
+
+
+@pytest.mark.parametrize("name", sorted(OTHERS))
+def test_gold_standard_collections_load_and_label(name):
+    if not (DATA / name).is_dir():
+        pytest.skip(f"{name} not present")
+    pages = load(DATA / name)
+    assert len(pages) == OTHERS[name]
+    assert sum(bool(p.gold.strip()) for p in pages) >= 0.98 * len(pages)
+    assert not any("COMMENTS" in p.gold and "!@" in p.gold for p in pages)  # Dragnet's comments cut off
+    assert not any(p.gold.lstrip().startswith(("URL:", "<div")) for p in pages)  # markers and markup gone
+    assert len({p.site for p in pages}) >= 4
+    sample = pages[::15]
+    oracle = [assemble(ex.page, ex.labels).full_text() for ex in map(example, sample)]
+    assert text_scores([p.gold for p in sample], oracle, [False] * len(sample)).f1 > 0.9

@@ -22,7 +22,10 @@ style.  The cleaned DOM is serialized and split by the compiled scanner of
 :mod:`.scan`.
 
 Each block keeps its text (whitespace collapsed), its word count, how many of those
-words sit inside links, and its container: the innermost non-inline element.  The
+words sit inside links, and its container: the innermost non-inline element.  The page
+keeps its titles and, when it declares one in JSON-LD, its ``articleBody``: structured data
+the publisher gives search engines, which :mod:`.features` uses as a cross-check of blocks
+(read before the scripts are dropped).  The
 elements are a flat pre-order table (:class:`Elements`: tag id, parent, depth, last
 descendant, class/id) so :mod:`.features` computes tag paths and subtree text shares
 with numpy.
@@ -30,14 +33,16 @@ with numpy.
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import numpy as np
 from selectolax.lexbor import LexborHTMLParser
 
 from ..hashing import hash_str
-from .scan import scan
+from .scan import keyword_masks, scan
 
 INLINE_TAGS = frozenset(
     "a ins del bdo em strong dfn code samp kbd var cite abbr acronym q sub sup tt i b big "
@@ -79,22 +84,40 @@ class Elements:
 
     ``end[i]`` is the index of the last element inside element ``i`` (its subtree is
     ``i..end[i]``), so subtree sums are differences of a cumulative sum.  ``attrs[i]``
-    is its class and id values joined by a space.
+    is its class, id and itemprop values joined by spaces.
     """
 
     tag: np.ndarray
     parent: np.ndarray
     depth: np.ndarray
     end: np.ndarray
-    attrs: list[str]
+    keywords: np.ndarray
+    """Per element, the bitmask of :data:`.features.KEYWORDS` in its class/id/itemprop values."""
+    source: bytes = b""
+    spans: np.ndarray | None = None
+    """Byte ranges of each element's class, id and itemprop values in ``source``."""
 
     def __len__(self) -> int:
         return len(self.tag)
 
+    @cached_property
+    def attrs(self) -> list[str]:
+        """Per element, its class, id and itemprop values joined by spaces ("" when none);
+        decoded on demand (the features need only :attr:`keywords`)."""
+        if self.spans is None:
+            return [""] * len(self)
+        data = self.source
+        return [
+            " ".join(data[a:b].decode("utf-8", "replace") for a, b in ((c0, c1), (i0, i1), (p0, p1)))
+            if c1 > c0 or i1 > i0 or p1 > p0 else ""
+            for c0, c1, i0, i1, p0, p1 in self.spans.tolist()
+        ]
+
 
 @dataclass
 class Page:
-    """A page split into blocks: texts, word and link-word counts, containers; its titles."""
+    """A page split into blocks: texts, word and link-word counts, containers; its titles and
+    the JSON-LD ``articleBody`` text (empty when the page has none)."""
 
     texts: list[str]
     words: np.ndarray
@@ -103,6 +126,7 @@ class Page:
     elements: Elements
     title: str
     meta_title: str
+    article_body: str = ""
 
     def __len__(self) -> int:
         return len(self.texts)
@@ -127,6 +151,39 @@ def _tables() -> tuple[np.ndarray, ...]:
     return (hashes[order], ids[order], inline, void, np.int64(TAG_ID["a"]), *entities)
 
 
+KEYWORDS = tuple(
+    """nav menu footer header side comment related share social ad ads advert sponsor promo
+    banner outbrain taboola breadcrumb copyright disclaimer widget tag login subscribe newsletter
+    rss popular trending recommend toolbar search cookie pagination hidden article content story
+    body main post entry text caption photo image credit byline author date dateline timestamp
+    title headline summary lead meta source video gallery list link item teaser""".split()
+)
+"""Class/id/itemprop keywords (at most 64: an element's set is a uint64 bitmask); words of 4+
+letters match inside a value, shorter ones only whole (:func:`.scan.keyword_masks`)."""
+assert len(KEYWORDS) <= 64
+
+
+@lru_cache(maxsize=1)
+def _keyword_table() -> tuple[np.ndarray, ...]:
+    """:data:`KEYWORDS` for :func:`.scan.keyword_masks`: sorted by first letter as a padded
+    byte matrix, their lengths, which match only whole, their bits, and where each
+    letter's keywords start."""
+    order = sorted(range(len(KEYWORDS)), key=lambda k: KEYWORDS[k])
+    width = max(map(len, KEYWORDS))
+    words = np.zeros((len(KEYWORDS), width), dtype=np.uint8)
+    for row, k in enumerate(order):
+        words[row, : len(KEYWORDS[k])] = np.frombuffer(KEYWORDS[k].encode("ascii"), dtype=np.uint8)
+    lengths = np.array([len(KEYWORDS[k]) for k in order], dtype=np.int64)
+    first = np.searchsorted(words[:, 0], np.arange(97, 124)).astype(np.int64)
+    return words, lengths, lengths < 4, np.array(order, dtype=np.int64), first
+
+
+def keyword_mask(attrs: str) -> int:
+    """Bit ``i`` set when class/id string ``attrs`` holds ``KEYWORDS[i]`` (as the features see it)."""
+    data = np.frombuffer(attrs.encode("utf-8"), dtype=np.uint8)
+    return int(keyword_masks(data, np.array([[0, len(data)]], dtype=np.int64), *_keyword_table())[0])
+
+
 def parse(html: str) -> LexborHTMLParser:
     """The lexbor tree of ``html`` (any string: broken markup is repaired, not rejected)."""
     if not isinstance(html, str):
@@ -135,43 +192,72 @@ def parse(html: str) -> LexborHTMLParser:
 
 
 def titles(tree: LexborHTMLParser) -> tuple[str, str]:
-    """``<title>`` and the og:/twitter: title of the page (empty when absent)."""
-    node = tree.css_first("title")
-    title = " ".join(node.text().split()) if node is not None else ""
-    meta = ""
-    for sel in ('meta[property="og:title"]', 'meta[name="twitter:title"]'):
-        node = tree.css_first(sel)
-        content = node.attributes.get("content") if node is not None else None
-        if content:
-            meta = " ".join(content.split())
-            break
-    return title, meta
+    """``<title>`` and the og:/twitter: title of the page (empty when absent); the first of
+    each, og:title before twitter:title, found in one pass over the tree."""
+    title = og = twitter = None
+    for node in tree.css('title, meta[property="og:title"], meta[name="twitter:title"]'):
+        if node.tag == "title":
+            title = title if title is not None else node.text()
+        elif node.attributes.get("property") == "og:title":
+            og = og or node.attributes.get("content")
+        else:
+            twitter = twitter or node.attributes.get("content")
+    return " ".join((title or "").split()), " ".join((og or twitter or "").split())
+
+
+_ARTICLE_BODY = re.compile(r'"articleBody"\s*:\s*"((?:[^"\\]|\\.)*)"')
+"""A JSON string value of an ``articleBody`` key."""
+
+
+def article_body(tree: LexborHTMLParser, html: str) -> str:
+    """The ``articleBody`` strings of the page's JSON-LD scripts, joined (empty when none).
+
+    Read with a regular expression rather than a JSON parser: it needs no valid JSON
+    around it (pages often break theirs) and costs nothing on the pages without the key.
+    """
+    if '"articleBody"' not in html:
+        return ""
+    parts = []
+    for node in tree.css('script[type="application/ld+json"]'):
+        for m in _ARTICLE_BODY.finditer(node.text(deep=True) or ""):
+            try:
+                parts.append(json.loads(f'"{m.group(1)}"'))
+            except ValueError:
+                parts.append(m.group(1))
+    return " ".join(" ".join(parts).split())
+
+
+_CLEAN_SELECTOR = ", ".join(DROPPED_TAGS) + ", " + HIDDEN_SELECTOR
 
 
 def clean(tree: LexborHTMLParser) -> None:
-    """Remove unrendered and hidden elements from ``tree`` in place."""
-    tree.strip_tags(DROPPED_TAGS)
-    for node in tree.css(HIDDEN_SELECTOR):
-        node.decompose()
+    """Remove unrendered and hidden elements from ``tree`` in place.
+
+    One selector query for all of them (one pass over the tree, not one per tag).  Nodes
+    are unlinked without freeing their subtrees (``recursive=False``), so a match nested
+    in an earlier match is never touched after being freed; the document's memory is
+    released with the tree.
+    """
+    for node in tree.css(_CLEAN_SELECTOR):
+        node.decompose(recursive=False)
 
 
 def page_blocks(html: str) -> Page:
     """Parse, clean and split ``html`` into blocks."""
     tree = parse(html)
     title, meta = titles(tree)
+    body = article_body(tree, html)
     clean(tree)
-    return split(tree, title, meta)
+    return split(tree, title, meta, body)
 
 
-def split(tree: LexborHTMLParser, title: str = "", meta_title: str = "") -> Page:
+def split(tree: LexborHTMLParser, title: str = "", meta_title: str = "", body: str = "") -> Page:
     """Split a cleaned tree into blocks, in document order."""
     root = tree.body or tree.root
     data = root.html.encode("utf-8", "replace") if root is not None else b""
     buf = np.frombuffer(bytearray(data), dtype=np.uint8)
     out, words, links, owner, tag, parent, depth, end, spans = scan(buf, *_tables())
     texts = out.tobytes().decode("utf-8", "replace").split("\x00")[:-1]
-    attrs = [
-        f"{data[c0:c1].decode('utf-8', 'replace')} {data[i0:i1].decode('utf-8', 'replace')}" if c1 > c0 or i1 > i0 else ""
-        for c0, c1, i0, i1 in spans.tolist()
-    ]
-    return Page(texts, words, links, owner, Elements(tag, parent, depth, end, attrs), title, meta_title)
+    keywords = keyword_masks(buf, spans, *_keyword_table())
+    elements = Elements(tag, parent, depth, end, keywords, data, spans)
+    return Page(texts, words, links, owner, elements, title, meta_title, body)

@@ -4,7 +4,7 @@ Three forms, dispatched on the first word after ``extract``::
 
     neardup extract INPUT... [--extract model|heuristic|none] [--model M] [--jsonl OUT]
     neardup extract train DATA... -o MODEL [--kind crf|logreg] [--seed S]
-    neardup extract eval DATA... [--extractors none,heuristic,logreg,crf] [--folds K] [--model M]
+    neardup extract eval DATA... [--extractors none,heuristic,logreg,crf] [--folds K | --loco] [--model M]
 
 ``INPUT`` is anything ``neardup dedup`` reads (HTML/text files, folders, JSONL,
 Parquet); each record becomes one JSON line ``{id, source, title, text}``.  ``DATA``
@@ -111,7 +111,7 @@ def _train(argv: Sequence[str]) -> int:
     from .train import train
 
     p = argparse.ArgumentParser(prog="neardup extract train", description="Train a block classifier on labeled pages.")
-    p.add_argument("data", nargs="+", metavar="DATA", help="folders of labeled pages (annotated/+original/ or html/+gold/)")
+    p.add_argument("data", nargs="+", metavar="DATA", help="folders of labeled pages (annotated/+original/, html/+gold/ or input/+GoldStandard/)")
     p.add_argument("-o", "--output", required=True, metavar="MODEL", help="model file to write (.npz)")
     p.add_argument("--kind", choices=("crf", "logreg"), default="crf", help="CE-BEST crf or CE-SIMPLE logreg (crf)")
     p.add_argument("--seed", type=int, default=0, help="random seed (0)")
@@ -125,7 +125,7 @@ def _eval(argv: Sequence[str]) -> int:
     import numpy as np
 
     from .datasets import load
-    from .evaluate import EXTRACTOR_NAMES, markdown, neardup_runs, report, site_folds
+    from .evaluate import EXTRACTOR_NAMES, collection_folds, markdown, neardup_runs, report, site_folds
     from .model import BlockModel
     from .train import examples
 
@@ -140,20 +140,24 @@ def _eval(argv: Sequence[str]) -> int:
                    "'model' applies a trained model as it is")
     p.add_argument("--model", metavar="M", help="the model for 'model' (default: the shipped one)")
     p.add_argument("--folds", type=int, default=5, help="cross-validation folds, whole sites per fold (5)")
+    p.add_argument("--loco", action="store_true",
+                   help="leave one collection out instead: each DATA folder is one fold")
     p.add_argument("--seed", type=int, default=0, help="seed of the folds and of training (0)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     args = p.parse_args(argv)
     names = args.extractors.split(",")
     pages = load(*args.data)
     exs = examples(pages)
-    folds = site_folds([lp.site for lp in pages], args.folds, args.seed)
+    folds = (collection_folds([lp.dataset for lp in pages]) if args.loco
+             else site_folds([lp.site for lp in pages], args.folds, args.seed))
     model = BlockModel.load(args.model) if args.model else None
     results = report(pages, exs, neardup_runs(pages, exs, names, folds, args.seed, model))
     if args.json:
         print(json.dumps(results, indent=2, default=float))
     else:
+        how = "leave-one-collection-out" if args.loco else "site-grouped CV"
         print(f"{len(pages)} pages, {len(set(lp.site for lp in pages))} sites, "
-              f"{len(np.unique(folds))}-fold site-grouped CV, seed {args.seed}\n")
+              f"{len(np.unique(folds))}-fold {how}, seed {args.seed}\n")
         print(markdown(results))
     return 0
 

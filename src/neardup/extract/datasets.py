@@ -8,6 +8,9 @@
 * **Pages with gold text** (``html/NAME.htm[l]`` and ``gold/NAME.txt``, title first):
   block labels come from matching each block of the page to the gold text
   (:func:`labels_from_gold`).
+* **Input and gold standard** (``input/NAME.html`` and ``GoldStandard/NAME.txt``: the
+  layout of the CleanEval, Dragnet, Readability and CleanPortalEval copies), labeled the
+  same way.  Their gold files come in three formats, normalized by :func:`gold_text`.
 
 A page's site (its cross-validation group) comes from an optional ``url-mapping.txt``
 (``ID<TAB>URL`` per line) in either layout, else from the page itself (canonical URL,
@@ -21,6 +24,7 @@ sub-folders included).  Page bytes are decoded as UTF-8 when they are valid UTF-
 
 from __future__ import annotations
 
+import html as html_lib
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -31,7 +35,7 @@ import numpy as np
 
 from ..errors import UserError
 from ..io.readers import decode_html
-from .blocks import Page, clean, parse, split, titles
+from .blocks import Page, article_body, clean, parse, split, titles
 
 CONTENT_CLASSES = frozenset({1, 2})
 """Annotation classes that are content: headline and full text."""
@@ -47,6 +51,9 @@ _CANONICAL = re.compile(
     + _ARCHIVED,
     re.I,
 )
+_COMMENTS = re.compile(r"^[ \t]*[!@#$%^&*() ]{4,}[ \t]*COMMENTS[ \t\r]*$", re.M)
+"""Dragnet's line between the article and its reader comments (typed by hand, so variants)."""
+_CLEANEVAL_MARK = re.compile(r"^[ \t]*<[phl]>", re.M)
 _SECOND_LEVEL = {"co", "com", "org", "net", "ac", "gov", "edu", "ne", "or"}
 
 
@@ -114,8 +121,10 @@ def annotated_page(annotated: str) -> tuple[Page, np.ndarray, str]:
     per block.
     """
     raw = _NC_CLASS.sub(b"", _SEL.sub(rb'data-nc="\1"', annotated.encode("utf-8", "replace")))
-    tree = parse(raw.decode("utf-8", "replace"))
+    text = raw.decode("utf-8", "replace")
+    tree = parse(text)
     title, meta = titles(tree)
+    body = article_body(tree, text)
     clean(tree)
     label_of: dict[int, int] = {}
     for node in tree.css("[data-nc]"):  # outer before inner: the innermost class wins
@@ -130,7 +139,7 @@ def annotated_page(annotated: str) -> tuple[Page, np.ndarray, str]:
         body = text.lstrip()
         if body:
             node.replace_with(text[: len(text) - len(body)] + chr(_MARK + label_of.get(node.mem_id, 0)) + body)
-    page = split(tree, title, meta)
+    page = split(tree, title, meta, body)
     labels = np.zeros(len(page), dtype=bool)
     gold_lines = []
     for i, text in enumerate(page.texts):
@@ -192,6 +201,38 @@ def labels_from_gold(texts: list[str], gold: str, n: int = 3, min_share: float =
     return labels
 
 
+def gold_text(raw: str) -> str:
+    """The article text of a gold file in any of the formats the collections use.
+
+    * an HTML fragment (Mozilla Readability's expected output, ``<div id="readability-page-1">``):
+      its text, one line per text node;
+    * CleanEval text (a ``URL:`` line, then paragraphs opened by ``<p>``, ``<h>``, ``<l>``; also
+      CleanPortalEval, whose text keeps HTML entities): the paragraphs without their markers,
+      entities decoded -- headings and list items are content there;
+    * plain text (Dragnet, msv-news): as it is, up to Dragnet's comment marker line (the reader
+      comments that follow it are not the article).
+    """
+    body = raw.lstrip("\ufeff \t\r\n")
+    if body.startswith("<") and not _CLEANEVAL_MARK.match(body):
+        tree = parse(body)
+        root = tree.body or tree.root
+        return root.text(separator="\n", strip=True) if root is not None else ""
+    if body.startswith("URL:"):
+        body = body.split("\n", 1)[1] if "\n" in body else ""
+        return html_lib.unescape(_CLEANEVAL_MARK.sub("", body))
+    cut = _COMMENTS.search(body)
+    return body[: cut.start()] if cut else body
+
+
+def _url_site(gold: str) -> str | None:
+    """The site of a CleanEval gold file's ``URL:`` line, if it has one."""
+    head = gold.lstrip()[:500]
+    if head.startswith("URL:"):
+        host = urlsplit(head[4:].split("\n", 1)[0].strip()).hostname
+        return site_of_host(host) if host else None
+    return None
+
+
 def _mapped_sites(root: Path) -> dict[str, str]:
     """Sites from ``root/url-mapping.txt`` (``ID<TAB>URL`` lines; ``<urn:uuid:ID>`` too), by ID."""
     mapping = root / "url-mapping.txt"
@@ -233,8 +274,23 @@ def _gold_pages(root: Path, dataset: str) -> list[LabeledPage]:
     return pages
 
 
+def _standard_pages(root: Path, dataset: str) -> list[LabeledPage]:
+    """Pages of the ``input/`` + ``GoldStandard/`` layout (inputs without a gold file are skipped)."""
+    pages = []
+    for path in sorted((root / "input").glob("*.htm*")):
+        gold = root / "GoldStandard" / (path.stem + ".txt")
+        if not gold.exists():
+            continue
+        html = read_html(path)
+        raw = read_html(gold)
+        ident = f"{root.name}/{path.stem}"
+        site = _url_site(raw) or site_of_page(html)
+        pages.append(LabeledPage(ident, dataset, site, html, gold_text(raw)))
+    return pages
+
+
 def load(*paths: str | Path) -> list[LabeledPage]:
-    """All labeled pages under ``paths`` (either layout; folders searched recursively).
+    """All labeled pages under ``paths`` (any layout; folders searched recursively).
 
     Annotated pages get their gold text, blocks and labels from their annotations
     (:func:`annotated_page`).
@@ -251,8 +307,11 @@ def load(*paths: str | Path) -> list[LabeledPage]:
             elif (folder / "html").is_dir() and (folder / "gold").is_dir():
                 pages.extend(_gold_pages(folder, path.name))
                 found = True
+            elif (folder / "input").is_dir() and (folder / "GoldStandard").is_dir():
+                pages.extend(_standard_pages(folder, path.name))
+                found = True
         if not found:
-            raise UserError(f"{path}: no annotated/+original/ or html/+gold/ folders found")
+            raise UserError(f"{path}: no annotated/+original/, html/+gold/ or input/+GoldStandard/ folders found")
     for page in pages:
         if page.annotated is not None:
             blocks, labels, page.gold = annotated_page(page.annotated)

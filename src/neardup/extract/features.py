@@ -4,27 +4,38 @@ Two feature sets share one layout mechanism (:class:`Layout` hands out column ra
 
 * ``words`` (CE-SIMPLE): the block's words, hashed into 2**18 columns, plus a bias;
 * ``rich`` (CE-BEST): CEDAR's richer block description --
-  shape (token count, share of words inside links, punctuation, stopword, capital and
-  digit densities, sentence end, word length), place (position by blocks and by text,
-  depth, the share of the page's text under the block's container and its parent, whether
-  the block lies in the page's main text container, distance to the nearest long block),
-  title overlap (with ``<title>`` / og:title), tags of the container, its parent and
-  grandparent, class/id keywords (nav, footer, comment, article, content, ...) near the
-  block and anywhere above it, the words of short blocks and the first words of every
-  block, and the same shape features of the two blocks before and after.
+  shape (token and byte counts, share of words inside links, punctuation, stopword,
+  capital and digit densities, sentence end, word length), place (position by blocks and
+  by text, depth, the share of the page's text under the block's container and its
+  parent, whether the block lies in the page's main text container, distance to the
+  nearest long block), title overlap (with ``<title>`` / og:title) and the distance to
+  the headline block, text and link density of the container's and parent's subtrees,
+  whether the block's word pairs occur in the page's JSON-LD ``articleBody``, tags of the
+  container, its parent and grandparent, which structural tags (article, main, aside,
+  nav, footer, li, figure, ...) enclose it, conjunctions of the main container with
+  headings, short lines and list items, class/id/itemprop keywords (nav, footer, comment,
+  article, content, ...) of the container, its parent and grandparent, and the same
+  shape features of the two blocks before and after.
+
+Version 2 is built to travel across sites and eras, chosen by leave-one-collection-out
+over six collections (``bench/bench_extract.py``): it added the densities, enclosing
+structural tags, headline distance, articleBody, itemprop and the conjunctions, and it
+dropped what memorized the training sites -- class/id keywords anywhere above the block
+(a page's ``<body class>`` spoke for all its blocks) and the hashed words of short blocks
+and first words of every block.
 
 Per-block text statistics come from one compiled pass over the page's block texts
 (:func:`block_stats`: tokens are split and XXH64-hashed by neardup's tokenizer kernel,
 ASCII lower-cased, without the NFKC step detection applies); everything else is numpy
-over whole pages.  The result is COO triplets (:class:`FeatureRows`): a linear model
-scores a page with one ``bincount`` call, and training converts the same rows to
-scikit-learn or crfsuite input.  Real-valued features are scaled to about [0, 1]; the
+over whole pages.  The result is COO triplets plus dense column blocks
+(:class:`FeatureRows`): a linear model scores a page with one ``bincount`` and a few
+matrix-vector products, and training converts the same rows to scikit-learn or crfsuite
+input.  Real-valued features are scaled to about [0, 1]; the
 binned indicator versions let a linear model bend.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
@@ -34,9 +45,9 @@ from numba import njit
 from ..hashing import hash_str
 from ..text.normalize import char_classes
 from ..text.tokenize import doc_tokens
-from .blocks import TAGS, Page
+from .blocks import KEYWORDS, TAG_ID, TAGS, Page, keyword_mask  # noqa: F401  (re-exported)
 
-FEATURES_VERSION = 1
+FEATURES_VERSION = 2
 """Bumped whenever a feature's meaning or column changes; models record it."""
 
 FEATURE_SETS = ("rich", "words")
@@ -48,38 +59,6 @@ STOPWORDS = tuple(
     there these they this to up was we were what when which who will with would you your""".split()
 )
 
-KEYWORDS = tuple(
-    """nav menu footer header side comment related share social ad ads advert sponsor promo
-    banner outbrain taboola breadcrumb copyright disclaimer widget tag login subscribe newsletter
-    rss popular trending recommend toolbar search cookie pagination hidden article content story
-    body main post entry text caption photo image credit byline author date dateline timestamp
-    title headline summary lead meta source video gallery list link item teaser""".split()
-)
-"""Class/id keywords (at most 63: a block's set is an int64 bitmask); words of 4+ letters
-match inside a class word, shorter ones only whole."""
-assert len(KEYWORDS) <= 63
-
-
-def _trie_pattern(words: list[str]) -> str:
-    """A regex alternation of ``words`` factored by common prefixes (fast to match)."""
-    if words == [""]:
-        return ""
-    heads: dict[str, list[str]] = {}
-    for w in sorted(set(words)):
-        heads.setdefault(w[:1], []).append(w[1:])
-    alts = []
-    for head, tails in heads.items():
-        optional = "" in tails
-        rest = _trie_pattern([t for t in tails if t]) if any(tails) else ""
-        alts.append(re.escape(head) + (f"(?:{rest})?" if optional and rest else f"(?:{rest})" if rest else ""))
-    return "|".join(alts)
-
-
-_KEYWORD_RE = re.compile(
-    f"(?<![a-z])(?:{_trie_pattern([k for k in KEYWORDS if len(k) < 4])})(?![a-z])"
-    f"|{_trie_pattern([k for k in KEYWORDS if len(k) >= 4])}"
-)
-_KEYWORD_BIT = {k: 1 << i for i, k in enumerate(KEYWORDS)}
 
 TOKEN_EDGES = np.array([1, 2, 3, 4, 6, 9, 13, 20, 30, 50, 100], dtype=np.float64)
 SHARE_EDGES = np.array([1e-9, 0.1, 0.3, 0.5, 0.8, 1.0 - 1e-9])
@@ -89,9 +68,7 @@ GOOD_MIN_TOKENS = 10
 GOOD_MAX_LINK = 1 / 3
 MAIN_SHARE = 0.6
 """The main container is the deepest element holding this share of the long blocks' text."""
-HASH_BITS = 14
 WORD_BITS = 18
-SHORT_BLOCK = 5
 _SEED = 0
 
 
@@ -109,8 +86,14 @@ class Layout:
 
 DENSE = (
     "bias tok link stop punct upper digit sent_end pos tokpos depth title_in title_cov sub_c "
-    "sub_p good_c in_main wordlen share good dist_good heading n_in_container link_only"
+    "sub_p good_c in_main wordlen share good dist_good heading n_in_container link_only "
+    "sub_link_c sub_link_p dens_c dens_p has_ld ld_share after_title dist_title is_title "
+    "main_heading main_short main_list head_next_good sandwiched chars"
 ).split()
+_LISTY = np.zeros(len(TAGS) + 1, dtype=bool)
+_LISTY[[TAG_ID[t] for t in ("li", "dd", "dt", "figcaption", "caption", "blockquote")]] = True
+ANCESTOR_TAGS = tuple("article main section aside nav header footer form li table figure blockquote".split())
+"""Structural tags whose presence above a block is a feature (bit ``i`` of an element's mask)."""
 _COL = {name: j for j, name in enumerate(DENSE)}
 NEIGHBOUR = [_COL[c] for c in ("tok", "link", "stop", "punct", "good", "heading", "sent_end", "upper")]
 OFFSETS = (-2, -1, 1, 2)
@@ -129,10 +112,8 @@ def _rich_layout() -> Layout:
             lay.add(f"bin:{name}{off}", len(edges) + 1)
     for name in ("tag0", "tag-1", "tag1", "ptag", "gptag"):
         lay.add(name, TAG_WIDTH)
+    lay.add("anc", len(ANCESTOR_TAGS))
     lay.add("kw_near", len(KEYWORDS))
-    lay.add("kw_any", len(KEYWORDS))
-    for name in ("short_words", "first_words"):
-        lay.add(name, 1 << HASH_BITS)
     return lay
 
 
@@ -148,23 +129,40 @@ LAYOUTS = {"rich": _rich_layout(), "words": _words_layout()}
 
 @dataclass
 class FeatureRows:
-    """Sparse features of ``n`` blocks as COO triplets (a block may repeat a column)."""
+    """Features of ``n`` blocks: sparse COO triplets (a block may repeat a column) plus dense
+    column blocks for the features every block has (``blocks``: first column and an
+    ``(n, k)`` matrix), which scoring multiplies directly instead of listing n x k triplets."""
 
     n: int
     rows: np.ndarray
     cols: np.ndarray
     vals: np.ndarray
     size: int
+    blocks: tuple[tuple[int, np.ndarray], ...] = ()
 
     def dot(self, weights: np.ndarray) -> np.ndarray:
         """Per block, the sum of ``weights[col] * value`` over its features."""
-        return np.bincount(self.rows, weights[self.cols] * self.vals, self.n)
+        out = np.bincount(self.rows, weights[self.cols] * self.vals, self.n).astype(np.float64, copy=False)
+        for base, matrix in self.blocks:
+            out += matrix @ weights[base : base + matrix.shape[1]]
+        return out
+
+    def triplets(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """All features as COO triplets (the dense blocks' non-zero cells included)."""
+        rows, cols, vals = [self.rows], [self.cols], [self.vals]
+        for base, matrix in self.blocks:
+            r, c = np.nonzero(matrix)
+            rows.append(r)
+            cols.append(base + c)
+            vals.append(matrix[r, c])
+        return np.concatenate(rows), np.concatenate(cols).astype(np.int64), np.concatenate(vals)
 
     def csr(self):
         """The rows as a ``scipy.sparse.csr_matrix`` (duplicates summed)."""
         from scipy.sparse import csr_matrix
 
-        return csr_matrix((self.vals, (self.rows, self.cols)), shape=(self.n, self.size))
+        rows, cols, vals = self.triplets()
+        return csr_matrix((vals, (rows, cols)), shape=(self.n, self.size))
 
     def dicts(self) -> list[dict[str, float]]:
         """One ``{column: value}`` mapping per block (duplicates summed), for crfsuite."""
@@ -253,15 +251,6 @@ def _member(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
     return sorted_set[at] == values
 
 
-@lru_cache(maxsize=1 << 16)
-def keyword_mask(attrs: str) -> int:
-    """Bit ``i`` set when class/id string ``attrs`` holds ``KEYWORDS[i]``."""
-    mask = 0
-    for m in _KEYWORD_RE.findall(attrs.lower()):
-        mask |= _KEYWORD_BIT[m]
-    return mask
-
-
 def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     return np.divide(num, den, out=np.zeros(len(num), dtype=np.float64), where=den > 0)
 
@@ -286,6 +275,33 @@ def word_features(page: Page, stats: BlockStats | None = None) -> FeatureRows:
     rows = np.concatenate((np.arange(n), stats.owner))
     cols = np.concatenate((np.full(n, lay.ranges["bias"]), words))
     return FeatureRows(n, rows, cols, np.ones(len(rows)), lay.size)
+
+
+def _bigrams(hashes: np.ndarray, owner: np.ndarray | None = None) -> np.ndarray:
+    """Hashes of adjacent token pairs (within one block when ``owner`` is given)."""
+    if len(hashes) < 2:
+        return np.zeros(0, dtype=np.uint64)
+    pairs = hashes[:-1] * np.uint64(0x9E3779B97F4A7C15) ^ hashes[1:]
+    return pairs if owner is None else np.where(owner[:-1] == owner[1:], pairs, np.uint64(0))
+
+
+def structured_share(page: Page, stats: BlockStats) -> tuple[np.ndarray, bool]:
+    """Per block, the share of its word pairs found in the page's JSON-LD ``articleBody``
+    (0 for blocks of one word), and whether the page has an ``articleBody`` of 20+ words.
+
+    Word pairs rather than words: any navigation line shares single words ("the", "news")
+    with the article, hardly its word pairs.
+    """
+    n = len(stats.tokens)
+    if not page.article_body:
+        return np.zeros(n), False
+    body = text_stats([page.article_body]).hashes
+    if len(body) < 20:
+        return np.zeros(n), False
+    pairs = _bigrams(stats.hashes, stats.owner)
+    hit = _member(pairs, np.unique(_bigrams(body))) & (pairs != 0)
+    found = np.bincount(stats.owner[:-1], hit, n) if len(pairs) else np.zeros(n)
+    return _ratio(found, np.maximum(stats.tokens - 1, 0).astype(np.float64)), True
 
 
 def dense_features(page: Page, stats: BlockStats) -> np.ndarray:
@@ -314,13 +330,32 @@ def dense_features(page: Page, stats: BlockStats) -> np.ndarray:
     if total_good > 0:
         main = int(np.argmax(np.where(subtree_good >= MAIN_SHARE * total_good, el.depth, -1)))
         in_main = (cont >= main) & (cont <= el.end[main])
+    link_words = page.link_words.astype(np.float64)
+    words = page.words.astype(np.float64)
+    cum_l = np.zeros((3, n_el + 1))
+    np.cumsum(np.bincount(cont, link_words, n_el), out=cum_l[0, 1:])
+    np.cumsum(np.bincount(cont, words, n_el), out=cum_l[1, 1:])
+    cum_l[2, 1:] = np.arange(1, n_el + 1)
+    sub_links, sub_words, sub_elems = cum_l[:, el.end + 1] - cum_l[:, :-1]
+    sub_link = _ratio(sub_links, sub_words)
+    dens = np.log1p(subtree / sub_elems) / np.log(101.0)
+    root_or = np.where(parent >= 0, parent, cont)
+    # The headline: the first block covering most of the title's words (a heading preferred).
+    title_cov = in_title / max(len(title_set), 1)
+    head_score = np.where(title_cov >= 0.5, title_cov + 0.5 * page.is_heading() + 0.3 * (tokens <= 30), 0.0)
+    head = int(np.argmax(head_score)) if n and head_score.max() > 0 else -1
+    in_ld, has_ld = structured_share(page, stats)
     good_idx = np.flatnonzero(good)
-    dist = np.full(n, 50)
+    dist = dist_prev = dist_next = np.full(n, 50)
+    heading = page.is_heading()
     if len(good_idx):
-        at = np.searchsorted(good_idx, np.arange(n))
+        idx = np.arange(n)
+        at = np.searchsorted(good_idx, idx)
         after = good_idx[np.minimum(at, len(good_idx) - 1)]
         before = good_idx[np.maximum(at - 1, 0)]
-        dist = np.minimum(np.abs(after - np.arange(n)), np.abs(before - np.arange(n)))
+        dist_next = np.where(after > idx, after - idx, 50)
+        dist_prev = np.where(before < idx, idx - before, 50)
+        dist = np.minimum(np.abs(after - idx), np.abs(before - idx))
 
     dense = np.empty((n, len(DENSE)))
     cols = {
@@ -345,9 +380,27 @@ def dense_features(page: Page, stats: BlockStats) -> np.ndarray:
         "share": tokens / total,
         "good": good,
         "dist_good": np.log1p(dist) / np.log(51.0),
-        "heading": page.is_heading(),
+        "heading": heading,
         "n_in_container": np.log1p(np.bincount(cont, minlength=n_el)[cont]) / np.log(51.0),
         "link_only": link >= 1.0,
+        "sub_link_c": sub_link[cont],
+        "sub_link_p": sub_link[root_or],
+        "dens_c": dens[cont],
+        "dens_p": dens[root_or],
+        "has_ld": float(has_ld),
+        "ld_share": in_ld,
+        "after_title": (np.arange(n) > head) if head >= 0 else 0.0,
+        "dist_title": np.log1p(np.abs(np.arange(n) - head)) / np.log(51.0) if head >= 0 else 1.0,
+        "is_title": np.arange(n) == head,
+        # Conjunctions a linear model cannot form: the article's own subheads, short lines
+        # and list items (content in most gold standards, unlike the same outside it).
+        "main_heading": in_main & heading,
+        "main_short": in_main & (tokens < GOOD_MIN_TOKENS) & (link < 0.5),
+        "main_list": in_main & _LISTY[el.tag[cont]],
+        "head_next_good": heading & _shift(good, 1, False),
+        "sandwiched": ~good & (link < 0.5) & (dist_prev <= 3) & (dist_next <= 3),
+        # Length in bytes: what "long" means in scripts without spaces between words (CJK).
+        "chars": np.log1p(stats.nbytes) / np.log(2001.0),
     }
     for j, name in enumerate(DENSE):
         dense[:, j] = cols[name]
@@ -366,25 +419,22 @@ def rich_features(page: Page, stats: BlockStats | None = None) -> FeatureRows:
     block = np.arange(n)
     rows: list[np.ndarray] = []
     cols: list[np.ndarray] = []
-    vals: list[np.ndarray] = []
+    blocks: list[tuple[int, np.ndarray]] = []
 
     def indicators(r: np.ndarray, c: np.ndarray) -> None:
         rows.append(r)
         cols.append(c)
-        vals.append(np.ones(len(r)))
 
-    def values(base: int, matrix: np.ndarray) -> None:
-        rows.append(np.repeat(block, matrix.shape[1]))
-        cols.append(np.tile(np.arange(base, base + matrix.shape[1]), n))
-        vals.append(matrix.ravel())
+    def bitmask(base: int, masks: np.ndarray, width: int) -> None:
+        blocks.append((base, ((masks[:, None] >> np.arange(width, dtype=np.uint64)) & np.uint64(1)).astype(np.float64)))
 
     # Real-valued block features, then the shape features of the neighbours.
-    values(lay.ranges["dense"], dense)
+    blocks.append((lay.ranges["dense"], dense))
     shape = np.hstack((dense[:, NEIGHBOUR], np.ones((n, 1))))
     for off in OFFSETS:
         shifted = _shift(shape, off)
         shifted[:, -1] = 1.0 - shifted[:, -1]
-        values(lay.ranges[f"nb{off}"], shifted)
+        blocks.append((lay.ranges[f"nb{off}"], shifted))
     # Binned indicators (of the block and, for some, of its neighbours).
     for name, edges, offs in BINNED:
         raw = stats.tokens if name == "tok" else dense[:, _COL[name]]
@@ -406,23 +456,22 @@ def rich_features(page: Page, stats: BlockStats | None = None) -> FeatureRows:
     for name, anc in (("ptag", parent), ("gptag", grand)):
         keep = anc >= 0
         indicators(block[keep], lay.ranges[name] + el.tag[anc[keep]])
-    # Class/id keywords near the block (container, parent, grandparent) and anywhere above.
-    own = np.fromiter((keyword_mask(a) if a else 0 for a in el.attrs), dtype=np.int64, count=len(el)).view(np.uint64)
-    anywhere = _inherit(own, el.parent)
-    own0 = np.append(own, np.uint64(0))  # index -1: no such element
-    near = own0[cont] | own0[parent] | own0[grand]
-    bits = np.arange(len(KEYWORDS), dtype=np.uint64)
-    for name, masks in (("kw_near", near), ("kw_any", anywhere[cont])):
-        r, b = np.nonzero((masks[:, None] >> bits) & np.uint64(1))
-        indicators(r, lay.ranges[name] + b)
-    # Words of short blocks, and the first two words of every block.
-    owner = stats.owner
-    hmask = np.uint64((1 << HASH_BITS) - 1)
-    small = stats.tokens[owner] <= SHORT_BLOCK
-    indicators(owner[small], lay.ranges["short_words"] + (stats.hashes[small] & hmask).astype(np.int64))
-    first = np.arange(len(owner)) - np.repeat(np.cumsum(stats.tokens) - stats.tokens, stats.tokens) < 2
-    indicators(owner[first], lay.ranges["first_words"] + ((stats.hashes[first] >> np.uint64(20)) & hmask).astype(np.int64))
-    return FeatureRows(n, np.concatenate(rows), np.concatenate(cols).astype(np.int64), np.concatenate(vals), lay.size)
+    # Structural tags enclosing the block (its container's tag included).
+    bitmask(lay.ranges["anc"], _inherit(_tag_bits()[el.tag], el.parent)[cont], len(ANCESTOR_TAGS))
+    # Class/id/itemprop keywords near the block (container, parent, grandparent).
+    own0 = np.append(el.keywords, np.uint64(0))  # index -1: no such element
+    bitmask(lay.ranges["kw_near"], own0[cont] | own0[parent] | own0[grand], len(KEYWORDS))
+    r = np.concatenate(rows)
+    return FeatureRows(n, r, np.concatenate(cols).astype(np.int64), np.ones(len(r)), lay.size, tuple(blocks))
+
+
+@lru_cache(maxsize=1)
+def _tag_bits() -> np.ndarray:
+    """Per tag id, the bit of :data:`ANCESTOR_TAGS` it sets (0 for other tags)."""
+    out = np.zeros(TAG_WIDTH, dtype=np.uint64)
+    for i, t in enumerate(ANCESTOR_TAGS):
+        out[TAG_ID[t]] = np.uint64(1 << i)
+    return out
 
 
 @njit(cache=True)

@@ -28,7 +28,7 @@ from .features import FEATURE_SETS, FEATURES_VERSION, FEATURIZERS, LAYOUTS, Bloc
 from ..io.writers import atomic_file
 
 KINDS = ("crf", "logreg")
-DEFAULT_MODEL = "extract-model-v1.npz"
+DEFAULT_MODEL = "extract-model-v2.npz"
 """The trained CE-BEST model shipped in ``neardup/data`` (how it was made: the .json beside it)."""
 
 

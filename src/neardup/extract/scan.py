@@ -10,7 +10,7 @@ fast.  :func:`scan` walks the bytes once and returns
 * per block: its word count, how many of those words sit inside ``<a>``, and its
   container (the innermost non-inline element);
 * per non-inline element, in document order: tag id, parent, depth, the last element
-  inside it, and the byte spans of its ``class`` and ``id`` values.
+  inside it, and the byte spans of its ``class``, ``id`` and ``itemprop`` values.
 
 Tag names are identified by their XXH64 hash (:func:`neardup.hashing.xxh64_bytes`)
 looked up in a sorted table; tags not in the table are block-level.
@@ -71,7 +71,7 @@ def scan(buf, tag_hashes, tag_ids, inline, void, link_tag, words_amp, words_lt, 
     e_parent = np.zeros(cap, dtype=np.int64)
     e_depth = np.zeros(cap, dtype=np.int64)
     e_end = np.zeros(cap, dtype=np.int64)
-    e_attr = np.zeros((cap, 4), dtype=np.int64)  # class start, end, id start, end
+    e_attr = np.zeros((cap, 6), dtype=np.int64)  # class, id, itemprop: start, end
     ne = 0
     st_el = np.zeros(cap, dtype=np.int64)
     st_link = np.zeros(cap, dtype=np.bool_)
@@ -133,7 +133,7 @@ def scan(buf, tag_hashes, tag_ids, inline, void, link_tag, words_amp, words_lt, 
         while q < n and not _is_space(buf[q]) and buf[q] != _GT and buf[q] != _SLASH:
             q += 1
         tag = _tag_id(buf, name_lo, q, tag_hashes, tag_ids)
-        cls_lo = cls_hi = id_lo = id_hi = 0
+        cls_lo = cls_hi = id_lo = id_hi = ip_lo = ip_hi = 0
         # Attributes (values quoted by the serializer), up to the closing '>'.
         while q < n and buf[q] != _GT:
             if _is_space(buf[q]) or buf[q] == _SLASH:
@@ -163,6 +163,8 @@ def scan(buf, tag_hashes, tag_ids, inline, void, link_tag, words_amp, words_lt, 
                 cls_lo, cls_hi = v_lo, v_hi
             elif a_hi - a_lo == 2 and buf[a_lo] == 105 and buf[a_lo + 1] == 100:  # id
                 id_lo, id_hi = v_lo, v_hi
+            elif a_hi - a_lo == 8 and buf[a_lo] == 105 and buf[a_lo + 1] == 116 and buf[a_lo + 4] == 112:  # itemprop
+                ip_lo, ip_hi = v_lo, v_hi
         p = q + 1
         if closing:
             if sp == 0:
@@ -201,6 +203,7 @@ def scan(buf, tag_hashes, tag_ids, inline, void, link_tag, words_amp, words_lt, 
         e_depth[ne] = e_depth[owner] + 1 if owner >= 0 else 0
         e_end[ne] = ne
         e_attr[ne, 0], e_attr[ne, 1], e_attr[ne, 2], e_attr[ne, 3] = cls_lo, cls_hi, id_lo, id_hi
+        e_attr[ne, 4], e_attr[ne, 5] = ip_lo, ip_hi
         if not void[tag]:
             st_el[sp] = ne
             st_link[sp] = False
@@ -214,3 +217,52 @@ def scan(buf, tag_hashes, tag_ids, inline, void, link_tag, words_amp, words_lt, 
         nb += 1
     return (out[:o], b_words[:nb], b_links[:nb], b_owner[:nb],
             e_tag[:ne], e_parent[:ne], e_depth[:ne], e_end[:ne], e_attr[:ne])
+
+
+@njit(cache=True)
+def _lower(c):
+    return c + 32 if 65 <= c <= 90 else c
+
+
+@njit(cache=True)
+def _is_letter(c):
+    return 97 <= _lower(c) <= 122
+
+
+@njit(cache=True)
+def keyword_masks(buf, spans, words, lengths, whole, bits, first):
+    """Per element, bit ``bits[k]`` set when keyword ``k`` occurs in its class/id/itemprop values.
+
+    ``buf`` holds the serialized page, ``spans[e]`` the byte ranges of element ``e``'s
+    values (start/end pairs); ``words[k, :lengths[k]]`` is keyword ``k`` (lower-case
+    ASCII), the keywords sorted by first letter so that ``first[c - 97]`` ..
+    ``first[c - 96]`` are those starting with letter ``c``.  Matching ignores ASCII case; a
+    keyword with ``whole[k]`` set (the short ones) matches only where no letter touches it
+    on either side, the others anywhere inside a value ("storyBody" holds "story" and
+    "body", "navigation" no "nav").
+    """
+    ne = spans.shape[0]
+    out = np.zeros(ne, dtype=np.uint64)
+    for e in range(ne):
+        mask = np.uint64(0)
+        for s in range(0, spans.shape[1], 2):
+            lo, hi = spans[e, s], spans[e, s + 1]
+            for p in range(lo, hi):
+                c = _lower(buf[p])
+                if not 97 <= c <= 122:
+                    continue
+                for k in range(first[c - 97], first[c - 96]):
+                    m = lengths[k]
+                    if p + m > hi:
+                        continue
+                    ok = True
+                    for j in range(1, m):
+                        if _lower(buf[p + j]) != words[k, j]:
+                            ok = False
+                            break
+                    if ok and whole[k]:
+                        ok = not (p > lo and _is_letter(buf[p - 1])) and not (p + m < hi and _is_letter(buf[p + m]))
+                    if ok:
+                        mask |= np.uint64(1) << np.uint64(bits[k])
+        out[e] = mask
+    return out
