@@ -15,55 +15,14 @@ import gc
 import sys
 from typing import Sequence
 
-from .cli_options import add_engine_options, add_input_options, add_job_options, engine_of, input_fields
+from .cli_options import (
+    add_engine_options, add_input_options, add_job_options, add_method_options, engine_of, given_params, input_fields,
+    method_options,
+)
 from .cluster import CLUSTERINGS
 from .errors import UserError
 from .job import print_report, run_command
-from .methods import DEFAULT_METHOD, REGISTRY, all_params, method_defaults, method_params
-
-
-def add_method_options(p: argparse.ArgumentParser) -> None:
-    """``--method`` and one option per parameter of any registered method, grouped by method.
-
-    A parameter several methods take (``--threshold``, ``--shingle-size``, ...) is listed once
-    under "options of several methods" with each method's default; a parameter of one method
-    is listed under that method, with its own help.
-    """
-    p.add_argument("--method", choices=sorted(REGISTRY), default=DEFAULT_METHOD,
-                   help=f"detection method ({DEFAULT_METHOD}: the most accurate on news pages at its defaults)")
-    params = all_params()
-    shared = p.add_argument_group("options of several methods (`neardup methods` lists which method takes which)")
-    groups = {m: p.add_argument_group(f"{m} options") for m in sorted(REGISTRY)}
-    for name, uses in params.items():
-        # the help of the default method (else the first) describes a shared parameter
-        spec = next((s for m, s in uses if m == DEFAULT_METHOD), uses[0][1])
-        if len(uses) > 1:
-            group = shared
-            defaults = ", ".join(f"{m} {'off' if s.default in (None, False) else s.default}" for m, s in uses)
-            text = f"{spec.help} ({defaults})"
-        else:
-            group = groups[uses[0][0]]
-            text = f"{spec.help} ({'off' if spec.default in (None, False) else spec.default})"
-        flag = "--" + name.replace("_", "-")
-        if spec.type is bool:
-            group.add_argument(flag, dest=name, action=argparse.BooleanOptionalAction, default=None, help=text)
-        else:
-            group.add_argument(flag, dest=name, type=spec.type, choices=spec.choices, default=None, help=text)
-
-
-def _given_params(args: argparse.Namespace) -> dict:
-    return {name: getattr(args, name) for name in all_params() if getattr(args, name, None) is not None}
-
-
-def method_options(args: argparse.Namespace) -> dict:
-    """The chosen method's parameters given on the command line; others are an error."""
-    accepted = method_defaults(args.method)
-    given = _given_params(args)
-    foreign = sorted(set(given) - set(accepted))
-    if foreign:
-        flags = ", ".join("--" + f.replace("_", "-") for f in foreign)
-        raise UserError(f"method {args.method} does not take {flags}")
-    return {"method": args.method, **given}
+from .methods import REGISTRY, method_defaults, method_params
 
 
 def _eval_located(args: argparse.Namespace) -> int:
@@ -96,7 +55,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     for name in names:
         if name not in REGISTRY:
             raise UserError(f"unknown method {name!r}; choose from {', '.join(sorted(REGISTRY))}")
-    given = _given_params(args)
+    given = given_params(args)
     fields = input_fields(args)
     data = load_labeled(args.dataset, args.extract, truth=args.truth, pairs=args.pairs, prefer_html=args.html,
                         fields=fields)

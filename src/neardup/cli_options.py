@@ -1,7 +1,8 @@
 """Options every command that reads inputs shares: inputs, output folder, extraction, fields.
 
 Kept apart from :mod:`neardup.cli` so the sub-commands' parsers (contain, partial, stats,
-train) use them without importing the main command line (no import cycle).
+train, index) use them without importing the main command line (no import cycle).  The
+method options import the method registry only when a parser is built.
 """
 
 from __future__ import annotations
@@ -67,3 +68,55 @@ def engine_of(args: argparse.Namespace) -> object:
 
     return get_engine("spark", master=args.spark_master, connect=args.spark_connect,
                       partitions=args.spark_partitions, work=args.spark_work)
+
+
+def add_method_options(p: argparse.ArgumentParser) -> None:
+    """``--method`` and one option per parameter of any registered method, grouped by method.
+
+    A parameter several methods take (``--threshold``, ``--shingle-size``, ...) is listed once
+    under "options of several methods" with each method's default; a parameter of one method
+    is listed under that method, with its own help.
+    """
+    from .methods import DEFAULT_METHOD, REGISTRY, all_params
+
+    p.add_argument("--method", choices=sorted(REGISTRY), default=DEFAULT_METHOD,
+                   help=f"detection method ({DEFAULT_METHOD}: the most accurate on news pages at its defaults)")
+    params = all_params()
+    shared = p.add_argument_group("options of several methods (`neardup methods` lists which method takes which)")
+    groups = {m: p.add_argument_group(f"{m} options") for m in sorted(REGISTRY)}
+    for name, uses in params.items():
+        # the help of the default method (else the first) describes a shared parameter
+        spec = next((s for m, s in uses if m == DEFAULT_METHOD), uses[0][1])
+        if len(uses) > 1:
+            group = shared
+            defaults = ", ".join(f"{m} {'off' if s.default in (None, False) else s.default}" for m, s in uses)
+            text = f"{spec.help} ({defaults})"
+        else:
+            group = groups[uses[0][0]]
+            text = f"{spec.help} ({'off' if spec.default in (None, False) else spec.default})"
+        flag = "--" + name.replace("_", "-")
+        if spec.type is bool:
+            group.add_argument(flag, dest=name, action=argparse.BooleanOptionalAction, default=None, help=text)
+        else:
+            group.add_argument(flag, dest=name, type=spec.type, choices=spec.choices, default=None, help=text)
+
+
+def given_params(args: argparse.Namespace) -> dict:
+    """The method parameters given on the command line (any method's)."""
+    from .methods import all_params
+
+    return {name: getattr(args, name) for name in all_params() if getattr(args, name, None) is not None}
+
+
+def method_options(args: argparse.Namespace) -> dict:
+    """The chosen method's parameters given on the command line; others are an error."""
+    from .errors import UserError
+    from .methods import method_defaults
+
+    accepted = method_defaults(args.method)
+    given = given_params(args)
+    foreign = sorted(set(given) - set(accepted))
+    if foreign:
+        flags = ", ".join("--" + f.replace("_", "-") for f in foreign)
+        raise UserError(f"method {args.method} does not take {flags}")
+    return {"method": args.method, **given}

@@ -139,6 +139,25 @@ def print_report(s: dict[str, Any], outdir: str, lines: Sequence[str]) -> None:
     print("\n".join(out), file=sys.stderr)
 
 
+def print_found(s: dict, outdir: str, what: str, count: int) -> None:
+    """The run report on stderr (:func:`print_report`) with how many ``what`` were found and any evaluation."""
+    lines = [f"{what:<10} {count:,}"]
+    if "evaluation" in s:
+        lines.append("evaluation " + ", ".join(f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}"
+                                               for k, v in _flat(s["evaluation"]).items()))
+    print_report(s, f"{outdir}/", lines)
+
+
+def _flat(d: dict, prefix: str = "") -> dict:
+    out = {}
+    for k, v in d.items():
+        if isinstance(v, dict):
+            out.update(_flat(v, f"{prefix}{k}."))
+        else:
+            out[prefix + k] = v
+    return out
+
+
 def _describe_os_error(exc: OSError) -> str:
     what = exc.strerror or str(exc)
     if exc.filename is None:

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from ..errors import UserError
+from ..job import print_found
 from .detector import CONTAIN_ALIGN, DEFAULT_COVERAGE, DEFAULT_ETL, DEFAULT_MAX_NEW, METHODS
 from .words import DEFAULT_PREFIX
 
@@ -86,26 +87,5 @@ def run_command(args: argparse.Namespace) -> int:
         min_coverage=args.min_coverage, max_new_words=args.max_new_words, align=align_params(args),
     )
     if not args.quiet:
-        print_summary(summary, args.output, "containments", summary["containments"])
+        print_found(summary, args.output, "containments", summary["containments"])
     return 0
-
-
-def print_summary(s: dict, outdir: str, what: str, count: int) -> None:
-    """The run report on stderr (:func:`neardup.job.print_report`) with what was found and its evaluation."""
-    from ..job import print_report
-
-    lines = [f"{what:<10} {count:,}"]
-    if "evaluation" in s:
-        lines.append("evaluation " + ", ".join(f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}"
-                                               for k, v in _flat(s["evaluation"]).items()))
-    print_report(s, f"{outdir}/", lines)
-
-
-def _flat(d: dict, prefix: str = "") -> dict:
-    out = {}
-    for k, v in d.items():
-        if isinstance(v, dict):
-            out.update(_flat(v, f"{prefix}{k}."))
-        else:
-            out[prefix + k] = v
-    return out

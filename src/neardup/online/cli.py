@@ -18,7 +18,7 @@ TOKEN_ENV = "NEARDUP_TOKEN"
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``index`` (with its actions) and ``serve`` to ``subparsers``."""
-    from ..cli import add_method_options
+    from ..cli_options import add_method_options
     from ..cli_options import add_input_options
     from ..extract import DEFAULT_EXTRACTOR, EXTRACTORS
     from ..io.writers import FORMATS
@@ -80,7 +80,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _cmd_create(args: argparse.Namespace) -> int:
-    from ..cli import method_options
+    from ..cli_options import method_options
     from .index import Index
 
     options = method_options(args)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..contain.cli import print_summary
+from ..job import print_found
 from .align import DEFAULT_ALIGN, AlignParams
 from .signatures import SIGNATURES
 
@@ -82,7 +82,7 @@ def run_command(args: argparse.Namespace) -> int:
                               truth=args.truth, progress=not args.quiet and sys.stderr.isatty(),
                               engine=engine)
         if not args.quiet:
-            print_summary(summary, args.output, "pairs", summary.get("pairs", 0))
+            print_found(summary, args.output, "pairs", summary.get("pairs", 0))
         return 0
 
     summary = partial_files(
@@ -93,5 +93,5 @@ def run_command(args: argparse.Namespace) -> int:
         engine=engine,
     )
     if not args.quiet:
-        print_summary(summary, args.output, "pairs", summary.get("pairs", 0))
+        print_found(summary, args.output, "pairs", summary.get("pairs", 0))
     return 0
