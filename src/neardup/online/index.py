@@ -23,6 +23,10 @@ window (``window="7d"`` or ``window=10000``) keeps only recent documents: a new 
 is compared only with documents within the window before it (by ``time``/``date``
 field, else arrival time; or by count), and older ones are evicted.
 
+An index made with ``partial=True`` (``index create --partial``) also answers each new
+document's copied passages with earlier ones, located by characters (:mod:`.passages`:
+``neardup partial``'s aligner against the stored seeds); :attr:`Checked.partials`.
+
 Length: one class, whose check, insert and eviction steps share one transaction per batch;
 the answers and key joins live in :mod:`.matches`, storage in :mod:`.storage`.
 """
