@@ -245,7 +245,7 @@ def test_foreign_damaged_newer_and_missing_files_give_clear_errors(tmp_path, doc
     with Index.create(path, method="ffp") as index:
         index.add(docs[:50])
     db = sqlite3.connect(path / "index.sqlite")
-    db.execute("UPDATE meta SET value = '2' WHERE key = 'version'")
+    db.execute("UPDATE meta SET value = '3' WHERE key = 'version'")
     db.commit()
     db.close()
     with pytest.raises(UserError, match="newer than this neardup reads"):
@@ -276,13 +276,15 @@ with Index.open(sys.argv[1]) as index:
 """
 
 
-def test_kill_9_during_a_bulk_add_loses_no_acknowledged_document(tmp_path, docs):
+@pytest.mark.parametrize("partial", [False, True])
+def test_kill_9_during_a_bulk_add_loses_no_acknowledged_document(tmp_path, docs, partial):
+    """With --partial too: a document's seeds and word offsets commit with it (``check`` counts them)."""
     source = tmp_path / "docs.jsonl"
     many = [{**d, "id": f"{d['id']}-{k}"} for k in range(4) for d in docs]
     source.write_text("".join(json.dumps(d) + "\n" for d in many))
     rng = random.Random(11)
     path = tmp_path / "ix"
-    Index.create(path, method="minhash", threshold=0.5, shingle_size=3).close()
+    Index.create(path, method="minhash", threshold=0.5, shingle_size=3, partial=partial).close()
     acknowledged: list[str] = []
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     for run in range(20):
@@ -356,3 +358,132 @@ def test_the_method_level_collection_refuses_adds_after_finalize():
     with pytest.raises(RuntimeError, match="after finalize"):
         c.add(["eight nine ten eleven twelve thirteen"])
     assert len(c) == 1
+
+
+# ---------------------------------------------------------------------------- --partial: copied passages
+
+COPY = ("the harbour authority confirmed on friday that the northern pier will close for repairs "
+        "until the end of march, and ferries will dock at the old terminal instead")
+
+
+def _spans(checked) -> dict[tuple[str, str], list[tuple]]:
+    """``(earlier id, new id) -> [(chars in earlier, chars in new, words earlier, words new, similarity)]``."""
+    return {(p.id, c.id): [(q.b_chars, q.a_chars, q.b_words, q.a_words, q.similarity) for q in p.passages]
+            for c in checked for p in (c.partials or [])}
+
+
+def _offline(path: Path) -> dict[tuple[str, str], list[tuple]]:
+    """``neardup partial``'s passages as :func:`_spans` gives the index's (``a``: the earlier document)."""
+    rows = [json.loads(line) for line in (path / "partials.jsonl").read_text().splitlines()]
+    return {(r["a"], r["b"]): [(tuple(s["a_chars"]), tuple(s["b_chars"]), s["a_words"], s["b_words"], s["similarity"])
+                               for s in r["spans"]] for r in rows}
+
+
+def test_partial_passages_are_located_at_exact_character_offsets(tmp_path):
+    stored = "Weather: rain all week in the valley, say forecasters. " + COPY.capitalize() + ". Sports follow below."
+    new = "In other local news, a bakery opened on Main Street. Also, " + COPY + " -- officials said."
+    unrelated = "Stock markets rose sharply in early trading as investors welcomed the central bank decision."
+    with Index.create(tmp_path / "ix", partial=True) as index:
+        index.add([{"id": "old", "text": stored}, {"id": "other", "text": unrelated}])
+        [checked] = index.add([{"id": "new", "text": new}])
+        [asked] = index.query([{"id": "q", "text": new}])
+        assert index.info()["partial"]["max_df"] == 50 and index.info()["version"] == 2
+    assert [p.id for p in checked.partials] == ["old"]
+    [p] = checked.partials[0].passages
+    assert new[slice(*p.a_chars)] == COPY  # a: the new document
+    assert stored[slice(*p.b_chars)] == COPY.capitalize()  # b: the stored one (words compared lower-cased)
+    assert p.a_words == p.b_words == len(COPY.split()) and p.similarity == 1.0
+    assert checked.partials[0].coverage_match == round(len(COPY.split()) / len(stored.split()), 6)
+    assert asked.partials[0].as_dict() == checked.partials[0].as_dict()  # query finds the same, and the new one itself
+    assert [q.id for q in asked.partials] == ["old", "new"]
+    with Index.create(tmp_path / "iy", partial=True) as index:  # an earlier document of the same batch
+        got = index.add([{"id": "old", "text": stored}, {"id": "new", "text": new}])
+    assert got[1].partials[0].as_dict() == checked.partials[0].as_dict() and got[0].partials == []
+    with Index.create(tmp_path / "iz") as index:  # without --partial: no "partials" in the answers, format 1
+        assert "partials" not in index.add([{"id": "old", "text": stored}])[0].as_dict()
+        assert index.info()["version"] == 1
+
+
+def test_partial_one_at_a_time_equals_neardup_partial_on_the_sample(tmp_path):
+    sample = str(ROOT / "examples" / "sample.jsonl")
+    assert main(["partial", sample, "-o", str(tmp_path / "offline"), "--quiet"]) == 0
+    want = _offline(tmp_path / "offline")
+    assert len(want) > 20
+    assert main(["index", "create", str(tmp_path / "ix"), "--partial"]) == 0
+    assert main(["index", "add", str(tmp_path / "ix"), sample, "-o", str(tmp_path / "on"), "--batch-size", "1",
+                 "--quiet"]) == 0
+    rows = [json.loads(line) for line in (tmp_path / "on" / "matches.jsonl").read_text().splitlines()]
+    got = {(p["id"], r["id"]): [(tuple(s["b_chars"]), tuple(s["a_chars"]), s["b_words"], s["a_words"], s["similarity"])
+                                for s in p["passages"]] for r in rows for p in r["partials"]}
+    assert got == want
+    summary = json.loads((tmp_path / "on" / "summary.json").read_text())
+    assert summary["partials"] == len(want) and summary["passages"] == sum(map(len, want.values()))
+    records = [{"id": r["id"], "text": r["text"]} for r in map(json.loads, Path(sample).read_text().splitlines())]
+    with Index.create(tmp_path / "iy", partial=True) as index:  # batches do not change the answers
+        assert _spans(index.add(records[:5]) + index.add(records[5:30], batch_size=7) + index.add(records[30:])) == want
+
+
+def test_partial_answers_are_neardup_partial_on_what_the_index_held(tmp_path):
+    """With a cap that bites (max_df 3), a document's passages are the aligner's on the documents before it plus it."""
+    from neardup.partial.align import AlignParams, align
+
+    records = [{"id": r["id"], "text": r["text"]}
+               for r in map(json.loads, (ROOT / "examples" / "sample.jsonl").read_text().splitlines())]
+    params = AlignParams(max_df=3)
+    want: dict[tuple[str, str], list[tuple]] = {}
+    for i in range(1, len(records)):
+        for a, b, passages in align([r["text"] for r in records[:i + 1]], params):
+            if b == i:
+                want[(records[a]["id"], records[b]["id"])] = [
+                    (p.a_chars, p.b_chars, p.a_words, p.b_words, p.similarity) for p in passages]
+    whole = {(records[a]["id"], records[b]["id"]) for a, b, _ in align([r["text"] for r in records], params)}
+    assert set(want) != whole  # the cap bites: the whole corpus drops seeds that were not yet boilerplate
+    for sizes in (1, len(records)):
+        with Index.create(tmp_path / f"ix{sizes}", partial=params) as index:
+            assert _spans(index.add(records, batch_size=sizes)) == want
+
+
+def _seed_rows(path: Path) -> list[tuple[int, int]]:
+    db = sqlite3.connect(path / "index.sqlite")
+    try:
+        return db.execute("SELECT seq, count(*) FROM seeds GROUP BY seq ORDER BY seq").fetchall()
+    finally:
+        db.close()
+
+
+def test_partial_remove_and_window_eviction_drop_the_seeds(tmp_path):
+    stored = "Weather: rain all week in the valley, say forecasters. " + COPY
+    new = "In other local news, a bakery opened on Main Street. " + COPY
+    with Index.create(tmp_path / "ix", partial=True) as index:
+        index.add([{"id": "old", "text": stored}, {"id": "keep", "text": "Unrelated words about the markets " * 3}])
+        assert [s for s, _ in _seed_rows(tmp_path / "ix")] == [0, 1]
+        assert index.remove(["old"]) == ["old"]
+        assert [s for s, _ in _seed_rows(tmp_path / "ix")] == [1]
+        assert index.query([{"id": "new", "text": new}])[0].partials == []
+        assert index.check() == [] and index.info()["seed_rows"] == _seed_rows(tmp_path / "ix")[0][1]
+    with Index.create(tmp_path / "iw", partial=True, window=2) as index:
+        texts = [f"Story {k}: " + COPY for k in range(5)]
+        answers = index.add([{"id": f"d{k}", "text": t} for k, t in enumerate(texts)], batch_size=1)
+        assert [s for s, _ in _seed_rows(tmp_path / "iw")] == [3, 4]  # the last 2 documents' seeds only
+        assert [[p.id for p in c.partials] for c in answers] == [[], ["d0"], ["d0", "d1"], ["d1", "d2"], ["d2", "d3"]]
+        assert index.check() == []
+        index.compact()
+        assert index.check() == [] and len(index) == 2
+
+
+def test_partial_index_format_and_cli(tmp_path, capsys):
+    ix = str(tmp_path / "ix")
+    assert main(["index", "create", ix, "--partial", "--partial-max-df", "20", "--method", "minhash",
+                 "--threshold", "0.5"]) == 0
+    assert main(["index", "add", ix, str(ROOT / "examples" / "sample.jsonl"), "-o", str(tmp_path / "out")]) == 0
+    assert "passages" in capsys.readouterr().err
+    assert main(["index", "info", ix, "--check"]) == 0
+    out = capsys.readouterr().out
+    assert "max_df=20" in out and "check      ok" in out
+    assert main(["index", "create", str(tmp_path / "iy"), "--partial-max-df", "20"]) == 2  # knobs need --partial
+    db = sqlite3.connect(tmp_path / "ix" / "index.sqlite")
+    db.execute("UPDATE meta SET value = '1' WHERE key = 'version'")  # a version-1 file cannot hold --partial
+    db.commit()
+    db.close()
+    with pytest.raises(UserError, match="cannot hold --partial"):
+        Index.open(ix)

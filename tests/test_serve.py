@@ -61,6 +61,21 @@ def test_add_query_get_delete_stats_health(client, tmp_path):
     assert "/documents" in client.get("/openapi.json").json()["paths"]
 
 
+def test_an_index_made_with_partial_answers_passages_over_http(tmp_path):
+    Index.create(tmp_path / "ix", partial=True).close()
+    with Index.open(tmp_path / "ix") as index, TestClient(create_app(index)) as c:
+        added = []
+        for at in range(0, len(DOCS), 16):
+            r = c.post("/documents", json={"documents": DOCS[at:at + 16]})
+            assert r.status_code == 200, r.text
+            added += r.json()["results"]
+        asked = c.post("/query", json={"documents": [DOCS[5]]}).json()["results"][0]
+    with Index.create(tmp_path / "direct", partial=True) as direct:
+        want = [x.as_dict() for x in direct.add(DOCS)]
+    assert added == want and sum(len(x["partials"]) for x in added) > 20
+    assert DOCS[5]["id"] in [p["id"] for p in asked["partials"]]
+
+
 def test_bad_input_is_a_4xx_and_changes_nothing(client):
     assert client.post("/documents", json={"documents": DOCS[:5]}).status_code == 200
     cases = [

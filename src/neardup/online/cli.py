@@ -22,6 +22,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     from ..cli_options import add_input_options
     from ..extract import DEFAULT_EXTRACTOR, EXTRACTORS
     from ..io.writers import FORMATS
+    from ..partial.cli import add_align_options
 
     p = subparsers.add_parser("index", help="a persistent index: check and add documents as they arrive, across runs")
     actions = p.add_subparsers(dest="action", required=True)
@@ -36,6 +37,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "faster (full)")
     c.add_argument("--extract", choices=sorted(EXTRACTORS), default=DEFAULT_EXTRACTOR,
                    help=f"how HTML pages become text, fixed for the index ({DEFAULT_EXTRACTOR})")
+    c.add_argument("--partial", action="store_true",
+                   help="also keep each document's seeds and word offsets (not its text) and report the passages a "
+                        "new document shares with earlier ones, located, as `neardup partial` does")
+    add_align_options(c, prefix="partial-")
     add_method_options(c)
     c.set_defaults(func=_cmd_create)
 
@@ -81,13 +86,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _cmd_create(args: argparse.Namespace) -> int:
     from ..cli_options import method_options
+    from ..partial.align import DEFAULT_ALIGN
+    from ..partial.cli import align_params
     from .index import Index
 
     options = method_options(args)
-    with Index.create(args.index, window=args.window, sync=args.sync, extract=args.extract, **options) as index:
+    align = align_params(args, "partial-")
+    if align != DEFAULT_ALIGN and not args.partial:
+        raise UserError("--partial-* options set the aligner of --partial; add --partial")
+    with Index.create(args.index, window=args.window, sync=args.sync, extract=args.extract,
+                      partial=align if args.partial else False, **options) as index:
         info = index.info()
     window = f", window {info['window']}" if info["window"] else ""
-    print(f"created {args.index}: {info['method']} at threshold {info['threshold']:g}{window}", file=sys.stderr)
+    partial = ", copied passages (--partial)" if info["partial"] else ""
+    print(f"created {args.index}: {info['method']} at threshold {info['threshold']:g}{window}{partial}",
+          file=sys.stderr)
     return 0
 
 
@@ -104,8 +117,11 @@ def _cmd_add(args: argparse.Namespace, add: bool = True) -> int:
     if not args.quiet:
         what = f"added {s['added']:,}, " if add else ""
         lines = [f"matches    {what}{s['documents_matched']:,} of {s['checked']:,} documents matched "
-                 f"({s['matches']:,} matches)",
-                 f"index      {s['index_documents_after']:,} documents in {args.index}"]
+                 f"({s['matches']:,} matches)"]
+        if "partials" in s:
+            lines.append(f"passages   {s['documents_with_passages']:,} documents share passages with earlier ones "
+                         f"({s['partials']:,} pairs, {s['passages']:,} passages)")
+        lines.append(f"index      {s['index_documents_after']:,} documents in {args.index}")
         print_report(s, f"{args.output}/", lines)
     return 0
 
@@ -146,6 +162,9 @@ def _cmd_info(args: argparse.Namespace) -> int:
         print(f"index      {info['path']} (format {info['format']} v{info['version']})")
         print(f"method     {info['method']} {params}")
         print(f"window     {info['window'] or 'none'}")
+        if info["partial"]:
+            knobs = " ".join(f"{k}={v}" for k, v in info["partial"].items())
+            print(f"partial    {knobs}; {info['seed_rows']:,} seeds")
         print(f"documents  {info['documents']:,}")
         print(f"size       {info['bytes'] / 1e6:,.1f} MB{per_doc}")
         if args.check:

@@ -23,12 +23,17 @@ window (``window="7d"`` or ``window=10000``) keeps only recent documents: a new 
 is compared only with documents within the window before it (by ``time``/``date``
 field, else arrival time; or by count), and older ones are evicted.
 
+An index made with ``partial=True`` (``index create --partial``) also answers each new
+document's copied passages with earlier ones, located by characters (:mod:`.passages`:
+``neardup partial``'s aligner against the stored seeds); :attr:`Checked.partials`.
+
 Length: one class, whose check, insert and eviction steps share one transaction per batch;
 the answers and key joins live in :mod:`.matches`, storage in :mod:`.storage`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from dataclasses import dataclass
@@ -48,8 +53,10 @@ from ..io.records import record_time
 from ..job import RunStats
 from ..methods import DEFAULT_METHOD, get_method
 from ..methods.base import Method, Sketches
+from ..partial.align import AlignParams
 from .layout import SketchLayout
-from .matches import CONTAINED_SHARE, Checked, Match, counted, join_keys, kernel_threads, shared_at_least
+from .matches import CONTAINED_SHARE, Checked, Match, Partial, counted, join_keys, kernel_threads, shared_at_least
+from .passages import Seeds, find_passages, stored_seeds
 from .schemes import KeyScheme, probe_sketch, scheme_for
 from .storage import Damaged, Store, damage_named
 
@@ -63,6 +70,7 @@ class _Batch:
     times: np.ndarray
     where: list[tuple[str, int | None]]
     sk: Sketches
+    seeds: Seeds | None = None  # an index made with --partial: words and seeds (:mod:`.passages`)
 
 
 class Index:
@@ -77,6 +85,8 @@ class Index:
         self.scheme = KeyScheme.from_json(m["scheme"])
         self.window_kind, self.window_size = parse_window(m.get("window"))
         self.extract: str = m.get("extract", DEFAULT_EXTRACTOR)
+        #: The aligner's knobs when the index finds copied passages too (``create(partial=...)``), else None.
+        self.partial: AlignParams | None = AlignParams(**m["partial"]) if m.get("partial") else None
         self.threshold = self.method.decision_threshold()
         if SketchLayout.of(probe_sketch(self.method)) != self.layout:
             raise Damaged(f"index {self.path} was made by a neardup whose {self.method.name} sketches differ "
@@ -87,15 +97,25 @@ class Index:
     # -- opening -------------------------------------------------------------------------
     @classmethod
     def create(cls, path: str | Path, method: str = DEFAULT_METHOD, window: str | int | None = None,
-               sync: str = "full", extract: str = DEFAULT_EXTRACTOR, **params: Any) -> "Index":
-        """A new empty index at ``path`` for ``method`` with ``params`` (refused if the method cannot be online)."""
+               sync: str = "full", extract: str = DEFAULT_EXTRACTOR, partial: bool | AlignParams = False,
+               **params: Any) -> "Index":
+        """A new empty index at ``path`` for ``method`` with ``params`` (refused if the method cannot be online).
+
+        ``partial`` (True, or :class:`~neardup.partial.align.AlignParams`): also keep each
+        document's seeds and word offsets, and answer the passages it shares with earlier
+        documents (:mod:`.passages`); a property of the index, in its manifest.
+        """
         m = get_method(method, **params)
         scheme = scheme_for(m)
         parse_window(window)
+        align = (AlignParams() if partial is True else partial) or None
+        if align is not None:
+            align.check()
         manifest = {
             "method": method, "params": m.get_params(), "layout": SketchLayout.of(probe_sketch(m)).as_json(),
             "scheme": scheme.as_json(), "window": None if window is None else str(window), "extract": extract,
             "created": datetime.now().astimezone().isoformat(timespec="seconds"),
+            "partial": None if align is None else dataclasses.asdict(align),
         }
         return cls(Store.create(path, manifest, sync))
 
@@ -147,16 +167,18 @@ class Index:
         m = self.method
         with kernel_threads(len(texts)):
             sk = m.finish([m.sketch(m.prepare(texts))])
+            seeds = Seeds.of(texts, self.partial.n) if self.partial is not None else None
         bad = np.flatnonzero(~sk.usable)
         for i in bad.tolist():
             stats.reject(Rejection(*where[i], "no words", ids[i]), strict)
         if bad.size:
             keep = np.flatnonzero(sk.usable)
             sk = sk.take(keep)
+            seeds = seeds.take(keep) if seeds is not None else None
             ids = [ids[i] for i in keep.tolist()]
             where = [where[i] for i in keep.tolist()]
             times = [times[i] for i in keep.tolist()]
-        return _Batch(ids, np.array(times, dtype=np.float64), where, sk)
+        return _Batch(ids, np.array(times, dtype=np.float64), where, sk, seeds)
 
     # -- matching --------------------------------------------------------------------------
     def _feature_sizes(self, sk: Sketches) -> np.ndarray | None:
@@ -236,6 +258,13 @@ class Index:
                 out[y].append((int(seqs[x]), self._match(batch.ids[x], s, la, lb)))
         return out
 
+    def _passages(self, db: Any, batch: _Batch, seqs: np.ndarray, within: bool) -> list[list[Partial] | None]:
+        """Each batch document's copied passages with earlier ones (None per document without ``--partial``)."""
+        if self.partial is None or batch.seeds is None:
+            return [None] * len(batch.ids)
+        found = find_passages(db, batch.seeds, seqs, batch.times, batch.ids, within, self.partial, self._in_window)
+        return [[p for _, p in f] for f in found]
+
     def _match(self, other: str, score: float, la: int | None, lb: int | None) -> Match:
         """A match with the shares of each side in the other (``la``: the new side's feature count)."""
         if la is None or lb is None or not la or not lb:
@@ -299,6 +328,7 @@ class Index:
             if self.window_kind == TIME_WINDOW:  # documents without a time are placed at their arrival
                 batch.times = np.where(np.isnan(batch.times), now, batch.times)
             found = self._check(db, batch, seqs, within=True)
+            partials = self._passages(db, batch, seqs, within=True)
             if n:
                 cols, lists = self.layout.encode(batch.sk)
                 sizes = self._feature_sizes(batch.sk)
@@ -306,6 +336,9 @@ class Index:
                 self.store.insert_docs(seqs, batch.ids, times, now,
                                        sizes if sizes is not None else np.zeros(n, np.int64), cols, lists)
                 self._index_rows(seqs, batch.sk, insert=True)
+                if batch.seeds is not None:
+                    row, pos = batch.seeds.rows()
+                    self.store.insert_align(seqs, *batch.seeds.as_bytes(), batch.seeds.keys, seqs[row], pos)
                 self.store.set_meta("next_seq", first + n)
                 self._evict(db, first + n - 1, batch.times)
             db.execute("COMMIT")
@@ -315,7 +348,7 @@ class Index:
             self.store.manifest["next_seq"] = self._read_next_seq()
             raise
         stats.kept += n
-        return [Checked(i, self._sorted(f), True) for i, f in zip(batch.ids, found)]
+        return [Checked(i, self._sorted(f), True, p) for i, f, p in zip(batch.ids, found, partials)]
 
     def _read_next_seq(self) -> int:
         import json
@@ -327,8 +360,9 @@ class Index:
         for i, d in enumerate(batch.ids):
             if d in known:
                 stats.reject(Rejection(*batch.where[i], "duplicate id", f"{d} is already in the index"), strict)
+        rows = np.array(keep, dtype=np.int64)
         return _Batch([batch.ids[i] for i in keep], batch.times[keep], [batch.where[i] for i in keep],
-                      batch.sk.take(np.array(keep, dtype=np.int64)))
+                      batch.sk.take(rows), batch.seeds.take(rows) if batch.seeds is not None else None)
 
     def _index_rows(self, seqs: np.ndarray, sk: Sketches, insert: bool) -> None:
         """Post (or unpost) the keys or feature hashes of rows ``sk`` stored under ``seqs``."""
@@ -360,6 +394,9 @@ class Index:
         seq, _, _, cols, lists = Store.fetch(self.store.db, seqs)
         if seq.size:
             self._index_rows(seq, self.layout.decode(cols, lists), insert=False)
+            if self.partial is not None:
+                a_seq, _, blobs = Store.fetch_align(self.store.db, seq, "seeds")
+                self.store.delete_align(a_seq, *stored_seeds(blobs, a_seq))
             self.store.delete_docs(seq)
 
     def query(self, records: Iterable[Any], *, fields: Fields = FIELDS, strict: bool = False,
@@ -382,10 +419,11 @@ class Index:
                     batch.times = np.where(np.isnan(batch.times), time.time(), batch.times)
                 with kernel_threads(len(batch.ids)):
                     found = self._check(db, batch, seqs, within=False)
+                    partials = self._passages(db, batch, seqs, within=False)
             finally:
                 db.execute("COMMIT")
             stats.kept += len(batch.ids)
-            yield from (Checked(i, self._sorted(f), False) for i, f in zip(batch.ids, found))
+            yield from (Checked(i, self._sorted(f), False, p) for i, f, p in zip(batch.ids, found, partials))
 
     @damage_named
     def remove(self, ids: Iterable[str]) -> list[str]:
@@ -434,13 +472,14 @@ class Index:
         keys = db.execute("SELECT count(*) FROM keys").fetchone()[0] if self.scheme.kind == "keys" else None
         postings = db.execute("SELECT count(*) FROM postings").fetchone()[0] if self.scheme.kind == "postings" else None
         oldest, newest = db.execute("SELECT min(time), max(time) FROM docs").fetchone()
+        seeds = db.execute("SELECT count(*) FROM seeds").fetchone()[0] if self.partial is not None else None
         return {
             "path": str(self.path), "format": m["format"], "version": m["version"], "documents": docs,
             "method": m["method"], "params": m["params"], "threshold": self.threshold, "window": m.get("window"),
             "extract": self.extract, "scheme": self.scheme.as_json(), "key_rows": keys, "postings": postings,
             "bytes": size, "bytes_per_document": round(size / docs, 1) if docs else None,
             "oldest_time": oldest, "newest_time": newest, "created": m.get("created"),
-            "sync": self.store.sync,
+            "sync": self.store.sync, "partial": m.get("partial"), "seed_rows": seeds,
         }
 
     def document_frequencies(self, hashes: np.ndarray) -> np.ndarray:
@@ -498,6 +537,20 @@ class Index:
             stored = db.execute("SELECT count(*) FROM postings").fetchone()[0]
             if stored != sk.lists["hashes"].shape[0]:
                 problems.append(f"{sk.lists['hashes'].shape[0]} postings expected, {stored} stored")
+        if self.partial is not None:
+            problems += self._check_align(db, rows)
+        return problems
+
+    def _check_align(self, db: Any, documents: int) -> list[str]:
+        """The aligner's rows: one per document, and every seed each one lists in the seeds table."""
+        problems = []
+        rows, seeds, words = db.execute("SELECT count(*), coalesce(sum(length(seeds)), 0), "
+                                        "coalesce(sum(length(words)), 0) FROM align").fetchone()
+        if rows != documents:
+            problems.append(f"{documents} documents, {rows} with word offsets and seeds")
+        stored = db.execute("SELECT count(*) FROM seeds").fetchone()[0]
+        if seeds % 8 or words % 8 or stored != seeds // 8:
+            problems.append(f"{seeds // 8} seeds listed by the documents, {stored} in the seeds table")
         return problems
 
     def _stats(self, stats: RunStats | None) -> RunStats:

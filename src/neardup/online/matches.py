@@ -1,6 +1,6 @@
 """What the online index answers, and the vectorized key joins it finds candidates with.
 
-:class:`Match` and :class:`Checked` are the answers of :class:`~.index.Index` (and of the
+:class:`Match`, :class:`Partial` and :class:`Checked` are the answers of :class:`~.index.Index` (and of the
 server); :func:`join_keys` and :func:`shared_at_least` turn the keys of new documents and
 the stored ones into candidate ``(row, seq)`` pairs by sorting, with no per-key Python loop.
 """
@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 import numba
 import numpy as np
+
+if TYPE_CHECKING:
+    from ..partial.align import Passage
 
 #: Below this many documents the compiled kernels run on the calling thread only: waking the
 #: thread pool costs more than the work (2.7 us vs 13 ms for the band keys of one document
@@ -49,15 +52,40 @@ class Match:
 
 
 @dataclass
+class Partial:
+    """Passages a new document shares with an earlier one (``id``).
+
+    Each passage's ``a_chars``/``a_words`` are the new document's, ``b_chars``/``b_words``
+    the earlier one's; ``coverage_new``/``coverage_match``: the share of each one's words
+    inside the passages.
+    """
+
+    id: str
+    passages: list[Passage]
+    coverage_new: float
+    coverage_match: float
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "coverage_new": self.coverage_new, "coverage_match": self.coverage_match,
+                "passages": [{"a_chars": list(p.a_chars), "b_chars": list(p.b_chars), "a_words": p.a_words,
+                              "b_words": p.b_words, "similarity": p.similarity} for p in self.passages]}
+
+
+@dataclass
 class Checked:
-    """A document checked against the index: its id, its matches (best first), and whether it was added."""
+    """A document checked against the index: its id, its matches (best first), whether it was added,
+    and (an index made with ``--partial``) the passages it shares with earlier documents, oldest first."""
 
     id: str
     matches: list[Match] = field(default_factory=list)
     added: bool = False
+    partials: list[Partial] | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "added": self.added, "matches": [m.as_dict() for m in self.matches]}
+        out = {"id": self.id, "added": self.added, "matches": [m.as_dict() for m in self.matches]}
+        if self.partials is not None:
+            out["partials"] = [p.as_dict() for p in self.partials]
+        return out
 
 
 @contextlib.contextmanager

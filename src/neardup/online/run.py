@@ -3,7 +3,10 @@
 Reads the inputs as ``dedup`` does (same readers, extraction, rejections and summary),
 checks (and with ``add``, adds) them batch by batch, and writes ``matches.jsonl`` -- one
 row per document: ``{"id", "added", "matches": [{"id", "score", "relation",
-"new_in_match", "match_in_new"}]}`` -- and ``summary.json`` into OUTDIR, all at once
+"new_in_match", "match_in_new"}]}``, and for an index made with ``--partial`` a
+``"partials"`` list (:class:`~.matches.Partial`: ``{"id", "coverage_new",
+"coverage_match", "passages": [{"a_chars", "b_chars", "a_words", "b_words",
+"similarity"}]}``, ``a`` the new document) -- and ``summary.json`` into OUTDIR, all at once
 (:class:`~neardup.io.writers.OutputFolder`).  The index itself commits every batch as
 it goes: an interrupted ``add`` leaves the batches done in the index (and no OUTDIR).
 """
@@ -39,7 +42,7 @@ def index_files(index_path: str | Path, inputs: Sequence[str], outdir: str | Pat
         before = len(index)
         bar = progress_bar(progress)
         ext = "jsonl" if fmt == "jsonl" else "parquet"
-        counts = {"matched": 0, "matches": 0}
+        counts = {"matched": 0, "matches": 0, "documents_with_passages": 0, "partials": 0, "passages": 0}
 
         def rows():
             act = index.add_stream if add else index.query_stream
@@ -47,6 +50,10 @@ def index_files(index_path: str | Path, inputs: Sequence[str], outdir: str | Pat
                            batch_size=batch_size):
                 counts["matched"] += bool(doc.matches)
                 counts["matches"] += len(doc.matches)
+                if doc.partials:
+                    counts["documents_with_passages"] += 1
+                    counts["partials"] += len(doc.partials)
+                    counts["passages"] += sum(len(p.passages) for p in doc.partials)
                 bar.update(1)
                 yield doc.as_dict()
 
@@ -60,8 +67,10 @@ def index_files(index_path: str | Path, inputs: Sequence[str], outdir: str | Pat
             "added": stats.kept if add else 0, "documents_matched": counts["matched"], "matches": counts["matches"],
             "index_documents_before": before, "index_documents_after": len(index),
         }
+        if index.partial is not None:
+            results.update({k: counts[k] for k in ("documents_with_passages", "partials", "passages")})
         params = {"method": index.method.name, **index.method.get_params(), "window": index.info()["window"],
-                  "extract": index.extract, "batch_size": batch_size}
+                  "extract": index.extract, "batch_size": batch_size, "partial": index.info()["partial"]}
         summary = run_report(stats, inputs, params, time.perf_counter() - start, **results)
         write_json(out.path("summary.json"), summary)
         out.commit()

@@ -68,10 +68,27 @@ class MatchOut(BaseModel):
     match_in_new: float | None = Field(None, description="share of the match's features found in the new document")
 
 
+class PassageOut(BaseModel):
+    a_chars: list[int] = Field(description="[start, end) characters of the passage in the new document")
+    b_chars: list[int] = Field(description="[start, end) characters of the passage in the earlier document")
+    a_words: int
+    b_words: int
+    similarity: float = Field(description="share of the passage's words inside matched seeds (shorter side)")
+
+
+class PartialOut(BaseModel):
+    id: str = Field(description="the earlier document sharing the passages")
+    coverage_new: float = Field(description="share of the new document's words inside the passages")
+    coverage_match: float = Field(description="share of the earlier document's words inside the passages")
+    passages: list[PassageOut]
+
+
 class CheckedOut(BaseModel):
     id: str
     added: bool
     matches: list[MatchOut]
+    partials: list[PartialOut] | None = Field(None, description="an index made with --partial: copied passages shared "
+                                                                "with earlier documents, oldest first")
 
 
 class Results(BaseModel):

@@ -18,6 +18,16 @@ Tables (format version :data:`FORMAT_VERSION`)::
     postings(hash, seq) WITHOUT ROWID              -- feature hashes (ffp, spotsigs); also
                                                       their document frequencies
 
+and, in an index made with ``--partial`` (format version 2; an index without it is
+written as version 1, so an older neardup still reads it, and refuses a partial one)::
+
+    align(seq INTEGER PRIMARY KEY, words BLOB, seeds BLOB)
+                                                   -- a document's word character offsets
+                                                      (int32 start, end) and its seed keys
+                                                      (uint64, one per word position)
+    seeds(key, seq, pos) WITHOUT ROWID             -- the aligner's inverted index: seed
+                                                      key -> document, word position
+
 Keys and hashes are stored as signed 64-bit integers (the bits of the uint64).  The
 database's ``application_id`` marks it as neardup's, so a foreign SQLite file, a
 damaged file and a newer format each give one clear error.
@@ -46,7 +56,10 @@ import numpy as np
 from ..errors import UserError
 
 FORMAT = "neardup-index"
-FORMAT_VERSION = 1
+#: The newest format this neardup reads and writes (2: ``--partial`` tables); indexes
+#: without ``--partial`` are still written as version 1, which they are.
+FORMAT_VERSION = 2
+PLAIN_VERSION = 1
 #: ``PRAGMA application_id`` of a neardup index ("NDUX").
 APPLICATION_ID = 0x4E445558
 DB_NAME = "index.sqlite"
@@ -63,6 +76,12 @@ CREATE INDEX docs_time ON docs(time);
 CREATE TABLE keys(key INTEGER NOT NULL, slot INTEGER NOT NULL, seq INTEGER NOT NULL,
                   PRIMARY KEY(key, slot, seq)) WITHOUT ROWID;
 CREATE TABLE postings(hash INTEGER NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY(hash, seq)) WITHOUT ROWID;
+"""
+#: The aligner's tables (an index made with ``--partial``; format version 2).
+PARTIAL_SCHEMA = """
+CREATE TABLE align(seq INTEGER PRIMARY KEY, words BLOB NOT NULL, seeds BLOB NOT NULL);
+CREATE TABLE seeds(key INTEGER NOT NULL, seq INTEGER NOT NULL, pos INTEGER NOT NULL,
+                   PRIMARY KEY(key, seq, pos)) WITHOUT ROWID;
 """
 
 
@@ -141,12 +160,14 @@ class Store:
         tmp = folder / f".{DB_NAME}.creating-{os.getpid()}"
         tmp.unlink(missing_ok=True)
         db = sqlite3.connect(tmp, isolation_level=None)
+        partial = bool(manifest.get("partial"))
+        version = FORMAT_VERSION if partial else PLAIN_VERSION
         try:
-            db.executescript(SCHEMA)
+            db.executescript(SCHEMA + (PARTIAL_SCHEMA if partial else ""))
             db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-            db.execute(f"PRAGMA user_version = {FORMAT_VERSION}")
+            db.execute(f"PRAGMA user_version = {version}")
             db.execute("BEGIN")
-            meta = {"format": FORMAT, "version": FORMAT_VERSION, "next_seq": 0, "documents": 0, **manifest}
+            meta = {"format": FORMAT, "version": version, "next_seq": 0, "documents": 0, **manifest}
             db.executemany("INSERT INTO meta VALUES (?, ?)", [(k, json.dumps(v)) for k, v in meta.items()])
             db.execute("COMMIT")
             db.execute("PRAGMA journal_mode=WAL")
@@ -218,6 +239,8 @@ class Store:
         if not isinstance(version, int) or version > FORMAT_VERSION:
             raise Damaged(f"index format version {version} is newer than this neardup reads ({FORMAT_VERSION}); "
                           "upgrade neardup")
+        if meta.get("partial") and version < 2:
+            raise Damaged(f"index format version {version} cannot hold --partial; the manifest is damaged")
         return meta
 
     def reader(self) -> sqlite3.Connection:
@@ -282,6 +305,22 @@ class Store:
         self.db.executemany("DELETE FROM postings WHERE hash = ? AND seq = ?",
                             zip(_signed(hashes).tolist(), np.repeat(seqs, np.diff(offsets)).tolist()))
 
+    def insert_align(self, seqs: np.ndarray, words: Sequence[bytes], seeds: Sequence[bytes], keys: np.ndarray,
+                     seq_of: np.ndarray, pos: np.ndarray) -> None:
+        """The aligner's rows of new documents: per document its word offsets and seed keys
+        (bytes), and every seed ``(key, seq_of, pos)`` into the inverted index, in key order."""
+        self.db.executemany("INSERT INTO align VALUES (?, ?, ?)", zip(seqs.tolist(), words, seeds))
+        flat = _signed(keys)
+        order = np.lexsort((pos, seq_of, flat))
+        self.db.executemany("INSERT INTO seeds VALUES (?, ?, ?)",
+                            zip(flat[order].tolist(), seq_of[order].tolist(), pos[order].tolist()))
+
+    def delete_align(self, seqs: np.ndarray, keys: np.ndarray, seq_of: np.ndarray, pos: np.ndarray) -> None:
+        """Remove documents' aligner rows and their seeds ``(key, seq_of, pos)``."""
+        self.db.executemany("DELETE FROM seeds WHERE key = ? AND seq = ? AND pos = ?",
+                            zip(_signed(keys).tolist(), seq_of.tolist(), pos.tolist()))
+        self.db.executemany("DELETE FROM align WHERE seq = ?", ((s,) for s in seqs.tolist()))
+
     def delete_docs(self, seqs: np.ndarray) -> None:
         self.db.executemany("DELETE FROM docs WHERE seq = ?", ((s,) for s in seqs.tolist()))
         self.count_documents(-int(seqs.shape[0]))
@@ -340,3 +379,28 @@ class Store:
         times = np.array([np.nan if r[2] is None else r[2] for r in out], dtype=np.float64)
         return (np.array([r[0] for r in out], dtype=np.int64), [r[1] for r in out], times, [r[3] for r in out],
                 [r[4] for r in out])
+
+    @staticmethod
+    def seed_matches(db: sqlite3.Connection, keys: np.ndarray, limit: int
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(key, seq, pos)`` of the stored seeds with one of ``keys``: the first ``limit`` of each key
+        (by seq, pos), so a boilerplate seed costs at most ``limit`` rows however common it is."""
+        uniq = np.unique(_signed(keys)).tolist()
+        out: list[tuple[int, int, int]] = []
+        for part in _chunks(uniq):
+            out += db.execute(
+                "SELECT key, seq, pos FROM (SELECT key, seq, pos, row_number() OVER (PARTITION BY key ORDER BY seq, pos)"
+                f" AS r FROM seeds WHERE key IN ({','.join('?' * len(part))})) WHERE r <= ?", [*part, limit]).fetchall()
+        arr = np.array(out, dtype=np.int64).reshape(-1, 3)
+        return arr[:, 0].view(np.uint64), arr[:, 1], arr[:, 2]
+
+    @staticmethod
+    def fetch_align(db: sqlite3.Connection, seqs: np.ndarray, what: str = "words"
+                    ) -> tuple[np.ndarray, list[str], list[bytes]]:
+        """``(seq, id, words|seeds bytes)`` of the stored documents among ``seqs``, sorted by seq."""
+        assert what in ("words", "seeds")
+        out: list[tuple[int, str, bytes]] = []
+        for part in _chunks(np.unique(seqs).tolist()):
+            out += db.execute(f"SELECT a.seq, d.id, a.{what} FROM align a JOIN docs d ON d.seq = a.seq WHERE a.seq IN "
+                              f"({','.join('?' * len(part))}) ORDER BY a.seq", part).fetchall()
+        return np.array([r[0] for r in out], dtype=np.int64), [r[1] for r in out], [r[2] for r in out]

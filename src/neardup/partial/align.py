@@ -154,7 +154,7 @@ class _Spill:
         return np.fromfile(self._path(p), dtype=self.dtype)
 
 
-_OFFSETS = np.dtype([("start", "<i4"), ("end", "<i4")])
+OFFSETS = np.dtype([("start", "<i4"), ("end", "<i4")])
 
 
 class Aligner:
@@ -174,7 +174,7 @@ class Aligner:
         self._tmp = tempfile.TemporaryDirectory(prefix="neardup-align-", dir=folder)
         budget = int(memory_mb * 2**20)
         self._seeds = _Spill(SEED_RECORD, 1 << PARTITION_BITS, budget // 2, self._tmp.name)
-        self._offsets = _Spill(_OFFSETS, 1, budget // 2, self._tmp.name)
+        self._offsets = _Spill(OFFSETS, 1, budget // 2, self._tmp.name)
         self._words: list[np.ndarray] = []  # words per document, per batch
         self.documents = 0
         self.counts: dict[str, int] = {}
@@ -187,7 +187,7 @@ class Aligner:
         rec = np.empty(key.shape[0], SEED_RECORD)
         rec["key"], rec["doc"], rec["pos"] = key, doc + self.documents, pos
         self._seeds.append(rec, (key >> np.uint64(64 - PARTITION_BITS)).astype(np.int64))
-        off = np.empty(starts.shape[0], _OFFSETS)
+        off = np.empty(starts.shape[0], OFFSETS)
         off["start"], off["end"] = starts, ends
         self._offsets.append(off)
         self._words.append(counts)
@@ -231,28 +231,39 @@ class Aligner:
             lo = hi
 
     def _report(self, out: np.ndarray, cov: np.ndarray, first: np.ndarray, offsets: np.ndarray) -> Iterator[AlignedPair]:
-        """Passages (word positions) to :class:`AlignedPair` with character spans."""
-        if not out.shape[0]:
-            return
-        ga, gb = first[out[:, 0]], first[out[:, 1]]
-        a_start, a_end = offsets["start"][ga + out[:, 2]], offsets["end"][ga + out[:, 3] - 1]
-        b_start, b_end = offsets["start"][gb + out[:, 4]], offsets["end"][gb + out[:, 5] - 1]
-        rows = np.column_stack([out, a_start, a_end, b_start, b_end]).tolist()
-        density = np.round(cov[:, 0], 4).tolist()
-        cover_a, cover_b = np.round(cov[:, 1], 6).tolist(), np.round(cov[:, 2], 6).tolist()
-        new_a, new_b = cov[:, 3].astype(np.int64).tolist(), cov[:, 4].astype(np.int64).tolist()
-        pair_starts = np.flatnonzero(np.r_[True, (out[1:, 0] != out[:-1, 0]) | (out[1:, 1] != out[:-1, 1])])
-        bounds = np.r_[pair_starts, out.shape[0]].tolist()
-        for lo, hi in zip(bounds[:-1], bounds[1:]):  # one Python object per reported pair (the output)
-            passages = [Passage((r[6], r[7]), (r[8], r[9]), r[3] - r[2], r[5] - r[4], d)
-                        for r, d in zip(rows[lo:hi], density[lo:hi])]
+        """:func:`report_pairs`, counted."""
+        for pair in report_pairs(out, cov, first, offsets):
             self.counts["pairs"] += 1
-            self.counts["passages"] += hi - lo
-            yield AlignedPair(rows[lo][0], rows[lo][1], passages, cover_a[lo], cover_b[lo], new_a[lo], new_b[lo])
+            self.counts["passages"] += len(pair.passages)
+            yield pair
 
     def close(self) -> None:
         """Remove the temporary folder (also done when the aligner is collected)."""
         self._tmp.cleanup()
+
+
+def report_pairs(out: np.ndarray, cov: np.ndarray, first: np.ndarray, offsets: np.ndarray) -> Iterator[AlignedPair]:
+    """Passages of :func:`~.seeds.chain_pairs` (word positions) to :class:`AlignedPair` with character spans.
+
+    ``first``: each document's first word in ``offsets`` (the character ``start``/``end``
+    of every word, documents one after another).  Shared by :class:`Aligner` and the
+    online index (:mod:`neardup.online.passages`), so both report a passage alike.
+    """
+    if not out.shape[0]:
+        return
+    ga, gb = first[out[:, 0]], first[out[:, 1]]
+    a_start, a_end = offsets["start"][ga + out[:, 2]], offsets["end"][ga + out[:, 3] - 1]
+    b_start, b_end = offsets["start"][gb + out[:, 4]], offsets["end"][gb + out[:, 5] - 1]
+    rows = np.column_stack([out, a_start, a_end, b_start, b_end]).tolist()
+    density = np.round(cov[:, 0], 4).tolist()
+    cover_a, cover_b = np.round(cov[:, 1], 6).tolist(), np.round(cov[:, 2], 6).tolist()
+    new_a, new_b = cov[:, 3].astype(np.int64).tolist(), cov[:, 4].astype(np.int64).tolist()
+    pair_starts = np.flatnonzero(np.r_[True, (out[1:, 0] != out[:-1, 0]) | (out[1:, 1] != out[:-1, 1])])
+    bounds = np.r_[pair_starts, out.shape[0]].tolist()
+    for lo, hi in zip(bounds[:-1], bounds[1:]):  # one Python object per reported pair (the output)
+        passages = [Passage((r[6], r[7]), (r[8], r[9]), r[3] - r[2], r[5] - r[4], d)
+                    for r, d in zip(rows[lo:hi], density[lo:hi])]
+        yield AlignedPair(rows[lo][0], rows[lo][1], passages, cover_a[lo], cover_b[lo], new_a[lo], new_b[lo])
 
 
 def align_texts(texts: Iterable[str], params: AlignParams = DEFAULT_ALIGN, batch_docs: int = 1000,

@@ -37,26 +37,30 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     return p
 
 
-def add_align_options(p: argparse.ArgumentParser, defaults: AlignParams = DEFAULT_ALIGN) -> None:
+def add_align_options(p: argparse.ArgumentParser, defaults: AlignParams = DEFAULT_ALIGN, prefix: str = "") -> None:
     """The aligner's knobs (:class:`~.align.AlignParams`, at ``defaults``) as an option group;
-    ``partial`` and ``contain --method align`` share it."""
+    ``partial``, ``contain --method align`` and (``prefix="partial-"``: ``--partial-max-df``
+    beside minhash's own ``--max-df``) ``index create --partial`` share it."""
     g = p.add_argument_group("align (seed-and-extend)")
-    g.add_argument("--seed-words", type=int, default=defaults.n, help=f"words per seed ({defaults.n})")
-    g.add_argument("--max-df", type=int, default=defaults.max_df,
+    f = f"--{prefix}"
+    g.add_argument(f"{f}seed-words", type=int, default=defaults.n, help=f"words per seed ({defaults.n})")
+    g.add_argument(f"{f}max-df", type=int, default=defaults.max_df,
                    help=f"a seed in more documents is boilerplate, not a seed ({defaults.max_df})")
-    g.add_argument("--min-seeds", type=int, default=defaults.min_seeds,
+    g.add_argument(f"{f}min-seeds", type=int, default=defaults.min_seeds,
                    help=f"seed matches a document pair needs ({defaults.min_seeds})")
-    g.add_argument("--word-gap", type=int, default=defaults.gap,
+    g.add_argument(f"{f}word-gap", type=int, default=defaults.gap,
                    help=f"words a passage may skip between two seeds ({defaults.gap})")
-    g.add_argument("--min-words", type=int, default=defaults.min_words,
+    g.add_argument(f"{f}min-words", type=int, default=defaults.min_words,
                    help=f"fewest matched words of a passage ({defaults.min_words})")
-    g.add_argument("--min-density", type=float, default=defaults.min_density,
+    g.add_argument(f"{f}min-density", type=float, default=defaults.min_density,
                    help=f"matched words / passage words ({defaults.min_density})")
 
 
-def align_params(args: argparse.Namespace) -> AlignParams:
-    """:class:`~.align.AlignParams` from the options of :func:`add_align_options`."""
-    return AlignParams(args.seed_words, args.max_df, args.min_seeds, args.word_gap, args.min_words, args.min_density)
+def align_params(args: argparse.Namespace, prefix: str = "") -> AlignParams:
+    """:class:`~.align.AlignParams` from the options of :func:`add_align_options` (same ``prefix``)."""
+    v = {k: getattr(args, prefix.replace("-", "_") + k)
+         for k in ("seed_words", "max_df", "min_seeds", "word_gap", "min_words", "min_density")}
+    return AlignParams(v["seed_words"], v["max_df"], v["min_seeds"], v["word_gap"], v["min_words"], v["min_density"])
 
 
 #: PDC's options and their defaults (None in the parser, so one given without --method pdc is seen).
