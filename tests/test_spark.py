@@ -113,7 +113,8 @@ def test_dedup_corpus_minhash_leader(spark, corpus, tmp_path):
     assert _summary(tmp_path / "s") == _summary(tmp_path / "l")
 
 
-@pytest.mark.parametrize("source, method", [("sample", "pdc"), ("corpus", "pdc")])
+@pytest.mark.parametrize("source, method", [("sample", "align"), ("corpus", "align"), ("sample", "pdc"),
+                                            ("corpus", "pdc")])
 def test_partial_byte_identical(spark, corpus, tmp_path, source, method):
     path = str(SAMPLE if source == "sample" else corpus)
     args = [path, "--quiet", "--method", method]
@@ -125,10 +126,31 @@ def test_partial_byte_identical(spark, corpus, tmp_path, source, method):
     assert _summary(tmp_path / "s") == _summary(tmp_path / "l")
 
 
-def test_partial_align_is_refused_on_spark(spark, tmp_path, capsys):
-    assert main(["partial", str(SAMPLE), "--quiet", "-o", str(tmp_path / "s"), *SPARK]) == 2
-    assert "--engine local only" in capsys.readouterr().err
-    assert not (tmp_path / "s").exists()
+def test_partial_align_corpus_two_partition_counts_any_order(spark, corpus, tmp_path):
+    """The aligner's stages on 5,000 documents: 2 partitions in input order, 5 scrambled."""
+    from neardup.partial.run import align_files
+
+    align_files([str(corpus)], tmp_path / "l")
+    local = (tmp_path / "l" / "partials.jsonl").read_bytes()
+    assert local.count(b"\n") > 1000
+    for i, engine in enumerate((_engine(2), _engine(5, shuffle_seed=7))):
+        align_files([str(corpus)], tmp_path / f"s{i}", engine=engine)
+        assert (tmp_path / f"s{i}" / "partials.jsonl").read_bytes() == local
+        assert _summary(tmp_path / f"s{i}") == _summary(tmp_path / "l")
+
+
+def test_complete_runs_never_split_a_key():
+    import pandas as pd
+
+    from neardup.engines.spark_align import complete_runs
+
+    keys = np.array([1, 1, 2, 2, 2, 2, 2, 3, 4, 4])
+    frames = [pd.DataFrame({"k": keys[lo:hi], "v": np.arange(lo, hi)}) for lo, hi in ((0, 3), (3, 5), (5, 6), (6, 6),
+                                                                                    (6, 9), (9, 10))]
+    got = list(complete_runs(iter(frames), ["k"]))
+    assert np.array_equal(np.concatenate([f["v"].to_numpy() for f in got]), np.arange(10))
+    seen = [set(f["k"].tolist()) for f in got]
+    assert all(not (x & y) for i, x in enumerate(seen) for y in seen[i + 1:])  # each key in one frame
 
 
 def test_group_pairs_splits_giant_groups_into_bounded_blocks(spark):
