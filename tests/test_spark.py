@@ -139,6 +139,18 @@ def test_partial_align_corpus_two_partition_counts_any_order(spark, corpus, tmp_
         assert _summary(tmp_path / f"s{i}") == _summary(tmp_path / "l")
 
 
+@pytest.mark.parametrize("source, extra", [("sample", []), ("corpus", ["--window", "400"])])
+def test_contain_align_byte_identical(spark, corpus, tmp_path, source, extra):
+    """``contain`` (aligned coverage, the default) on Spark: the same containments, windowed too."""
+    args = [str(SAMPLE if source == "sample" else corpus), "--quiet", *extra]
+    assert main(["contain", *args, "-o", str(tmp_path / "l")]) == 0
+    assert main(["contain", *args, "-o", str(tmp_path / "s"), *SPARK, "--spark-partitions", "3"]) == 0
+    local = (tmp_path / "l" / "containments.jsonl").read_bytes()
+    assert local.count(b"\n") > 20
+    assert (tmp_path / "s" / "containments.jsonl").read_bytes() == local
+    assert _summary(tmp_path / "s") == _summary(tmp_path / "l")
+
+
 def test_complete_runs_never_split_a_key():
     import pandas as pd
 
@@ -188,5 +200,6 @@ def test_refusals_before_reading(tmp_path):
     assert main(["dedup", str(SAMPLE), "-o", str(tmp_path / "x"), "--spark-partitions", "2"]) == 2
     assert main(["partial", str(SAMPLE), "-o", str(tmp_path / "z"), "--signature", "imatch", *SPARK]) == 2
     assert main(["partial", str(SAMPLE), "-o", str(tmp_path / "t"), "--truth", str(SAMPLE), *SPARK]) == 2
-    assert main(["contain", str(SAMPLE), "-o", str(tmp_path / "c"), *SPARK]) == 2
+    assert main(["contain", str(SAMPLE), "-o", str(tmp_path / "c"), "--method", "codet", *SPARK]) == 2
+    assert not (tmp_path / "c").exists() and not (tmp_path / "t").exists()
     assert not (tmp_path / "x").exists() and not (tmp_path / "z").exists()
