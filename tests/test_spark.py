@@ -113,16 +113,19 @@ def test_dedup_corpus_minhash_leader(spark, corpus, tmp_path):
     assert _summary(tmp_path / "s") == _summary(tmp_path / "l")
 
 
-@pytest.mark.parametrize("source, method", [("sample", "align"), ("corpus", "align"), ("sample", "pdc"),
-                                            ("corpus", "pdc")])
-def test_partial_byte_identical(spark, corpus, tmp_path, source, method):
-    path = str(SAMPLE if source == "sample" else corpus)
-    args = [path, "--quiet", "--method", method]
-    assert main(["partial", *args, "-o", str(tmp_path / "l")]) == 0
-    assert main(["partial", *args, "-o", str(tmp_path / "s"), *SPARK, "--spark-partitions", "3"]) == 0
-    local = (tmp_path / "l" / "partials.jsonl").read_bytes()
-    assert local.count(b"\n") > 50
-    assert (tmp_path / "s" / "partials.jsonl").read_bytes() == local
+@pytest.mark.parametrize("job, source, extra", [
+    ("partial", "sample", []), ("partial", "corpus", []),  # --method align, the default
+    ("partial", "sample", ["--method", "pdc"]), ("partial", "corpus", ["--method", "pdc"]),
+    ("contain", "sample", []), ("contain", "corpus", ["--window", "400"]),  # aligned coverage, the default
+])
+def test_partial_and_contain_byte_identical(spark, corpus, tmp_path, job, source, extra):
+    args = [str(SAMPLE if source == "sample" else corpus), "--quiet", *extra]
+    assert main([job, *args, "-o", str(tmp_path / "l")]) == 0
+    assert main([job, *args, "-o", str(tmp_path / "s"), *SPARK, "--spark-partitions", "3"]) == 0
+    name = "partials.jsonl" if job == "partial" else "containments.jsonl"
+    local = (tmp_path / "l" / name).read_bytes()
+    assert local.count(b"\n") > (50 if job == "partial" else 20)
+    assert (tmp_path / "s" / name).read_bytes() == local
     assert _summary(tmp_path / "s") == _summary(tmp_path / "l")
 
 
@@ -137,18 +140,6 @@ def test_partial_align_corpus_two_partition_counts_any_order(spark, corpus, tmp_
         align_files([str(corpus)], tmp_path / f"s{i}", engine=engine)
         assert (tmp_path / f"s{i}" / "partials.jsonl").read_bytes() == local
         assert _summary(tmp_path / f"s{i}") == _summary(tmp_path / "l")
-
-
-@pytest.mark.parametrize("source, extra", [("sample", []), ("corpus", ["--window", "400"])])
-def test_contain_align_byte_identical(spark, corpus, tmp_path, source, extra):
-    """``contain`` (aligned coverage, the default) on Spark: the same containments, windowed too."""
-    args = [str(SAMPLE if source == "sample" else corpus), "--quiet", *extra]
-    assert main(["contain", *args, "-o", str(tmp_path / "l")]) == 0
-    assert main(["contain", *args, "-o", str(tmp_path / "s"), *SPARK, "--spark-partitions", "3"]) == 0
-    local = (tmp_path / "l" / "containments.jsonl").read_bytes()
-    assert local.count(b"\n") > 20
-    assert (tmp_path / "s" / "containments.jsonl").read_bytes() == local
-    assert _summary(tmp_path / "s") == _summary(tmp_path / "l")
 
 
 def test_complete_runs_never_split_a_key():

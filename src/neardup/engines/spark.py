@@ -1,4 +1,5 @@
-"""The Spark engine: the stages of ``dedup`` (and ``partial``) as Apache Spark stages.
+"""The Spark engine: the stages of ``dedup`` (and of ``partial`` and ``contain --method
+align``: :mod:`.spark_partial`, :mod:`.spark_align`) as Apache Spark stages.
 
 Needs the optional extra ``neardup[spark]`` (pyspark 4; Java 17+).  How a run goes:
 

@@ -39,6 +39,7 @@ import pandas as pd
 
 from ..partial.align import AlignedPair, AlignParams, aligned_pairs, pair_ranges, word_chars
 from .spark import DocumentShards, SparkEngine, _stored
+from .spark_stages import _batches, one_thread
 
 #: Seed pairs one task makes at once in stage 2 (16 bytes each, plus the words of both sides).
 PAIR_BUDGET = 1 << 21
@@ -85,7 +86,7 @@ class SparkAligner:
         seed_pairs = pair_stage(index)
         passages = _stored(passage_stage(seed_pairs, p), f"{work}/passages")
         found = char_stage(passages, words).toPandas()
-        totals = index.mapInPandas(_batched(_index_counts), "shared long, pairs long").agg(
+        totals = index.mapInPandas(_batches(_index_counts), "shared long, pairs long").agg(
             F.sum("shared").alias("shared"), F.sum("pairs").alias("pairs")).first()
         self.counts.update(words=int(words.agg(F.sum("words")).first()[0] or 0),
                            shared_seeds=int(totals["shared"] or 0), seed_pairs=int(totals["pairs"] or 0))
@@ -103,12 +104,6 @@ class SparkAligner:
 
 
 # ---------------------------------------------------------------------------- helpers
-
-
-def _batched(fn: Callable[[pd.DataFrame], pd.DataFrame | None]) -> Callable[[Iterator[pd.DataFrame]], Iterator[pd.DataFrame]]:
-    from .spark_stages import _batches
-
-    return _batches(fn)
 
 
 def complete_runs(frames: Iterator[pd.DataFrame], keys: list[str]) -> Iterator[pd.DataFrame]:
@@ -138,7 +133,7 @@ def complete_runs(frames: Iterator[pd.DataFrame], keys: list[str]) -> Iterator[p
 
 def _runs(keys: list[str], fn: Callable[[pd.DataFrame], pd.DataFrame | None]) -> Callable[[Iterator[pd.DataFrame]], Iterator[pd.DataFrame]]:
     """A ``mapInPandas`` function applying ``fn`` to frames of whole runs of ``keys`` (:func:`complete_runs`)."""
-    run = _batched(fn)
+    run = _batches(fn)
 
     def apply(frames: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
         return run(complete_runs(frames, keys))
@@ -175,7 +170,7 @@ def word_stage(docs: Any, n: int) -> Any:
                              "keys": segment_bytes(key, seeds), "starts": segment_bytes(starts, counts),
                              "ends": segment_bytes(ends, counts)})
 
-    return docs.mapInPandas(_batched(fn), _WORDS)
+    return docs.mapInPandas(_batches(fn), _WORDS)
 
 
 def index_stage(words: Any, max_df: int) -> Any:
@@ -200,7 +195,7 @@ def index_stage(words: Any, max_df: int) -> Any:
         return pd.DataFrame({"key": key[keep[starts[:-1]]].view(np.int64), "docs": pick("doc"), "pos": pick("pos"),
                              "words": pick("words")})
 
-    seeds = words.select("row", "words", "keys").mapInPandas(_batched(explode), _SEEDS)
+    seeds = words.select("row", "words", "keys").mapInPandas(_batches(explode), _SEEDS)
     ordered = seeds.repartition("key").sortWithinPartitions("key", "doc", "pos")
     return ordered.mapInPandas(_runs(["key"], reduce), _INDEX)
 
@@ -229,7 +224,6 @@ def pair_stage(index: Any) -> Any:
     """Stage 2: ``(a, b, pa, pb)`` of every seed pair, with both documents' word counts
     (``wa``, ``wb``: stage 3's coverage needs them); at most :data:`PAIR_BUDGET` at once."""
     from ..partial.seeds import fill_pairs, pair_counts
-    from .spark_stages import one_thread
 
     def run(frames: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
         one_thread()
@@ -288,4 +282,4 @@ def char_stage(passages: Any, words: Any) -> Any:
     offsets = {side: words.select(F.col("row").alias(side), F.col("starts").alias(f"{side}_starts"),
                                   F.col("ends").alias(f"{side}_ends")) for side in ("a", "b")}
     located = passages.join(offsets["a"], "a").join(offsets["b"], "b")
-    return located.mapInPandas(_batched(fn), f"{_PASSAGES}, {_CHARS}")
+    return located.mapInPandas(_batches(fn), f"{_PASSAGES}, {_CHARS}")

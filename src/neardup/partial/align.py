@@ -33,6 +33,9 @@ inverted index is then built one key partition at a time and keeps only seeds sh
 range of documents at a time, at most ``pair_budget`` of them (16 bytes each) at once.
 So the peak is about ``memory_mb`` + 16 bytes x shared seed occurrences + 40 bytes x
 ``pair_budget``, whatever the input size; only the shared seeds grow with the input.
+
+The Spark engine runs the same stages with the same kernels (:mod:`neardup.engines.spark_align`)
+and reports through :func:`aligned_pairs` too, so both give the same pairs.
 """
 
 from __future__ import annotations
