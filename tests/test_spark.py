@@ -113,22 +113,47 @@ def test_dedup_corpus_minhash_leader(spark, corpus, tmp_path):
     assert _summary(tmp_path / "s") == _summary(tmp_path / "l")
 
 
-@pytest.mark.parametrize("source, method", [("sample", "pdc"), ("corpus", "pdc")])
-def test_partial_byte_identical(spark, corpus, tmp_path, source, method):
-    path = str(SAMPLE if source == "sample" else corpus)
-    args = [path, "--quiet", "--method", method]
-    assert main(["partial", *args, "-o", str(tmp_path / "l")]) == 0
-    assert main(["partial", *args, "-o", str(tmp_path / "s"), *SPARK, "--spark-partitions", "3"]) == 0
-    local = (tmp_path / "l" / "partials.jsonl").read_bytes()
-    assert local.count(b"\n") > 50
-    assert (tmp_path / "s" / "partials.jsonl").read_bytes() == local
+@pytest.mark.parametrize("job, source, extra", [
+    ("partial", "sample", []), ("partial", "corpus", []),  # --method align, the default
+    ("partial", "sample", ["--method", "pdc"]), ("partial", "corpus", ["--method", "pdc"]),
+    ("contain", "sample", []), ("contain", "corpus", ["--window", "400"]),  # aligned coverage, the default
+])
+def test_partial_and_contain_byte_identical(spark, corpus, tmp_path, job, source, extra):
+    args = [str(SAMPLE if source == "sample" else corpus), "--quiet", *extra]
+    assert main([job, *args, "-o", str(tmp_path / "l")]) == 0
+    assert main([job, *args, "-o", str(tmp_path / "s"), *SPARK, "--spark-partitions", "3"]) == 0
+    name = "partials.jsonl" if job == "partial" else "containments.jsonl"
+    local = (tmp_path / "l" / name).read_bytes()
+    assert local.count(b"\n") > (50 if job == "partial" else 20)
+    assert (tmp_path / "s" / name).read_bytes() == local
     assert _summary(tmp_path / "s") == _summary(tmp_path / "l")
 
 
-def test_partial_align_is_refused_on_spark(spark, tmp_path, capsys):
-    assert main(["partial", str(SAMPLE), "--quiet", "-o", str(tmp_path / "s"), *SPARK]) == 2
-    assert "--engine local only" in capsys.readouterr().err
-    assert not (tmp_path / "s").exists()
+def test_partial_align_corpus_two_partition_counts_any_order(spark, corpus, tmp_path):
+    """The aligner's stages on 5,000 documents: 2 partitions in input order, 5 scrambled."""
+    from neardup.partial.run import align_files
+
+    align_files([str(corpus)], tmp_path / "l")
+    local = (tmp_path / "l" / "partials.jsonl").read_bytes()
+    assert local.count(b"\n") > 1000
+    for i, engine in enumerate((_engine(2), _engine(5, shuffle_seed=7))):
+        align_files([str(corpus)], tmp_path / f"s{i}", engine=engine)
+        assert (tmp_path / f"s{i}" / "partials.jsonl").read_bytes() == local
+        assert _summary(tmp_path / f"s{i}") == _summary(tmp_path / "l")
+
+
+def test_complete_runs_never_split_a_key():
+    import pandas as pd
+
+    from neardup.engines.spark_align import complete_runs
+
+    keys = np.array([1, 1, 2, 2, 2, 2, 2, 3, 4, 4])
+    frames = [pd.DataFrame({"k": keys[lo:hi], "v": np.arange(lo, hi)}) for lo, hi in ((0, 3), (3, 5), (5, 6), (6, 6),
+                                                                                    (6, 9), (9, 10))]
+    got = list(complete_runs(iter(frames), ["k"]))
+    assert np.array_equal(np.concatenate([f["v"].to_numpy() for f in got]), np.arange(10))
+    seen = [set(f["k"].tolist()) for f in got]
+    assert all(not (x & y) for i, x in enumerate(seen) for y in seen[i + 1:])  # each key in one frame
 
 
 def test_group_pairs_splits_giant_groups_into_bounded_blocks(spark):
@@ -166,5 +191,6 @@ def test_refusals_before_reading(tmp_path):
     assert main(["dedup", str(SAMPLE), "-o", str(tmp_path / "x"), "--spark-partitions", "2"]) == 2
     assert main(["partial", str(SAMPLE), "-o", str(tmp_path / "z"), "--signature", "imatch", *SPARK]) == 2
     assert main(["partial", str(SAMPLE), "-o", str(tmp_path / "t"), "--truth", str(SAMPLE), *SPARK]) == 2
-    assert main(["contain", str(SAMPLE), "-o", str(tmp_path / "c"), *SPARK]) == 2
+    assert main(["contain", str(SAMPLE), "-o", str(tmp_path / "c"), "--method", "codet", *SPARK]) == 2
+    assert not (tmp_path / "c").exists() and not (tmp_path / "t").exists()
     assert not (tmp_path / "x").exists() and not (tmp_path / "z").exists()

@@ -68,14 +68,8 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def run_command(args: argparse.Namespace) -> int:
     from ..cli_options import engine_of, input_fields
-    from ..errors import UserError
     from ..partial.cli import align_params
     from .run import contain_files
-
-    if engine_of(args) != "local":
-        raise UserError("contain runs on the local engine only: CoDet inserts each document into its corpus tree "
-                        "in arrival order, against a sliding window, which is not a Spark stage yet; "
-                        "use --engine local (memory follows the window with --window and --stats)")
 
     summary = contain_files(
         args.inputs, args.output, prefer_html=args.html, fields=input_fields(args), truth=args.truth,
@@ -85,6 +79,7 @@ def run_command(args: argparse.Namespace) -> int:
         window=args.window, extract=args.extract, strict=args.strict, batch_docs=args.batch_docs,
         trace_every=args.trace, progress=not args.quiet and sys.stderr.isatty(), fmt=args.format,
         min_coverage=args.min_coverage, max_new_words=args.max_new_words, align=align_params(args),
+        engine=engine_of(args),
     )
     if not args.quiet:
         print_found(summary, args.output, "containments", summary["containments"])

@@ -20,7 +20,8 @@ splits them into sentences, turns sentences into CoDet's words
   direction follows: a trim does not contain its original (the cut paragraphs are its
   original's own text), an article with a pasted passage is not contained in its host.
   Near-duplicates pass both ways.  A batch method like the baselines, restricted to the
-  window afterwards.
+  window afterwards; with ``engine`` (an engine object: Spark) the aligner's stages run
+  there (the same pairs, so the same containments).
 * ``ffp``, ``dsc``, ``imatch``, ``simhash``: the paper's baselines (:mod:`.baselines`),
   batch methods over the whole input, restricted to the same window afterwards.
 
@@ -165,9 +166,14 @@ class ContainmentDetector:
         min_coverage: float = DEFAULT_COVERAGE,
         max_new_words: int = DEFAULT_MAX_NEW,
         align: AlignParams = CONTAIN_ALIGN,
+        engine: Any = "local",
     ) -> None:
         if method not in METHODS:
             raise UserError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+        if engine != "local" and method != "align":
+            raise UserError(f"contain --method {method} runs on the local engine only (CoDet inserts each document "
+                            "into its corpus tree in arrival order; the baselines are batch methods not ported): "
+                            "use --engine local, or --method align (the default), which runs on Spark")
         if not etl > 0:
             raise UserError(f"ETL must be positive, got {etl}")
         if depth < 1 or suffixes < 1 or batch_docs < 1:
@@ -177,6 +183,7 @@ class ContainmentDetector:
                             f"{max_new_words}")
         align.check()
         self.min_coverage, self.max_new_words, self.align = min_coverage, max_new_words, align
+        self.engine = engine
         self.method, self.etl, self.depth, self.suffixes = method, etl, depth, suffixes
         self.sort_words, self.word_prefix = sort_words, word_prefix
         self.stopwords = stopword_hashes(stopwords)
@@ -359,7 +366,7 @@ class ContainmentDetector:
         from ..partial.align import Aligner
 
         t = time.perf_counter()
-        aligner = Aligner(self.align)
+        aligner = Aligner(self.align) if self.engine == "local" else self.engine.aligner(self.align)
         ids: list[str] = []
         times: list[float] = []
 

@@ -1,4 +1,5 @@
-"""The Spark engine: the stages of ``dedup`` (and ``partial``) as Apache Spark stages.
+"""The Spark engine: the stages of ``dedup`` (and of ``partial`` and ``contain --method
+align``: :mod:`.spark_partial`, :mod:`.spark_align`) as Apache Spark stages.
 
 Needs the optional extra ``neardup[spark]`` (pyspark 4; Java 17+).  How a run goes:
 
@@ -182,11 +183,12 @@ class SparkEngine:
 
         return SparkPartialDetector(self, **options)
 
-    def align(self, texts: list[str], params: Any) -> list[tuple[int, int, list[Any]]]:
-        """``partial --method align`` on Spark (:func:`.spark_partial.align_on_spark`)."""
-        from .spark_partial import align_on_spark
+    def aligner(self, params: Any) -> Any:
+        """An aligner (``add`` / ``pairs`` / ``counts`` / ``close``, as the local
+        :class:`~neardup.partial.align.Aligner`) whose stages run on this engine (:mod:`.spark_align`)."""
+        from .spark_align import SparkAligner
 
-        return align_on_spark(self, texts, params)
+        return SparkAligner(self, params)
 
     # -- dedup -------------------------------------------------------------------------
     def check(self, method: Method) -> None:
@@ -259,36 +261,65 @@ def _stored(frame: Any, path: str) -> Any:
     return frame.sparkSession.read.parquet(path)
 
 
-def write_documents(batches: Iterable[Sequence[str]], path: str) -> int:
-    """Write the text ``batches`` as Parquet shards of ``(row, text)`` under ``path``; returns the rows.
+class DocumentShards:
+    """Texts written as Parquet shards of ``(row, text)`` under ``path``, batch by batch.
 
-    Rows are numbered from 0 in input order (the local engine's numbering).  ``path`` is a
-    local folder or any URI pyarrow writes (``s3://``, ``gs://``, ``hdfs://``).
+    Rows are numbered from 0 in the order added (the local engine's numbering).  ``path`` is
+    a local folder or any URI pyarrow writes (``s3://``, ``gs://``, ``hdfs://``).  A job that
+    gets its batches one call at a time (the aligner's ``add``) writes through this;
+    :func:`write_documents` takes an iterable.
     """
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-    from pyarrow import fs as pafs
 
-    filesystem, root = pafs.FileSystem.from_uri(path if "://" in path else os.path.abspath(path))
-    filesystem.create_dir(root, recursive=True)
-    schema = pa.schema([("row", pa.int64()), ("text", pa.large_string())])
-    writer, shard, in_shard, n = None, 0, 0, 0
+    def __init__(self, path: str) -> None:
+        import pyarrow as pa
+        from pyarrow import fs as pafs
+
+        self.filesystem, self.root = pafs.FileSystem.from_uri(path if "://" in path else os.path.abspath(path))
+        self.filesystem.create_dir(self.root, recursive=True)
+        self.schema = pa.schema([("row", pa.int64()), ("text", pa.large_string())])
+        self.writer: Any = None
+        self.shard = self.in_shard = self.rows = 0
+
+    def add(self, texts: Sequence[str]) -> None:
+        """Write ``texts`` as the next rows."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        if not texts:
+            return
+        if self.writer is None or self.in_shard >= SHARD_ROWS:
+            if self.writer is not None:
+                self.writer.close()
+            self.writer = pq.ParquetWriter(f"{self.root}/part-{self.shard:05d}.parquet", self.schema,
+                                           filesystem=self.filesystem)
+            self.shard, self.in_shard = self.shard + 1, 0
+        rows = np.arange(self.rows, self.rows + len(texts), dtype=np.int64)
+        self.writer.write_table(pa.table({"row": rows, "text": pa.array(list(texts), pa.large_string())},
+                                         schema=self.schema))
+        self.rows += len(texts)
+        self.in_shard += len(texts)
+
+    def close(self) -> int:
+        """Finish the last shard (an empty one when nothing was added, so the folder reads as
+        an empty table); returns the rows written."""
+        import pyarrow.parquet as pq
+
+        if self.writer is not None:
+            self.writer.close()
+            self.writer = None
+        elif self.rows == 0 and self.shard == 0:
+            pq.write_table(self.schema.empty_table(), f"{self.root}/part-00000.parquet", filesystem=self.filesystem)
+            self.shard = 1
+        return self.rows
+
+
+def write_documents(batches: Iterable[Sequence[str]], path: str) -> int:
+    """Write the text ``batches`` as Parquet shards of ``(row, text)`` under ``path``
+    (:class:`DocumentShards`); returns the rows."""
+    shards = DocumentShards(path)
     try:
         for texts in batches:
-            if not texts:
-                continue
-            if writer is None or in_shard >= SHARD_ROWS:
-                if writer is not None:
-                    writer.close()
-                writer = pq.ParquetWriter(f"{root}/part-{shard:05d}.parquet", schema, filesystem=filesystem)
-                shard, in_shard = shard + 1, 0
-            rows = np.arange(n, n + len(texts), dtype=np.int64)
-            writer.write_table(pa.table({"row": rows, "text": pa.array(list(texts), pa.large_string())}, schema=schema))
-            n += len(texts)
-            in_shard += len(texts)
+            shards.add(texts)
     finally:
-        if writer is not None:
-            writer.close()
-    if n == 0:  # an empty shard, so the folder reads as an empty table
-        pq.write_table(schema.empty_table(), f"{root}/part-00000.parquet", filesystem=filesystem)
+        n = shards.close()
     return n

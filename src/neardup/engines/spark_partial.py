@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import UserError
-from ..input_stage import documents, progress_bar
+from ..input_stage import batches, progress_bar
 from ..job import RunStats
 from ..partial.detector import PartialDetector, PartialPair
 from ..sentences import SentenceBatch
@@ -69,23 +69,16 @@ class SparkPartialDetector(PartialDetector):
         bar = progress_bar(self.progress)
         ids: list[str] = []
 
-        def batches() -> Iterator[list[str]]:
-            texts: list[str] = []
-            for record, text in documents(docs, self.extract, stats, self.strict):
-                ids.append(record.id)
-                texts.append(text)
-                if len(texts) == self.batch_docs:
-                    bar.update(len(texts))
-                    yield texts
-                    texts = []
-            if texts:
-                bar.update(len(texts))
-                yield texts
+        def texts() -> Iterator[list[str]]:
+            for batch in batches(docs, self.extract, stats, self.strict, batch_bytes=None, batch_docs=self.batch_docs):
+                ids.extend(batch.ids)
+                bar.update(len(batch))
+                yield batch.texts
 
         t = start = time.perf_counter()
         engine = self.engine
         with engine.workdir() as work:
-            n = write_documents(batches(), f"{work}/documents")
+            n = write_documents(texts(), f"{work}/documents")
             bar.close()
             t = stats.timed("read", t)
             stats.kept = n
@@ -218,142 +211,3 @@ def span_stage(dups: Any, gap: int, gamma: int) -> Any:
 
     schema = "doc_a long, doc_b long, a_start long, b_start long, length long"
     return dups.groupBy("doc_a", "doc_b").applyInPandas(fn, schema)
-
-
-# ---------------------------------------------------------------------------- align
-
-
-def align_on_spark(engine: SparkEngine, texts: list[str], params: Any) -> list[tuple[int, int, list[Any]]]:
-    """:func:`neardup.partial.align.align` as Spark stages; the same ``(a, b, passages)``, ``a < b``, in order.
-
-    Words get 64-bit ids from XXH64 of their case-folded form instead of one dictionary
-    over the corpus (which a partition cannot see), so seeds are equal exactly when their
-    words are (barring a 64-bit collision); seeds are grouped by key (groups are bounded:
-    a seed in more than ``max_df`` documents or ``4 max_df`` places is dropped, as
-    locally), seed matches grouped by document pair and chained by the local kernel, and
-    passages mapped to characters from each document's word offsets.
-    """
-    from pyspark.sql import functions as F
-
-    from ..partial.align import Passage
-
-    with engine.workdir() as work:
-        n = write_documents((texts[i:i + 1000] for i in range(0, len(texts), 1000)), f"{work}/documents")
-        if n == 0:
-            return []
-        spark = engine.session()
-        words = _stored(word_stage(engine.documents(spark, f"{work}/documents")), f"{work}/words")
-        seeds = words.mapInPandas(_seed_fn(params.n), "key long, doc long, pos long")
-        groups = (seeds.groupBy("key").agg(F.countDistinct("doc").alias("docs"), F.count("*").alias("size"),
-                                             F.collect_list(F.struct("doc", "pos")).alias("occ"))
-                  .where((F.col("docs") >= 2) & (F.col("docs") <= params.max_df) & (F.col("size") <= 4 * params.max_df)))
-        matches = groups.select("occ").mapInPandas(_occurrence_pairs, "a long, b long, pa long, pb long")
-        chains = matches.groupBy("a", "b").applyInPandas(_chain_fn(params),
-                                                         "a long, b long, idx long, a_lo long, a_hi long, b_lo long, "
-                                                         "b_hi long, density double")
-        side_a = words.select(F.col("row").alias("a"), F.col("starts").alias("a_starts"), F.col("ends").alias("a_ends"))
-        side_b = words.select(F.col("row").alias("b"), F.col("starts").alias("b_starts"), F.col("ends").alias("b_ends"))
-        located = _stored(chains.join(side_a, "a").join(side_b, "b").mapInPandas(
-            _chars_fn, "a long, b long, idx long, a_s long, a_e long, b_s long, b_e long, aw long, bw long, "
-                       "density double"), f"{work}/passages").toPandas()
-    located = located.sort_values(["a", "b", "idx"], kind="stable")
-    found: list[tuple[int, int, list[Any]]] = []
-    for (a, b), rows in located.groupby(["a", "b"], sort=True):
-        passages = [Passage((int(r.a_s), int(r.a_e)), (int(r.b_s), int(r.b_e)), int(r.aw), int(r.bw), float(r.density))
-                    for r in rows.itertuples()]
-        found.append((int(a), int(b), passages))
-    return found
-
-
-def word_stage(docs: Any) -> Any:
-    """``(row, text)`` -> ``(row, ids, starts, ends)``: each document's words (hashed) and their offsets."""
-    import xxhash
-
-    from ..partial.align import _WORD
-    from .spark_stages import _batches
-
-    def fn(frame: pd.DataFrame) -> pd.DataFrame:
-        ids, starts, ends = [], [], []
-        for text in frame["text"]:
-            found = list(_WORD.finditer(text))
-            ids.append(np.array([xxhash.xxh64_intdigest(m.group().casefold().encode("utf-8", "surrogatepass"))
-                                 for m in found], dtype=np.uint64).tobytes())
-            starts.append(np.array([m.start() for m in found], dtype=np.int64).tobytes())
-            ends.append(np.array([m.end() for m in found], dtype=np.int64).tobytes())
-        return pd.DataFrame({"row": frame["row"].to_numpy(np.int64), "ids": ids, "starts": starts, "ends": ends})
-
-    return docs.mapInPandas(_batches(fn), "row long, ids binary, starts binary, ends binary")
-
-
-def _seed_fn(n: int) -> Any:
-    from ..partial.align import seeds
-    from .codec import joined
-    from .spark_stages import _batches
-
-    def fn(frame: pd.DataFrame) -> pd.DataFrame:
-        ids = joined(frame["ids"], "<u8")
-        first = np.zeros(len(frame) + 1, dtype=np.int64)
-        np.cumsum([len(b) // 8 for b in frame["ids"]], out=first[1:])
-        key, doc, pos = seeds(ids, first, n)
-        return pd.DataFrame({"key": key.view(np.int64), "doc": frame["row"].to_numpy(np.int64)[doc], "pos": pos})
-
-    return _batches(fn)
-
-
-def _occurrence_pairs(frames: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
-    """Every two occurrences of a seed in two documents, ``a < b`` (the local ``_seed_pairs``)."""
-    for frame in frames:
-        out: list[np.ndarray] = []
-        for occ in frame["occ"]:
-            doc = np.array([o["doc"] for o in occ], dtype=np.int64)
-            pos = np.array([o["pos"] for o in occ], dtype=np.int64)
-            order = np.lexsort((pos, doc))
-            doc, pos = doc[order], pos[order]
-            i, j = np.triu_indices(doc.shape[0], 1)
-            keep = doc[i] != doc[j]
-            i, j = i[keep], j[keep]
-            out.append(np.stack([doc[i], doc[j], pos[i], pos[j]], axis=1))
-        if out:
-            rows = np.concatenate(out)
-            yield pd.DataFrame({"a": rows[:, 0], "b": rows[:, 1], "pa": rows[:, 2], "pb": rows[:, 3]})
-
-
-def _chain_fn(params: Any) -> Any:
-    from ..partial.align import _chain
-
-    def fn(frame: pd.DataFrame) -> pd.DataFrame:
-        empty = pd.DataFrame({c: np.zeros(0, np.int64) for c in ("a", "b", "idx", "a_lo", "a_hi", "b_lo", "b_hi")})
-        empty["density"] = np.zeros(0)
-        if len(frame) < params.min_seeds:
-            return empty
-        frame = frame.sort_values(["pa", "pb"], kind="stable")
-        rows = []
-        chained = _chain(frame["pa"].to_numpy(np.int64), frame["pb"].to_numpy(np.int64), params.n, params.gap)
-        for a_lo, a_hi, b_lo, b_hi, matched in chained:
-            aw, bw = a_hi - a_lo, b_hi - b_lo
-            density = min(1.0, (matched + params.n - 1) / max(min(aw, bw), 1))
-            if min(aw, bw) < params.min_words or density < params.min_density:
-                continue
-            rows.append((int(frame["a"].iloc[0]), int(frame["b"].iloc[0]), len(rows), a_lo, a_hi, b_lo, b_hi,
-                         round(density, 4)))
-        if not rows:
-            return empty
-        return pd.DataFrame(rows, columns=["a", "b", "idx", "a_lo", "a_hi", "b_lo", "b_hi", "density"])
-
-    return fn
-
-
-def _chars_fn(frames: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
-    """Passages in characters: word offsets of each side looked up."""
-    for frame in frames:
-        a_s, a_e, b_s, b_e = [], [], [], []
-        for r in frame.itertuples():
-            sa, ea = np.frombuffer(r.a_starts, np.int64), np.frombuffer(r.a_ends, np.int64)
-            sb, eb = np.frombuffer(r.b_starts, np.int64), np.frombuffer(r.b_ends, np.int64)
-            a_s.append(int(sa[r.a_lo]))
-            a_e.append(int(ea[r.a_hi - 1]))
-            b_s.append(int(sb[r.b_lo]))
-            b_e.append(int(eb[r.b_hi - 1]))
-        yield pd.DataFrame({"a": frame["a"], "b": frame["b"], "idx": frame["idx"], "a_s": a_s, "a_e": a_e,
-                            "b_s": b_s, "b_e": b_e, "aw": frame["a_hi"] - frame["a_lo"],
-                            "bw": frame["b_hi"] - frame["b_lo"], "density": frame["density"]})

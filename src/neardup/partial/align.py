@@ -33,6 +33,9 @@ inverted index is then built one key partition at a time and keeps only seeds sh
 range of documents at a time, at most ``pair_budget`` of them (16 bytes each) at once.
 So the peak is about ``memory_mb`` + 16 bytes x shared seed occurrences + 40 bytes x
 ``pair_budget``, whatever the input size; only the shared seeds grow with the input.
+
+The Spark engine runs the same stages with the same kernels (:mod:`neardup.engines.spark_align`)
+and reports through :func:`aligned_pairs` too, so both give the same pairs.
 """
 
 from __future__ import annotations
@@ -218,31 +221,20 @@ class Aligner:
         per_doc = pair_counts(doc, groups, self.documents)
         self.counts = {"documents": self.documents, "words": int(first[-1]), "shared_seeds": int(doc.shape[0]),
                        "seed_pairs": int(per_doc.sum()), "pairs": 0, "passages": 0}
-        lo = 0
-        cum = np.cumsum(per_doc)
-        while lo < self.documents:  # one range of "a" documents at a time, within the pair budget
-            base = int(cum[lo - 1]) if lo else 0
-            hi = max(int(np.searchsorted(cum, base + self.pair_budget, side="right")), lo + 1)
-            a, b, pa, pb = fill_pairs(doc, pos, groups, lo, hi, int(cum[hi - 1]) - base)
+        for lo, hi, total in pair_ranges(per_doc, self.pair_budget):  # "a" documents within the pair budget
+            a, b, pa, pb = fill_pairs(doc, pos, groups, lo, hi, total)
             order = np.lexsort((pb, pa, b, a))
             out, cov = chain_pairs(a[order], b[order], pa[order], pb[order], words, p.n, p.gap, p.min_seeds,
                                    p.min_words, p.min_density)
-            yield from self._report(out, cov, first, offsets)
-            lo = hi
-
-    def _report(self, out: np.ndarray, cov: np.ndarray, first: np.ndarray, offsets: np.ndarray) -> Iterator[AlignedPair]:
-        """:func:`report_pairs`, counted."""
-        for pair in report_pairs(out, cov, first, offsets):
-            self.counts["pairs"] += 1
-            self.counts["passages"] += len(pair.passages)
-            yield pair
+            yield from report_pairs(out, cov, first, offsets, self.counts)
 
     def close(self) -> None:
         """Remove the temporary folder (also done when the aligner is collected)."""
         self._tmp.cleanup()
 
 
-def report_pairs(out: np.ndarray, cov: np.ndarray, first: np.ndarray, offsets: np.ndarray) -> Iterator[AlignedPair]:
+def report_pairs(out: np.ndarray, cov: np.ndarray, first: np.ndarray, offsets: np.ndarray,
+                 counts: dict[str, int] | None = None) -> Iterator[AlignedPair]:
     """Passages of :func:`~.seeds.chain_pairs` (word positions) to :class:`AlignedPair` with character spans.
 
     ``first``: each document's first word in ``offsets`` (the character ``start``/``end``
@@ -252,9 +244,40 @@ def report_pairs(out: np.ndarray, cov: np.ndarray, first: np.ndarray, offsets: n
     if not out.shape[0]:
         return
     ga, gb = first[out[:, 0]], first[out[:, 1]]
-    a_start, a_end = offsets["start"][ga + out[:, 2]], offsets["end"][ga + out[:, 3] - 1]
-    b_start, b_end = offsets["start"][gb + out[:, 4]], offsets["end"][gb + out[:, 5] - 1]
-    rows = np.column_stack([out, a_start, a_end, b_start, b_end]).tolist()
+    chars = (*word_chars(ga, out[:, 2], out[:, 3], offsets["start"], offsets["end"]),
+             *word_chars(gb, out[:, 4], out[:, 5], offsets["start"], offsets["end"]))
+    yield from aligned_pairs(out, cov, chars, {"pairs": 0, "passages": 0} if counts is None else counts)
+
+
+def pair_ranges(per_doc: np.ndarray, budget: int) -> Iterator[tuple[int, int, int]]:
+    """Ranges ``[lo, hi)`` of "a" documents whose seed pairs (``per_doc``: each one's count,
+    :func:`~.seeds.pair_counts`) make at most ``budget`` together (or come from one
+    document), with that number: stage 2 a range at a time keeps its arrays bounded."""
+    cum = np.cumsum(per_doc)
+    lo = 0
+    while lo < per_doc.shape[0]:
+        base = int(cum[lo - 1]) if lo else 0
+        hi = max(int(np.searchsorted(cum, base + budget, side="right")), lo + 1)
+        yield lo, hi, int(cum[hi - 1]) - base
+        lo = hi
+
+
+def word_chars(base: np.ndarray, lo: np.ndarray, hi: np.ndarray, starts: np.ndarray,
+               ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Character span of words ``[lo, hi)`` of documents whose words start at ``base`` in the
+    word offsets ``starts`` / ``ends``: the first word's start, the last one's end."""
+    return starts[base + lo], ends[base + hi - 1]
+
+
+def aligned_pairs(out: np.ndarray, cov: np.ndarray, chars: tuple[np.ndarray, ...],
+                  counts: dict[str, int]) -> Iterator[AlignedPair]:
+    """Stage 4's output: :func:`~.seeds.chain_pairs` rows (``out``, ``cov``; pairs contiguous,
+    passages in the kernel's order) with their character spans ``chars`` (a start, a end,
+    b start, b end) as :class:`AlignedPair` objects; ``counts`` gets the pairs and passages.
+    Every engine reports through here, so equal arrays make equal output."""
+    if not out.shape[0]:
+        return
+    rows = np.column_stack([out, *chars]).tolist()
     density = np.round(cov[:, 0], 4).tolist()
     cover_a, cover_b = np.round(cov[:, 1], 6).tolist(), np.round(cov[:, 2], 6).tolist()
     new_a, new_b = cov[:, 3].astype(np.int64).tolist(), cov[:, 4].astype(np.int64).tolist()
@@ -263,6 +286,8 @@ def report_pairs(out: np.ndarray, cov: np.ndarray, first: np.ndarray, offsets: n
     for lo, hi in zip(bounds[:-1], bounds[1:]):  # one Python object per reported pair (the output)
         passages = [Passage((r[6], r[7]), (r[8], r[9]), r[3] - r[2], r[5] - r[4], d)
                     for r, d in zip(rows[lo:hi], density[lo:hi])]
+        counts["pairs"] += 1
+        counts["passages"] += hi - lo
         yield AlignedPair(rows[lo][0], rows[lo][1], passages, cover_a[lo], cover_b[lo], new_a[lo], new_b[lo])
 
 

@@ -21,6 +21,11 @@ from .align import DEFAULT_ALIGN, AlignParams
 from .detector import PartialDetector
 from .evaluate import evaluate_partials
 
+#: Why ``--truth`` is refused on Spark: the evaluation needs every document's sentences on the driver.
+_TRUTH_ON_SPARK = ("--truth needs --engine local (the evaluation keeps every document's sentences in this "
+                   "process); with Spark, evaluate the output afterwards with "
+                   "`neardup eval DATASET --partials partials.jsonl --truth truth.jsonl`")
+
 
 def align_files(
     inputs: Sequence[str],
@@ -44,7 +49,9 @@ def align_files(
     ``coverage_b`` (share of each document's words inside the spans).  Texts are not kept:
     documents go into the aligner in batches of ``batch_docs`` (see :mod:`.align` on memory).
     With ``truth`` the summary gets the PAN and sentence measures
-    (:func:`~.evaluate.evaluate_partial_files`); every document's sentence offsets are then kept.
+    (:func:`~.evaluate.evaluate_partial_files`); every document's sentence offsets are then kept
+    (so ``truth`` needs the local engine).  ``engine``: ``"local"`` or an engine object whose
+    ``aligner(params)`` runs the stages elsewhere (Spark: :mod:`neardup.engines.spark_align`).
     """
     from ..extract import DEFAULT_EXTRACTOR
     from ..input_stage import batches, progress_bar
@@ -53,13 +60,12 @@ def align_files(
     from ..sentences import split_sentences
     from .align import Aligner
 
-    if engine != "local":
-        raise UserError("partial --method align (the default) runs on --engine local only for now; "
-                        "use --method pdc with --engine spark")
+    if engine != "local" and truth is not None:
+        raise UserError(_TRUTH_ON_SPARK)
     start = time.perf_counter()
     stats = RunStats()
     extract = extract or DEFAULT_EXTRACTOR
-    aligner = Aligner(params)
+    aligner = Aligner(params) if engine == "local" else engine.aligner(params)
     gold = Truth.read(truth) if truth is not None else None
     sentences: dict[str, Any] = {}
     found: list[dict[str, Any]] = []
@@ -123,8 +129,7 @@ def partial_files(
     """
     start = time.perf_counter()
     if engine != "local" and truth is not None:
-        raise UserError("--truth needs --engine local; with Spark, evaluate the output afterwards with "
-                        "`neardup eval DATASET --partials partials.jsonl --truth truth.jsonl`")
+        raise UserError(_TRUTH_ON_SPARK)
     detector = PartialDetector(**options) if engine == "local" else engine.partial_detector(**options)
     gold = Truth.read(truth) if truth is not None else None
     found: list[dict[str, Any]] = []

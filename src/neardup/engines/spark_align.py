@@ -1,0 +1,285 @@
+"""Seed-and-extend alignment (``partial --method align``, ``contain --method align``) as Spark stages.
+
+The stages of :mod:`neardup.partial.align`, each a Spark stage calling the local engine's
+kernels (:mod:`neardup.partial.seeds`) on Arrow batches, as MapReduce jobs would:
+
+0. **words** -- ``mapInPandas`` over ``(row, text)``: :func:`~neardup.partial.seeds.tokens`
+   and :func:`~neardup.partial.seeds.seed_keys` per batch of documents; one row per
+   document: its word count, seed keys, word offsets (``words/``).  Words are the kernel's
+   64-bit hashes and seeds the same mix of them as locally, so seeds, word positions and
+   offsets are the local ones (no corpus-wide dictionary on either engine);
+1. **index** -- seeds exploded to ``(key, doc, pos)``, shuffled by key and sorted by
+   ``(key, doc, pos)`` (the local order: documents in order within a key); each
+   partition's runs of one key go through :func:`~neardup.partial.seeds.shared_seeds`
+   (seeds of 2..``max_df`` documents, at most ``4 max_df`` places); one row per kept key
+   (``index/``);
+2. **seed pairs** -- per batch of index rows, :func:`~neardup.partial.seeds.fill_pairs`
+   over ranges of documents within :data:`PAIR_BUDGET` (:func:`~neardup.partial.align.pair_ranges`);
+3. **passages** -- seed pairs shuffled by document pair, sorted by ``(a, b, pa, pb)``; the
+   runs of each pair through :func:`~neardup.partial.seeds.chain_pairs` (chains, merged
+   passages, validation, coverage) (``passages/``);
+4. **characters** -- passages joined with both documents' word offsets.
+
+The driver numbers rows through the shared input stage and collects the passages in
+``(a, b)`` order, the kernel's order within a pair; :func:`~neardup.partial.align.aligned_pairs`
+turns them into the same :class:`~neardup.partial.align.AlignedPair` objects as the local
+engine, so the outputs are byte-identical whatever the partitions and their order.
+Grouping by a shuffle and a sort within partitions (not ``applyInPandas`` per key) keeps
+Python calls per batch, not per seed or pair: a run of one key (or pair) that crosses an
+Arrow batch is held back and joined to the next (:func:`complete_runs`).
+"""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+from typing import Any, Callable, Iterator, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..partial.align import AlignedPair, AlignParams, aligned_pairs, pair_ranges, word_chars
+from .spark import DocumentShards, SparkEngine, _stored
+from .spark_stages import _batches, one_thread
+
+#: Seed pairs one task makes at once in stage 2 (16 bytes each, plus the words of both sides).
+PAIR_BUDGET = 1 << 21
+
+_WORDS = "row long, words long, keys binary, starts binary, ends binary"
+_SEEDS = "key long, doc int, pos int, words int"
+_INDEX = "key long, docs binary, pos binary, words binary"
+_PAIRS = "a int, b int, pa int, pb int, wa int, wb int"
+_PASSAGES = ("a long, b long, idx long, a_lo long, a_hi long, b_lo long, b_hi long, density double, "
+             "cover_a double, cover_b double, new_a double, new_b double")
+_CHARS = "a_start long, a_end long, b_start long, b_end long"
+
+
+class SparkAligner:
+    """:class:`~neardup.partial.align.Aligner` on Spark: ``add`` texts in batches, then
+    iterate :meth:`pairs` (the same pairs, in the same order); ``counts`` as locally."""
+
+    def __init__(self, engine: SparkEngine, params: AlignParams) -> None:
+        params.check()
+        self.engine, self.params = engine, params
+        self._stack = ExitStack()
+        self.work = self._stack.enter_context(engine.workdir())
+        self._shards = DocumentShards(f"{self.work}/documents")
+        self.documents = 0
+        self.counts: dict[str, int] = {}
+
+    def add(self, texts: Sequence[str]) -> None:
+        """Write a batch of texts as the next rows of the input shards."""
+        self._shards.add(texts)
+        self.documents += len(texts)
+
+    def pairs(self) -> Iterator[AlignedPair]:
+        """Stages 0-4 on Spark; every document pair sharing a valid passage, in order of ``(a, b)``."""
+        from pyspark.sql import functions as F
+
+        n = self._shards.close()
+        self.counts = {"documents": n, "words": 0, "shared_seeds": 0, "seed_pairs": 0, "pairs": 0, "passages": 0}
+        if n == 0:
+            return
+        p, work = self.params, self.work
+        spark = self.engine.session()
+        words = _stored(word_stage(self.engine.documents(spark, f"{work}/documents"), p.n), f"{work}/words")
+        index = _stored(index_stage(words, p.max_df), f"{work}/index")
+        seed_pairs = pair_stage(index)
+        passages = _stored(passage_stage(seed_pairs, p), f"{work}/passages")
+        found = char_stage(passages, words).toPandas()
+        totals = index.mapInPandas(_batches(_index_counts), "shared long, pairs long").agg(
+            F.sum("shared").alias("shared"), F.sum("pairs").alias("pairs")).first()
+        self.counts.update(words=int(words.agg(F.sum("words")).first()[0] or 0),
+                           shared_seeds=int(totals["shared"] or 0), seed_pairs=int(totals["pairs"] or 0))
+        order = np.lexsort(tuple(found[c].to_numpy(np.int64) for c in ("idx", "b", "a")))
+        out = np.column_stack([found[c].to_numpy(np.int64)[order] for c in ("a", "b", "a_lo", "a_hi", "b_lo", "b_hi")])
+        cov = np.column_stack([found[c].to_numpy(np.float64)[order]
+                               for c in ("density", "cover_a", "cover_b", "new_a", "new_b")])
+        chars = tuple(found[c].to_numpy(np.int64)[order] for c in ("a_start", "a_end", "b_start", "b_end"))
+        yield from aligned_pairs(out.reshape(-1, 6), cov.reshape(-1, 5), chars, self.counts)
+
+    def close(self) -> None:
+        """Remove the work folder (unless the engine keeps it)."""
+        self._shards.close()
+        self._stack.close()
+
+
+# ---------------------------------------------------------------------------- helpers
+
+
+def complete_runs(frames: Iterator[pd.DataFrame], keys: list[str]) -> Iterator[pd.DataFrame]:
+    """The Arrow batches of a partition sorted by ``keys``, re-cut so that no run of equal
+    keys is split: each frame yielded holds whole runs (a run's rows, however many
+    batches it spans, come in one frame)."""
+    held: list[pd.DataFrame] = []
+    for frame in frames:
+        if not len(frame):
+            continue
+        cols = [frame[k].to_numpy() for k in keys]
+        same = np.ones(len(frame), dtype=bool)
+        for c in cols:
+            same &= c == c[-1]
+        differ = np.flatnonzero(~same)
+        cut = int(differ[-1]) + 1 if differ.shape[0] else 0  # start of the frame's last run
+        if cut == 0 and held and all(held[-1][k].iloc[-1] == frame[k].iloc[0] for k in keys):
+            held.append(frame)  # the held run goes on through this whole frame
+            continue
+        done = held + [frame.iloc[:cut]] if cut else held
+        if done:
+            yield pd.concat(done, ignore_index=True)
+        held = [frame.iloc[cut:]]
+    if held:
+        yield pd.concat(held, ignore_index=True)
+
+
+def _runs(keys: list[str], fn: Callable[[pd.DataFrame], pd.DataFrame | None]) -> Callable[[Iterator[pd.DataFrame]], Iterator[pd.DataFrame]]:
+    """A ``mapInPandas`` function applying ``fn`` to frames of whole runs of ``keys`` (:func:`complete_runs`)."""
+    run = _batches(fn)
+
+    def apply(frames: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+        return run(complete_runs(frames, keys))
+
+    return apply
+
+
+def _sizes(cells: pd.Series, itemsize: int) -> np.ndarray:
+    """Values in each ``bytes`` cell."""
+    return np.fromiter((len(c) // itemsize for c in cells), dtype=np.int64, count=len(cells))
+
+
+def _compact(doc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows as numbers ``0..k-1`` in the same order (so a kernel's arrays are sized by the
+    batch, not the corpus): the distinct rows and each value's number."""
+    rows, number = np.unique(doc, return_inverse=True)
+    return rows, number.astype(np.int32)
+
+
+# ---------------------------------------------------------------------------- stages
+
+
+def word_stage(docs: Any, n: int) -> Any:
+    """Stage 0: ``(row, text)`` -> ``(row, words, keys, starts, ends)``, one row per document."""
+    from ..partial.seeds import seed_keys, tokens
+    from .codec import segment_bytes
+
+    def fn(frame: pd.DataFrame) -> pd.DataFrame:
+        hashes, starts, ends, counts = tokens(frame["text"].tolist())
+        first = np.r_[0, np.cumsum(counts)].astype(np.int64)
+        key, doc, _ = seed_keys(hashes, first, n)  # a document's seeds are its positions 0, 1, ... in order
+        seeds = np.bincount(doc, minlength=len(frame))
+        return pd.DataFrame({"row": frame["row"].to_numpy(np.int64), "words": counts.astype(np.int64),
+                             "keys": segment_bytes(key, seeds), "starts": segment_bytes(starts, counts),
+                             "ends": segment_bytes(ends, counts)})
+
+    return docs.mapInPandas(_batches(fn), _WORDS)
+
+
+def index_stage(words: Any, max_df: int) -> Any:
+    """Stage 1: the inverted index of shared seeds, one row per kept key: its documents,
+    positions and the documents' word counts, in ``(doc, pos)`` order."""
+    from ..partial.seeds import shared_seeds
+    from .codec import joined, segment_bytes
+
+    def explode(frame: pd.DataFrame) -> pd.DataFrame:
+        sizes = _sizes(frame["keys"], 8)
+        starts = np.repeat(np.cumsum(sizes) - sizes, sizes)
+        return pd.DataFrame({"key": joined(frame["keys"], "<u8").view(np.int64),
+                             "doc": np.repeat(frame["row"].to_numpy(np.int32), sizes),
+                             "pos": (np.arange(int(sizes.sum())) - starts).astype(np.int32),
+                             "words": np.repeat(frame["words"].to_numpy(np.int32), sizes)})
+
+    def reduce(frame: pd.DataFrame) -> pd.DataFrame:
+        key, doc = frame["key"].to_numpy(np.int64).view(np.uint64), frame["doc"].to_numpy(np.int32)
+        keep, starts = shared_seeds(key, doc, max_df)
+        sizes = np.diff(starts)
+        pick = lambda c: segment_bytes(frame[c].to_numpy(np.int32)[keep], sizes)  # noqa: E731
+        return pd.DataFrame({"key": key[keep[starts[:-1]]].view(np.int64), "docs": pick("doc"), "pos": pick("pos"),
+                             "words": pick("words")})
+
+    seeds = words.select("row", "words", "keys").mapInPandas(_batches(explode), _SEEDS)
+    ordered = seeds.repartition("key").sortWithinPartitions("key", "doc", "pos")
+    return ordered.mapInPandas(_runs(["key"], reduce), _INDEX)
+
+
+def _index_arrays(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Index rows as the local arrays: compact ``doc``, ``pos``, group starts, the rows, their word counts."""
+    from .codec import joined
+
+    sizes = _sizes(frame["docs"], 4)
+    groups = np.r_[0, np.cumsum(sizes)].astype(np.int64)
+    rows, doc = _compact(joined(frame["docs"], "<i4"))
+    words = np.zeros(rows.shape[0], np.int32)
+    words[doc] = joined(frame["words"], "<i4")
+    return doc, joined(frame["pos"], "<i4"), groups, rows, words
+
+
+def _index_counts(frame: pd.DataFrame) -> pd.DataFrame:
+    """Shared seeds and the seed pairs they make, for a batch of index rows (the local counts)."""
+    from ..partial.seeds import pair_counts
+
+    doc, _, groups, rows, _ = _index_arrays(frame)
+    return pd.DataFrame({"shared": [int(groups[-1])], "pairs": [int(pair_counts(doc, groups, rows.shape[0]).sum())]})
+
+
+def pair_stage(index: Any) -> Any:
+    """Stage 2: ``(a, b, pa, pb)`` of every seed pair, with both documents' word counts
+    (``wa``, ``wb``: stage 3's coverage needs them); at most :data:`PAIR_BUDGET` at once."""
+    from ..partial.seeds import fill_pairs, pair_counts
+
+    def run(frames: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+        one_thread()
+        for frame in frames:
+            if not len(frame):
+                continue
+            doc, pos, groups, rows, words = _index_arrays(frame)
+            for lo, hi, total in pair_ranges(pair_counts(doc, groups, rows.shape[0]), PAIR_BUDGET):
+                if total:
+                    a, b, pa, pb = fill_pairs(doc, pos, groups, lo, hi, total)
+                    yield pd.DataFrame({"a": rows[a], "b": rows[b], "pa": pa, "pb": pb, "wa": words[a],
+                                        "wb": words[b]})
+
+    return index.mapInPandas(run, _PAIRS)
+
+
+def passage_stage(pairs: Any, p: AlignParams) -> Any:
+    """Stage 3: seed pairs by document pair, in ``(pa, pb)`` order, through the chain kernel:
+    one row per valid passage (word positions, density, both coverages and longest new runs)."""
+    from ..partial.seeds import chain_pairs
+
+    def fn(frame: pd.DataFrame) -> pd.DataFrame:
+        m = len(frame)
+        rows, doc = _compact(np.concatenate([frame["a"].to_numpy(np.int32), frame["b"].to_numpy(np.int32)]))
+        words = np.zeros(rows.shape[0], np.int64)
+        words[doc] = np.concatenate([frame["wa"].to_numpy(np.int64), frame["wb"].to_numpy(np.int64)])
+        out, cov = chain_pairs(doc[:m], doc[m:], frame["pa"].to_numpy(np.int32), frame["pb"].to_numpy(np.int32),
+                               words, p.n, p.gap, p.min_seeds, p.min_words, p.min_density)
+        cols = {"a": rows[out[:, 0]].astype(np.int64), "b": rows[out[:, 1]].astype(np.int64),
+                "idx": np.arange(out.shape[0], dtype=np.int64)}
+        cols.update({c: out[:, i + 2] for i, c in enumerate(("a_lo", "a_hi", "b_lo", "b_hi"))})
+        cols.update({c: cov[:, i] for i, c in enumerate(("density", "cover_a", "cover_b", "new_a", "new_b"))})
+        return pd.DataFrame(cols)
+
+    ordered = pairs.repartition("a", "b").sortWithinPartitions("a", "b", "pa", "pb")
+    return ordered.mapInPandas(_runs(["a", "b"], fn), _PASSAGES)
+
+
+def char_stage(passages: Any, words: Any) -> Any:
+    """Stage 4: each passage with its character span on both sides (the words' offsets)."""
+    from pyspark.sql import functions as F
+
+    from .codec import joined
+
+    def fn(frame: pd.DataFrame) -> pd.DataFrame:
+        out = frame.drop(columns=["a_starts", "a_ends", "b_starts", "b_ends"])
+        for side in ("a", "b"):
+            sizes = _sizes(frame[f"{side}_starts"], 4)
+            base = np.cumsum(sizes) - sizes
+            lo, hi = frame[f"{side}_lo"].to_numpy(np.int64), frame[f"{side}_hi"].to_numpy(np.int64)
+            start, end = word_chars(base, lo, hi, joined(frame[f"{side}_starts"], "<i4"),
+                                    joined(frame[f"{side}_ends"], "<i4"))
+            out[f"{side}_start"], out[f"{side}_end"] = start.astype(np.int64), end.astype(np.int64)
+        return out
+
+    offsets = {side: words.select(F.col("row").alias(side), F.col("starts").alias(f"{side}_starts"),
+                                  F.col("ends").alias(f"{side}_ends")) for side in ("a", "b")}
+    located = passages.join(offsets["a"], "a").join(offsets["b"], "b")
+    return located.mapInPandas(_batches(fn), f"{_PASSAGES}, {_CHARS}")
