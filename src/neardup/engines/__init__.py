@@ -20,52 +20,12 @@ this package imports neither engine's machinery (the command line's start-up sta
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterable, Protocol, Sequence
-
-import numpy as np
+from typing import Any
 
 from ..errors import UserError
+from .base import ENGINES, Engine, Found
 
-if TYPE_CHECKING:
-    from ..job import RunStats
-    from ..methods.base import Method
-
-#: Engines by name (``--engine``); the first is the default.
-ENGINES = ("local", "spark")
-
-
-@dataclass
-class Found:
-    """What an engine found in the documents (rows numbered in input order from 0).
-
-    ``usable``: rows with any feature; ``a``, ``b``, ``scores``: the verified pairs, sorted
-    by ``(a, b)``; ``candidate_pairs``: how many candidates were verified (for methods that
-    verify in their index: the pairs); ``groups``: the clusters of two or more rows, each
-    sorted, ordered by first member; ``info``: what the method derived from the corpus.
-    """
-
-    usable: np.ndarray
-    a: np.ndarray
-    b: np.ndarray
-    scores: np.ndarray
-    candidate_pairs: int
-    groups: list[np.ndarray]
-    info: dict[str, Any] = field(default_factory=dict)
-
-
-class Engine(Protocol):
-    """Runs a job's stages somewhere (see the module docstring)."""
-
-    name: str
-
-    def check(self, method: "Method") -> None:
-        """Raise :class:`UserError` when this engine cannot run ``method`` (before anything is read)."""
-        ...
-
-    def dedup(self, method: "Method", batches: Iterable[Sequence[str]], stats: "RunStats", cluster: str) -> Found:
-        """Sketch the text ``batches`` (in input order), find, verify and cluster the pairs."""
-        ...
+__all__ = ["ENGINES", "Engine", "Found", "get_engine"]
 
 
 def get_engine(name: str = ENGINES[0], **options: Any) -> Engine:

@@ -23,7 +23,7 @@ import numpy as np
 from ..cluster import clusters_from_pairs
 from ..job import RunStats
 from ..methods.base import Method
-from . import Found
+from .base import Found
 from .spill import PartStore
 
 #: Batches read and waiting while one is sketched: reading goes on while numba starts up

@@ -45,10 +45,9 @@ import numpy as np
 from ..errors import UserError
 from ..job import RunStats
 from ..methods.base import Method
-from . import Found
+from .base import Found
+from .shards import stored, write_documents
 
-#: Rows (documents) per input shard the driver writes.
-SHARD_ROWS = 200_000
 #: Pairs clustered in one call, about (components are dealt into groups of this size).
 PAIRS_PER_GROUP = 500_000
 
@@ -209,7 +208,7 @@ class SparkEngine:
                 return Found(np.zeros(0, bool), *_no_pairs(), 0, [])
             spark = self.session()
             layout = SketchLayout.probe(method)
-            sketches = _stored(st.sketch(self.documents(spark, f"{work}/documents"), method, layout),
+            sketches = stored(st.sketch(self.documents(spark, f"{work}/documents"), method, layout),
                                f"{work}/sketches")
             t = stats.timed("sketch", t)
             if plan.kind == "keys":
@@ -217,10 +216,10 @@ class SparkEngine:
             else:
                 tau = float(min(max(method.decision_threshold(), 1e-9), 1.0))
                 cands = st.set_join_candidates(sketches, layout, plan.measure, tau, f"{work}/features")
-            cands = _stored(cands, f"{work}/candidates")
+            cands = stored(cands, f"{work}/candidates")
             n_cands = cands.count()
             t = stats.timed("candidates", t)
-            pairs = _stored(st.verify(cands, sketches, method, layout, method.decision_threshold()), f"{work}/pairs")
+            pairs = stored(st.verify(cands, sketches, method, layout, method.decision_threshold()), f"{work}/pairs")
             got = pairs.toPandas()
             order = np.lexsort((got["b"].to_numpy(np.int64), got["a"].to_numpy(np.int64)))
             a, b = got["a"].to_numpy(np.int64)[order], got["b"].to_numpy(np.int64)[order]
@@ -228,9 +227,9 @@ class SparkEngine:
             t = stats.timed("verify", t)
             groups: list[np.ndarray] = []
             if a.shape[0]:
-                comps = _stored(st.connected_components(pairs), f"{work}/components")
+                comps = stored(st.connected_components(pairs), f"{work}/components")
                 n_groups = max(int(spark.conf.get("spark.sql.shuffle.partitions")), a.shape[0] // PAIRS_PER_GROUP + 1)
-                found = _stored(st.clusters(pairs, comps, cluster, n_groups), f"{work}/clusters").toPandas()
+                found = stored(st.clusters(pairs, comps, cluster, n_groups), f"{work}/clusters").toPandas()
                 found = found.sort_values("first", kind="stable")
                 groups = [np.asarray(m, dtype=np.int64) for m in found["members"]]
             t = stats.timed("cluster", t)
@@ -255,71 +254,3 @@ def _no_pairs() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float64)
 
 
-def _stored(frame: Any, path: str) -> Any:
-    """``frame`` written as Parquet at ``path`` and read back: a stage boundary (computed once)."""
-    frame.write.mode("overwrite").parquet(path)
-    return frame.sparkSession.read.parquet(path)
-
-
-class DocumentShards:
-    """Texts written as Parquet shards of ``(row, text)`` under ``path``, batch by batch.
-
-    Rows are numbered from 0 in the order added (the local engine's numbering).  ``path`` is
-    a local folder or any URI pyarrow writes (``s3://``, ``gs://``, ``hdfs://``).  A job that
-    gets its batches one call at a time (the aligner's ``add``) writes through this;
-    :func:`write_documents` takes an iterable.
-    """
-
-    def __init__(self, path: str) -> None:
-        import pyarrow as pa
-        from pyarrow import fs as pafs
-
-        self.filesystem, self.root = pafs.FileSystem.from_uri(path if "://" in path else os.path.abspath(path))
-        self.filesystem.create_dir(self.root, recursive=True)
-        self.schema = pa.schema([("row", pa.int64()), ("text", pa.large_string())])
-        self.writer: Any = None
-        self.shard = self.in_shard = self.rows = 0
-
-    def add(self, texts: Sequence[str]) -> None:
-        """Write ``texts`` as the next rows."""
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
-        if not texts:
-            return
-        if self.writer is None or self.in_shard >= SHARD_ROWS:
-            if self.writer is not None:
-                self.writer.close()
-            self.writer = pq.ParquetWriter(f"{self.root}/part-{self.shard:05d}.parquet", self.schema,
-                                           filesystem=self.filesystem)
-            self.shard, self.in_shard = self.shard + 1, 0
-        rows = np.arange(self.rows, self.rows + len(texts), dtype=np.int64)
-        self.writer.write_table(pa.table({"row": rows, "text": pa.array(list(texts), pa.large_string())},
-                                         schema=self.schema))
-        self.rows += len(texts)
-        self.in_shard += len(texts)
-
-    def close(self) -> int:
-        """Finish the last shard (an empty one when nothing was added, so the folder reads as
-        an empty table); returns the rows written."""
-        import pyarrow.parquet as pq
-
-        if self.writer is not None:
-            self.writer.close()
-            self.writer = None
-        elif self.rows == 0 and self.shard == 0:
-            pq.write_table(self.schema.empty_table(), f"{self.root}/part-00000.parquet", filesystem=self.filesystem)
-            self.shard = 1
-        return self.rows
-
-
-def write_documents(batches: Iterable[Sequence[str]], path: str) -> int:
-    """Write the text ``batches`` as Parquet shards of ``(row, text)`` under ``path``
-    (:class:`DocumentShards`); returns the rows."""
-    shards = DocumentShards(path)
-    try:
-        for texts in batches:
-            shards.add(texts)
-    finally:
-        n = shards.close()
-    return n

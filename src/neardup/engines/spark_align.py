@@ -32,14 +32,17 @@ Arrow batch is held back and joined to the next (:func:`complete_runs`).
 from __future__ import annotations
 
 from contextlib import ExitStack
-from typing import Any, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 import numpy as np
 import pandas as pd
 
 from ..partial.align import AlignedPair, AlignParams, aligned_pairs, pair_ranges, word_chars
-from .spark import DocumentShards, SparkEngine, _stored
+from .shards import DocumentShards, stored
 from .spark_stages import _batches, one_thread
+
+if TYPE_CHECKING:
+    from .spark import SparkEngine
 
 #: Seed pairs one task makes at once in stage 2 (16 bytes each, plus the words of both sides).
 PAIR_BUDGET = 1 << 21
@@ -57,7 +60,7 @@ class SparkAligner:
     """:class:`~neardup.partial.align.Aligner` on Spark: ``add`` texts in batches, then
     iterate :meth:`pairs` (the same pairs, in the same order); ``counts`` as locally."""
 
-    def __init__(self, engine: SparkEngine, params: AlignParams) -> None:
+    def __init__(self, engine: "SparkEngine", params: AlignParams) -> None:
         params.check()
         self.engine, self.params = engine, params
         self._stack = ExitStack()
@@ -81,10 +84,10 @@ class SparkAligner:
             return
         p, work = self.params, self.work
         spark = self.engine.session()
-        words = _stored(word_stage(self.engine.documents(spark, f"{work}/documents"), p.n), f"{work}/words")
-        index = _stored(index_stage(words, p.max_df), f"{work}/index")
+        words = stored(word_stage(self.engine.documents(spark, f"{work}/documents"), p.n), f"{work}/words")
+        index = stored(index_stage(words, p.max_df), f"{work}/index")
         seed_pairs = pair_stage(index)
-        passages = _stored(passage_stage(seed_pairs, p), f"{work}/passages")
+        passages = stored(passage_stage(seed_pairs, p), f"{work}/passages")
         found = char_stage(passages, words).toPandas()
         totals = index.mapInPandas(_batches(_index_counts), "shared long, pairs long").agg(
             F.sum("shared").alias("shared"), F.sum("pairs").alias("pairs")).first()

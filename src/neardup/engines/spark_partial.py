@@ -29,7 +29,7 @@ offsets on the driver: evaluate afterwards with ``neardup eval --partials``.
 from __future__ import annotations
 
 import time
-from typing import Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 import numpy as np
 import pandas as pd
@@ -39,7 +39,10 @@ from ..input_stage import batches, progress_bar
 from ..job import RunStats
 from ..partial.detector import PartialDetector, PartialPair
 from ..sentences import SentenceBatch
-from .spark import SparkEngine, _stored, write_documents
+from .shards import stored, write_documents
+
+if TYPE_CHECKING:
+    from .spark import SparkEngine
 
 #: Bits of a sentence id that hold its position in its document.
 POSITION_BITS = 24
@@ -49,7 +52,7 @@ _SIGN = -(1 << 63)
 class SparkPartialDetector(PartialDetector):
     """:class:`~neardup.partial.detector.PartialDetector` whose stages run on Spark."""
 
-    def __init__(self, engine: SparkEngine, **options: Any) -> None:
+    def __init__(self, engine: "SparkEngine", **options: Any) -> None:
         super().__init__(**options)
         if self.signature != "shingles":
             raise UserError(f"--engine spark runs partial with --signature shingles; {self.signature} signatures "
@@ -86,12 +89,12 @@ class SparkPartialDetector(PartialDetector):
                 self.counts = {"documents": 0, "sentences": 0, "duplicated_sentence_pairs": 0, "spans": 0, "pairs": 0}
                 return
             spark = engine.session()
-            sents = _stored(sentence_stage(engine.documents(spark, f"{work}/documents"), self.shingle_size),
+            sents = stored(sentence_stage(engine.documents(spark, f"{work}/documents"), self.shingle_size),
                             f"{work}/sentences")
             t = stats.timed("signatures", t)
-            dups = _stored(duplicate_stage(sents, self.tau), f"{work}/duplicates")
+            dups = stored(duplicate_stage(sents, self.tau), f"{work}/duplicates")
             t = stats.timed("sentence_duplicates", t)
-            spans = _stored(span_stage(dups, self.gap, self.gamma), f"{work}/spans")
+            spans = stored(span_stage(dups, self.gap, self.gamma), f"{work}/spans")
             found = spans.toPandas()
             t = stats.timed("sequence_matching", t)
             involved = spans.select(F.col("doc_a").alias("doc")).union(spans.select(F.col("doc_b").alias("doc")))

@@ -32,6 +32,9 @@ over whole pages.  The result is COO triplets plus dense column blocks
 matrix-vector products, and training converts the same rows to scikit-learn or crfsuite
 input.  Real-valued features are scaled to about [0, 1]; the
 binned indicator versions let a linear model bend.
+
+Length: one feature layout (names, widths, offsets) and the code that fills it must change
+together; the compiled scanners are in :mod:`.scan`.
 """
 
 from __future__ import annotations

@@ -36,6 +36,8 @@ Durability: ``journal_mode=WAL`` with ``synchronous=FULL`` (the default): the WA
 fsynced at every commit, so an acknowledged add survives a power cut.  ``normal``
 fsyncs only at checkpoints: commits survive the process being killed, but the last
 ones may be lost to a power cut; it is faster for bulk loads.
+
+Length: every SQL statement of the index in one place, so the schema and its uses change together.
 """
 
 from __future__ import annotations
