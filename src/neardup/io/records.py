@@ -52,6 +52,8 @@ _BLOCK_TAG = re.compile(r"</?(?:p|div|br|span|a|li|ul|table|tr|td|h[1-6]|script|
 def looks_like_html(text: str) -> bool:
     """Whether a text field holds a web page rather than text (cheap: the first 4,000 characters)."""
     head = text[:4000]
+    if "<" not in head:  # plain text, the common case: no regex pass
+        return False
     return bool(_PAGE_START.match(head)) or len(_BLOCK_TAG.findall(head)) >= 8
 
 
