@@ -71,10 +71,8 @@ class LocalEngine:
         """Candidates, verification and clusters of the finished sketches ``sk``."""
         cands = method.candidate_pairs(sk)
         t = stats.timed("candidates", t)
-        scores = cands.scores if cands.scores is not None else method.score(sk, cands.a, cands.b)
-        hit = scores >= method.decision_threshold()
-        a, b, scores = cands.a[hit], cands.b[hit], scores[hit]
+        a, b, scores = method.verify(sk, cands)
         t = stats.timed("verify", t)
         groups = clusters_from_pairs(good.shape[0], a, b, scores, cluster)
         stats.timed("cluster", t)
-        return Found(good, a, b, scores, int(hit.shape[0]), groups, dict(sk.info))
+        return Found(good, a, b, scores, int(cands.a.shape[0]), groups, dict(sk.info))

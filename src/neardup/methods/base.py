@@ -200,13 +200,15 @@ class Method(ABC):
         them); None for methods with another index."""
         return None
 
+    def verify(self, sk: Sketches, cands: Candidates) -> Candidates:
+        """The ``cands`` at or above :meth:`decision_threshold`, scored (unless they already are)."""
+        scores = cands.scores if cands.scores is not None else self.score(sk, cands.a, cands.b)
+        hit = scores >= self.decision_threshold()
+        return Candidates(cands.a[hit], cands.b[hit], scores[hit])
+
     def verified(self, sk: Sketches) -> Candidates:
         """The pairs at or above :meth:`decision_threshold`, scored: candidates, verified."""
-        a, b, scores = self.candidate_pairs(sk)
-        if scores is None:
-            scores = self.score(sk, a, b)
-        hit = scores >= self.decision_threshold()
-        return Candidates(a[hit], b[hit], scores[hit])
+        return self.verify(sk, self.candidate_pairs(sk))
 
 
 class Collection:

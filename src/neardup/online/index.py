@@ -248,10 +248,8 @@ class Index:
                 out[r].append((q, self._match(u_ids[a], s, la, lb)))
         if within and n > 1:
             with kernel_threads(n):
-                a, b, scores = self.method.candidate_pairs(sk)
-                if scores is None:
-                    scores = self.method.score(sk, a, b)
-            keep = (scores >= self.threshold) & self._in_window(seqs[b], batch.times[b], seqs[a], batch.times[a])
+                a, b, scores = self.method.verified(sk)
+            keep = self._in_window(seqs[b], batch.times[b], seqs[a], batch.times[a])
             for x, y, s in zip(a[keep].tolist(), b[keep].tolist(), scores[keep].tolist()):
                 la = None if sizes_new is None else int(sizes_new[y])
                 lb = None if sizes_new is None else int(sizes_new[x])
