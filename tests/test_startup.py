@@ -86,3 +86,26 @@ def test_package_runs_kernels_from_the_keyed_folder(tmp_path):
     folder = Path(out.stdout.strip())
     assert folder.parent == tmp_path
     assert any(folder.rglob("*.nbi"))  # the kernel was cached there, not beside the sources
+
+
+GC_PROBE = r"""
+import gc, json, sys
+before = gc.isenabled()
+import neardup  # the collector is paused for the import only
+after_import = gc.isenabled()
+from neardup.startup import start_kernels
+frozen_before = gc.get_freeze_count()
+start_kernels()
+print(json.dumps({"before": before, "after_import": after_import, "after_start": gc.isenabled(),
+                  "frozen": gc.get_freeze_count() - frozen_before,
+                  "scipy_linalg": "scipy.linalg" in sys.modules}))
+"""
+
+
+def test_import_and_start_up_leave_the_collector_as_they_found_it():
+    for setup in ("", "import gc; gc.disable()\n"):
+        out = subprocess.run([sys.executable, "-c", setup + GC_PROBE], check=True, capture_output=True, text=True)
+        found = json.loads(out.stdout)
+        assert found["after_import"] == found["before"] == found["after_start"] == (setup == "")
+        assert found["frozen"] > 100_000  # numba's runtime, built during start-up, is out of every later pass
+        assert not found["scipy_linalg"]

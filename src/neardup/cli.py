@@ -247,6 +247,9 @@ def _cmd_methods(args: argparse.Namespace) -> int:
 #: one of these parses with a parser that leaves those out (same options, less start-up).
 LEAN_COMMANDS = ("dedup", "eval", "methods")
 
+#: Commands that run no kernel: the program does not load numba's runtime before them.
+NO_KERNEL_COMMANDS = ("methods", "report")
+
 
 def add_imported_commands(sub: argparse._SubParsersAction) -> None:
     """Add ``synth`` and the subcommands defined in other modules (extract, learn, ...).
@@ -365,14 +368,20 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one ``neardup`` command; returns the exit code.
 
-    As the program itself (``argv`` None) it leaves the objects still alive at the end to
-    the operating system: they are frozen out of the garbage collector, whose passes at
-    interpreter shutdown would otherwise walk everything numba builds (0.2 s per run).
+    As the program itself (``argv`` None) it loads numba's runtime before a command that
+    runs kernels, with the garbage collector paused, and freezes what start-up built
+    (:func:`neardup.startup.start_kernels`); at the end it leaves the objects still alive to
+    the operating system: they are frozen out of the collector, whose passes at interpreter
+    shutdown would otherwise walk everything numba builds (0.2 s per run).
     """
     program = argv is None
     argv = sys.argv[1:] if program else list(argv)
     args = build_parser(argv[0] if argv else None).parse_args(argv)
     try:
+        if program and args.command not in NO_KERNEL_COMMANDS:
+            from .startup import start_kernels
+
+            start_kernels()
         return run_command(args.func, args)
     finally:
         if program:
