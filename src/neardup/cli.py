@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import gc
 import sys
-from typing import Sequence
+from typing import Callable, Sequence
 
 from .cli_options import (
     add_engine_options, add_input_options, add_job_options, add_method_options, engine_of, given_params, input_fields,
@@ -377,15 +377,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     program = argv is None
     argv = sys.argv[1:] if program else list(argv)
     args = build_parser(argv[0] if argv else None).parse_args(argv)
+    func = args.func
+    if program and args.command not in NO_KERNEL_COMMANDS:
+        func = _with_kernels_started(func)
     try:
-        if program and args.command not in NO_KERNEL_COMMANDS:
-            from .startup import start_kernels
-
-            start_kernels()
-        return run_command(args.func, args)
+        return run_command(func, args)
     finally:
         if program:
             gc.freeze()
+
+
+def _with_kernels_started(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """``func`` run after :func:`neardup.startup.start_kernels` (inside the command's error and
+    interrupt handling, so a Ctrl-C during start-up ends the program as one during the job does)."""
+
+    def run(args: argparse.Namespace) -> int:
+        from .startup import start_kernels
+
+        start_kernels()
+        return func(args)
+
+    return run
 
 if __name__ == "__main__":
     sys.exit(main())
