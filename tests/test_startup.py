@@ -109,3 +109,35 @@ def test_import_and_start_up_leave_the_collector_as_they_found_it():
         assert found["after_import"] == found["before"] == found["after_start"] == (setup == "")
         assert found["frozen"] > 100_000  # numba's runtime, built during start-up, is out of every later pass
         assert not found["scipy_linalg"]
+
+
+WARM_PROBE = r"""
+import gc, json
+from neardup.startup import start_kernels
+seen = []
+def warm():
+    seen.append(gc.isenabled())
+    raise RuntimeError("a warm-up that fails is left to the job")
+start_kernels(warm)
+print(json.dumps({"collecting_in_warm_up": seen, "after": gc.isenabled()}))
+"""
+
+
+def test_warm_up_runs_with_the_collector_paused_and_its_failure_is_left_to_the_job():
+    out = subprocess.run([sys.executable, "-c", WARM_PROBE], check=True, capture_output=True, text=True)
+    assert json.loads(out.stdout) == {"collecting_in_warm_up": [False], "after": True}
+
+
+def test_program_dedup_warm_up_leaves_the_result_unchanged(tmp_path):
+    """`neardup dedup` as a program (warm-up and frozen start-up) writes what the API computes."""
+    from neardup import Deduplicator
+
+    docs = tmp_path / "docs.jsonl"
+    texts = ["the mayor said on monday that the bridge will reopen next spring after repairs"] * 2
+    texts.append("a storm is expected to bring heavy rain and strong winds to the coast tonight")
+    docs.write_text("".join(json.dumps({"id": f"d{i}", "text": t}) + "\n" for i, t in enumerate(texts)))
+    subprocess.run([sys.executable, "-m", "neardup.cli", "dedup", str(docs), "-o", str(tmp_path / "out"),
+                    "--method", "minhash", "--quiet"], check=True)
+    pairs = [json.loads(line) for line in (tmp_path / "out" / "pairs.jsonl").read_text().splitlines()]
+    expected = Deduplicator(method="minhash").run([(f"d{i}", t) for i, t in enumerate(texts)]).pairs
+    assert [(p["a"], p["b"]) for p in pairs] == [(p.a, p.b) for p in expected] == [("d0", "d1")]

@@ -174,6 +174,23 @@ def _cmd_dedup(args: argparse.Namespace) -> int:
     return 0
 
 
+#: Two copies of one story and another: what :func:`_warm_dedup` runs through the method.
+WARM_UP_DOCS = [
+    ("warm-up-1", "The council approved the new budget for the city's schools on Tuesday, after a long debate."),
+    ("warm-up-2", "The council approved the new budget for the city's schools on Tuesday, after a long debate."),
+    ("warm-up-3", "Heavy rain closed several roads in the north of the region, and more is expected this week."),
+]
+
+
+def _warm_dedup(args: argparse.Namespace) -> None:
+    """Run the job's method over :data:`WARM_UP_DOCS` in process, loading every kernel the job
+    will use (sketch, candidates, verification, clustering) during start-up."""
+    from .pipeline import Deduplicator
+
+    if engine_of(args) == "local":
+        Deduplicator(cluster=args.cluster, **method_options(args)).run(WARM_UP_DOCS)
+
+
 def _cmd_synth(args: argparse.Namespace) -> int:
     import itertools
     from dataclasses import fields
@@ -327,7 +344,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                         f"components (the transitive closure) ({CLUSTERINGS[0]})")
     add_method_options(p)
     add_engine_options(p)
-    p.set_defaults(func=_cmd_dedup)
+    p.set_defaults(func=_cmd_dedup, warm=_warm_dedup)
 
     p = sub.add_parser("eval", help="measure a method on labeled data (pairwise P/R/F1, AU-ROC, B3, ...)")
     p.add_argument("dataset", metavar="DATASET", help="folder of cluster sub-folders, or JSONL/Parquet with 'cluster'")
@@ -394,7 +411,8 @@ def _with_kernels_started(func: Callable[[argparse.Namespace], int]) -> Callable
     def run(args: argparse.Namespace) -> int:
         from .startup import start_kernels
 
-        start_kernels()
+        warm = getattr(args, "warm", None)
+        start_kernels(None if warm is None else lambda: warm(args))
         return func(args)
 
     return run
