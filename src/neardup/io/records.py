@@ -54,7 +54,10 @@ def looks_like_html(text: str) -> bool:
     head = text[:4000]
     if "<" not in head:  # plain text, the common case: no regex pass
         return False
-    return bool(_PAGE_START.match(head)) or len(_BLOCK_TAG.findall(head)) >= 8
+    if _PAGE_START.match(head):
+        return True
+    # eight block tags need eight '<' (a text quoting "<AMERICAN EXPRESS CO>" has one or two)
+    return head.count("<") >= 8 and len(_BLOCK_TAG.findall(head)) >= 8
 
 
 @dataclass
