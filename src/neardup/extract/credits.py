@@ -29,16 +29,20 @@ length, so a story's sentence that mentions copyright, an agency or a date is ne
   "posted", "ago", "am"/"pm" or a number, with a month or weekday name, a clock time (``11:10``)
   or a numeric date (``1/25/2007``) among them.
 
-Reader comments follow the story, introduced by a short line of their own ("Add Your Comments
-Here:", "Reader Comments", "3 Comments made by visitors.", "The comments below are from readers
-of ...", "All comments will be screened ..."), and on pages of 2006-07 they, their posting rules
-and the form often sit in the article's own container, where the block features cannot tell
-them from the story.  Dragnet's gold cuts the comments off the article, L3S-GN1 labels them
-"user comments", not content; and like credit lines, a site's comment rules repeat under all of
-its stories.  :func:`comment_start` finds the first such line after at least
-:data:`COMMENTS_AFTER_WORDS` words of kept text (a "Comments (3)" or "Add a comment" link under
-the headline or the lede is not where the comments start); the kept blocks from there on are
-dropped.
+Reader comments follow the story, introduced by a short line of their own: a count ("3 Comments
+made by visitors.", "24 Responses to ...", "Comments (26)"), an invitation ("Add Your Comments
+Here:", "Post a comment"), "reader comments", or the site's rules ("Comments are moderated",
+"The comments below are from readers of ...", "Comment posters are responsible ...").  On
+pages of 2006-07 the comments, their rules and the form often sit in the article's own
+container, where the block features cannot tell them from the story.  Dragnet's gold cuts the
+comments off the article and L3S-GN1 labels them "user comments", not content; like credit
+lines, a site's comment rules repeat under all of its stories.  A bare "Comments" or
+"Discussion" heading is not taken (it also heads opinion columns and forum posts), and the cut
+is made only where it cannot take the story: after at least :data:`COMMENTS_AFTER_WORDS` words
+of kept text (a "Comments (3)" or "Add a comment" link under the headline or the lede is not
+where the comments start), and only when no more kept text follows the line than precedes it
+(on a blog's front page or a forum, where CleanEval's gold counts the posts as content, the
+"Comments (0)" under the first post is followed by the others).
 """
 
 from __future__ import annotations
@@ -122,10 +126,11 @@ def credit_lines(texts: list[str], tokens: np.ndarray | None = None) -> np.ndarr
 
 
 _COMMENTS = re.compile(
-    r"^\W*(?:\d+\s+|\(\d+\)\s+)?(?:readers?'?|users?|visitors?|your)?\s*(?:comments?|responses?|replies|discussion)\b"
-    r"|\b(?:add|post|leave|submit|write|make|read|view|see)\s+(?:a\s+|your\s+|the\s+|all\s+)?(?:\d+\s+)?"
-    r"(?:comments?|reply|replies)\b"
-    r"|\bcomments?\s+(?:are|is|will\s+be|may\s+be)\s+(?:closed|moderated|screened|reviewed|approved|owned|the\s+(?:views|opinions))"
+    r"^\W*\d+\s+(?:comments?|responses?|replies)\b"  # "3 Comments made by visitors.", "24 Responses to ..."
+    r"|\bcomments?\s*[(\[]\d+[)\]]"  # "Comments (26)", "Read Comments (11)"
+    r"|\b(?:add|post|leave|submit|write|make)\s+(?:a\s+|an\s+|your\s+)?(?:comments?|reply)\b"
+    r"|\b(?:readers?'?|users?|visitors?)\s+comments?\b"
+    r"|\bcomments?\s+(?:are|is|will\s+be|may\s+be)\s+(?:now\s+)?(?:closed|moderated|screened|reviewed|approved|owned)"
     r"|\bcomments?\s+(?:below\s+)?(?:are\s+)?from\s+(?:our\s+)?readers\b|\bcomment\s+posters?\b|\bcomments\s+made\s+by\b",
     re.IGNORECASE,
 )
@@ -138,10 +143,12 @@ COMMENTS_AFTER_WORDS = 150
 def comment_start(texts: list[str]) -> int:
     """The index in ``texts`` (the kept blocks of a page, in order) of the line that opens its
     reader comments, or ``len(texts)`` when there is none."""
+    words = [len(_WORDS.findall(text)) for text in texts]
+    total = sum(words)
     before = 0
     for i, text in enumerate(texts):
-        words = len(_WORDS.findall(text))
-        if before >= COMMENTS_AFTER_WORDS and words <= COMMENTS_MARK_WORDS and _COMMENTS.search(text):
+        if (before >= COMMENTS_AFTER_WORDS and total - before <= before and words[i] <= COMMENTS_MARK_WORDS
+                and _COMMENTS.search(text)):
             return i
-        before += words
+        before += words[i]
     return len(texts)
