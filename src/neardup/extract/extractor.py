@@ -3,7 +3,9 @@
 :func:`extract` splits a page into blocks, labels them (with the shipped CE-BEST model
 unless told otherwise) and assembles the kept blocks in page order, one paragraph per
 block ("\\n\\n" between blocks).  Blocks that the page's JSON-LD ``articleBody`` holds are
-kept whatever the model says (:data:`STRUCTURED_SHARE`).  When the model keeps no block of a page that has
+kept whatever the model says (:data:`STRUCTURED_SHARE`), and credit lines -- rights notices,
+agency credits, bylines, bare timestamps -- and reader comments after the story (:mod:`.credits`)
+are dropped whatever it says.  When the model keeps no block of a page that has
 text, the heuristic's blocks are taken instead (a page is not lost to one confident
 mistake), and when that finds nothing either (a page of short lines only), every block
 not mostly link text: a page with text never yields nothing.  The title is the
@@ -19,6 +21,7 @@ from functools import lru_cache
 import numpy as np
 
 from .blocks import Page, page_blocks
+from .credits import comment_start, credit_lines
 from .features import block_stats, structured_share
 from .heuristic import heuristic_labels
 from .model import BlockModel, load_default
@@ -66,12 +69,21 @@ def model_labels(page: Page, model: BlockModel) -> np.ndarray:
     holds (:func:`.features.structured_share`): most pages of the 2020s declare their
     article there, few training pages do, so the rule is fixed by argument rather than
     learned -- it rescues pages whose markup the model misreads and never removes a block.
+    Then the kept credit lines (:func:`.credits.credit_lines`: who made the story and when,
+    never what happened) and the reader comments after the story (from the line that opens
+    them on, :func:`.credits.comment_start`) are dropped, also fixed by argument: the features
+    hold no words.
     """
     stats = block_stats(page)
     keep = model.predict(page, stats)
     share, has_body = structured_share(page, stats)
     if has_body:
         keep |= (share >= STRUCTURED_SHARE) & (stats.tokens >= 3)
+    if keep.any():
+        kept = np.flatnonzero(keep)
+        texts = [page.texts[i] for i in kept.tolist()]
+        keep[kept[comment_start(texts):]] = False
+        keep[kept[credit_lines(texts, stats.tokens[kept])]] = False
     if keep.any():
         return keep
     keep = heuristic_labels(page)

@@ -11,6 +11,13 @@ regularization (L1 0.1 and L2 1.0; a weaker L2 let rare features such as a neigh
 tag take large weights) was chosen on pages of neardup's syndication simulator, a
 development set of its own.  Training is deterministic: the same pages and seed give
 the same weights.
+
+The models learn from :func:`training_labels`: the gold labels with credit lines (rights
+notices, agency credits, bylines, bare timestamps: :func:`.credits.credit_lines`) made not
+content.  The collections' gold disagrees on them (most call them boilerplate; CleanEval and
+Readability keep some bylines and blog timestamps, Dragnet some bylines) and the extractor
+drops them anyway, so the model is not taught to keep a block for a reason it cannot see (its
+features hold no words).  Scoring (:mod:`.evaluate`) still uses the gold as it is.
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ import numpy as np
 
 from ..errors import UserError
 from .blocks import Page, page_blocks
+from .credits import credit_lines
 from .datasets import LabeledPage, labels_from_gold, load
 from .features import (
     FEATURES_VERSION,
@@ -67,6 +75,11 @@ def example(lp: LabeledPage) -> Example:
     return Example(lp.id, lp.dataset, lp.site, page, labels, block_stats(page))
 
 
+def training_labels(ex: Example) -> np.ndarray:
+    """The labels a model learns from: the gold labels, credit lines not content."""
+    return ex.labels & ~credit_lines(ex.page.texts, ex.stats.tokens)
+
+
 def examples(pages: Sequence[LabeledPage]) -> list[Example]:
     """:func:`example` of every page."""
     return [example(lp) for lp in pages]
@@ -84,7 +97,7 @@ def train_logreg(examples: Sequence[Example], seed: int = 0, **params: float) ->
     params = {**LOGREG_PARAMS, **params}
     rows = _rows(examples, "words")
     x = vstack([r.csr() for r in rows]).tocsr()
-    y = np.concatenate([ex.labels for ex in examples]).astype(int)
+    y = np.concatenate([training_labels(ex) for ex in examples]).astype(int)
     clf = LogisticRegression(C=params["C"], max_iter=int(params["max_iter"]), solver="liblinear",
                              fit_intercept=False, random_state=seed)
     clf.fit(x, y)
@@ -122,7 +135,7 @@ def train_crf(examples: Sequence[Example], seed: int = 0, **params: float) -> Bl
     trainer = pycrfsuite.Trainer(verbose=False)
     for ex, rows in zip(examples, _rows(examples, "rich")):
         if rows.n:
-            trainer.append(pycrfsuite.ItemSequence(rows.dicts()), ["1" if y else "0" for y in ex.labels])
+            trainer.append(pycrfsuite.ItemSequence(rows.dicts()), ["1" if y else "0" for y in training_labels(ex)])
     trainer.set_params({"c1": params["c1"], "c2": params["c2"], "max_iterations": int(params["max_iterations"]),
                         "feature.possible_transitions": True})
     fd, path = tempfile.mkstemp(suffix=".crfsuite")
@@ -170,6 +183,7 @@ def _meta(examples: Sequence[Example], kind: str, seed: int, params: dict) -> di
         "sites": len({ex.site for ex in examples}),
         "blocks": int(sum(len(ex.labels) for ex in examples)),
         "content_blocks": int(sum(int(ex.labels.sum()) for ex in examples)),
+        "credit_lines_relabeled": int(sum(int((ex.labels & ~training_labels(ex)).sum()) for ex in examples)),
         "datasets": datasets,
         "neardup": version("neardup"),
     }
