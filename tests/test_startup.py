@@ -88,27 +88,33 @@ def test_package_runs_kernels_from_the_keyed_folder(tmp_path):
     assert any(folder.rglob("*.nbi"))  # the kernel was cached there, not beside the sources
 
 
-GC_PROBE = r"""
+def test_import_neardup_is_lazy_and_leaves_the_collector_alone():
+    probe = ("import gc, json, sys; gc.disable(); import neardup; "
+             "print(json.dumps([gc.isenabled(), 'numba' in sys.modules, 'numpy' in sys.modules, "
+             "sorted(neardup.__all__) == sorted(neardup._EXPORTS), neardup.Deduplicator.__name__]))")
+    out = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True, text=True)
+    assert json.loads(out.stdout) == [False, False, False, True, "Deduplicator"]
+
+
+PROGRAM_PROBE = r"""
 import gc, json, sys
-before = gc.isenabled()
-import neardup  # the collector is paused for the import only
-after_import = gc.isenabled()
-from neardup.startup import start_kernels
-frozen_before = gc.get_freeze_count()
-start_kernels()
-print(json.dumps({"before": before, "after_import": after_import, "after_start": gc.isenabled(),
-                  "frozen": gc.get_freeze_count() - frozen_before,
-                  "scipy_linalg": "scipy.linalg" in sys.modules}))
+sys.argv = ["neardup", *sys.argv[1:]]
+from neardup.__main__ import program
+code = program()
+print(json.dumps({"code": code, "collecting": gc.isenabled(), "frozen": gc.get_freeze_count(),
+                  "scipy_linalg": "scipy.linalg" in sys.modules}), file=sys.stderr)
 """
 
 
-def test_import_and_start_up_leave_the_collector_as_they_found_it():
-    for setup in ("", "import gc; gc.disable()\n"):
-        out = subprocess.run([sys.executable, "-c", setup + GC_PROBE], check=True, capture_output=True, text=True)
-        found = json.loads(out.stdout)
-        assert found["after_import"] == found["before"] == found["after_start"] == (setup == "")
-        assert found["frozen"] > 100_000  # numba's runtime, built during start-up, is out of every later pass
-        assert not found["scipy_linalg"]
+def test_the_program_pauses_the_collector_until_start_up_ends_and_freezes_what_it_built(tmp_path):
+    docs = tmp_path / "docs.jsonl"
+    docs.write_text('{"id": "a", "text": "one short document"}\n')
+    # numba's objects out of every later pass: imported (~90,000), and for dedup initialized too (~155,000)
+    for argv, built in ((["methods"], 50_000), (["dedup", str(docs), "-o", str(tmp_path / "out"), "--quiet"], 120_000)):
+        out = subprocess.run([sys.executable, "-c", PROGRAM_PROBE, *argv], check=True, capture_output=True, text=True)
+        found = json.loads(out.stderr.strip().splitlines()[-1])
+        assert found["code"] == 0 and found["collecting"] and not found["scipy_linalg"]
+        assert found["frozen"] > built
 
 
 WARM_PROBE = r"""
@@ -119,13 +125,13 @@ def warm():
     seen.append(gc.isenabled())
     raise RuntimeError("a warm-up that fails is left to the job")
 start_kernels(warm)
-print(json.dumps({"collecting_in_warm_up": seen, "after": gc.isenabled()}))
+print(json.dumps({"collecting_in_warm_up": seen, "after": gc.isenabled(), "frozen": gc.get_freeze_count() > 100_000}))
 """
 
 
 def test_warm_up_runs_with_the_collector_paused_and_its_failure_is_left_to_the_job():
     out = subprocess.run([sys.executable, "-c", WARM_PROBE], check=True, capture_output=True, text=True)
-    assert json.loads(out.stdout) == {"collecting_in_warm_up": [False], "after": True}
+    assert json.loads(out.stdout) == {"collecting_in_warm_up": [False], "after": True, "frozen": True}
 
 
 def test_program_dedup_warm_up_leaves_the_result_unchanged(tmp_path):

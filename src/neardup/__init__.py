@@ -7,34 +7,42 @@ The Python API mirrors the command line::
     result.pairs, result.clusters, result.summary()
 
 and :func:`dedup_files` runs a whole job from files to an output folder.
+
+The names below are imported on first use (PEP 562): ``import neardup`` loads neither numpy
+nor numba, so the ``neardup`` program (:func:`neardup.startup.program`) can set up its
+start-up before they load.
 """
 
-import gc as _gc
+from importlib import import_module
+from typing import Any
 
 from .kernel_cache import use_source_keyed_cache
 
 use_source_keyed_cache()  # before any kernel loads: numba's cache keyed by the kernel sources
 
-# Importing numba builds hundreds of thousands of objects; collector passes during the import
-# would walk them again and again (see neardup.startup).  Paused for the import only.
-_collecting = _gc.isenabled()
-_gc.disable()
-try:
-    from .io.readers import Fields, InputError, Record, Rejection, read_inputs
-    from .methods import REGISTRY, get_method
-    from .pipeline import Cluster, DedupResult, Deduplicator, Pair
-    from .run import dedup_files
-finally:
-    if _collecting:
-        _gc.enable()
-
 __version__ = "0.1.0"
+
+#: Each public name and the module that defines it.
+_EXPORTS = {
+    "Cluster": ".pipeline",
+    "DedupResult": ".pipeline",
+    "Deduplicator": ".pipeline",
+    "Pair": ".pipeline",
+    "Fields": ".io.readers",
+    "InputError": ".io.readers",
+    "Record": ".io.readers",
+    "Rejection": ".io.readers",
+    "read_inputs": ".io.readers",
+    "REGISTRY": ".methods",
+    "get_method": ".methods",
+    "dedup_files": ".run",
+}
 
 __all__ = [
     "Cluster",
     "DedupResult",
-    "Fields",
     "Deduplicator",
+    "Fields",
     "InputError",
     "Pair",
     "REGISTRY",
@@ -44,3 +52,16 @@ __all__ = [
     "get_method",
     "read_inputs",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'neardup' has no attribute {name!r}")
+    value = getattr(import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})

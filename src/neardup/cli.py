@@ -385,18 +385,17 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one ``neardup`` command; returns the exit code.
 
-    As the program itself (``argv`` None) it loads numba's runtime before a command that
-    runs kernels, with the garbage collector paused, and freezes what start-up built
-    (:func:`neardup.startup.start_kernels`); at the end it leaves the objects still alive to
+    As the program itself (``argv`` None) it ends the start-up :func:`neardup.__main__.program`
+    began: numba's runtime is loaded before a command that runs kernels, with the garbage
+    collector paused, and what start-up built is frozen (:func:`neardup.startup.start_kernels`);
+    at the end it leaves the objects still alive to
     the operating system: they are frozen out of the collector, whose passes at interpreter
     shutdown would otherwise walk everything numba builds (0.2 s per run).
     """
     program = argv is None
     argv = sys.argv[1:] if program else list(argv)
     args = build_parser(argv[0] if argv else None).parse_args(argv)
-    func = args.func
-    if program and args.command not in NO_KERNEL_COMMANDS:
-        func = _with_kernels_started(func)
+    func = _after_start_up(args.func, args.command not in NO_KERNEL_COMMANDS) if program else args.func
     try:
         return run_command(func, args)
     finally:
@@ -404,15 +403,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             gc.freeze()
 
 
-def _with_kernels_started(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    """``func`` run after :func:`neardup.startup.start_kernels` (inside the command's error and
-    interrupt handling, so a Ctrl-C during start-up ends the program as one during the job does)."""
+def _after_start_up(func: Callable[[argparse.Namespace], int], kernels: bool) -> Callable[[argparse.Namespace], int]:
+    """``func`` run once the program's start-up has ended: numba's runtime loaded and the
+    command's warm-up run first when it runs ``kernels`` (:func:`neardup.startup.start_kernels`),
+    inside the command's error and interrupt handling, so a Ctrl-C during start-up ends the
+    program as one during the job does."""
 
     def run(args: argparse.Namespace) -> int:
-        from .startup import start_kernels
+        from .startup import end_start_up, start_kernels
 
         warm = getattr(args, "warm", None)
-        start_kernels(None if warm is None else lambda: warm(args))
+        if kernels:
+            start_kernels(None if warm is None else lambda: warm(args))
+        else:
+            end_start_up()
         return func(args)
 
     return run

@@ -1,4 +1,4 @@
-"""Start-up of the command line: numba's runtime loaded once, early, with the GC paused.
+"""Start-up of the ``neardup`` program: numba's runtime loaded once, early, with the GC paused.
 
 **SciPy's BLAS probe.**
 
@@ -17,10 +17,13 @@ program that imports neardup may have kernels of its own.
 hundreds of thousands of Python objects (types, typing templates, registries), nearly all
 alive until the process ends.  With the collector on, its passes during start-up walk them
 again and again, and every full pass while the job runs walks them once more.  The
-``neardup`` program therefore pauses the collector while the package is imported and while
-:func:`start_kernels` loads the runtime, then freezes what start-up built out of every later
-pass (:func:`gc.freeze`) and turns the collector back on for the job: 0.07-0.09 s of a
-0.83 s 20,000-document ``neardup dedup`` on two cores (``bench/bench_minhash.py``).
+``neardup`` executable (:mod:`neardup.__main__`) therefore pauses the collector before it imports
+anything heavy, keeps it paused while :func:`start_kernels` loads numba's runtime and warms
+the job's method, then freezes what start-up built out of every later pass
+(:func:`gc.freeze`) and turns the collector back on for the job (:func:`end_start_up`):
+0.09-0.11 s of a 0.83 s 20,000-document ``neardup dedup`` on two cores
+(``bench/bench_minhash.py``).  A library caller's collector is never touched: ``import
+neardup`` is lazy and pauses nothing.
 """
 
 from __future__ import annotations
@@ -44,23 +47,28 @@ def skip_numba_blas_probe() -> None:
         del sys.modules["scipy.linalg"]
 
 
+def end_start_up() -> None:
+    """Freeze everything start-up built out of later collections, and collect from now on."""
+    gc.freeze()
+    gc.enable()
+
+
 def start_kernels(warm: Callable[[], object] | None = None) -> None:
-    """Load numba's runtime now, with the collector paused, and freeze what start-up built.
+    """Load numba's runtime now, with the collector paused, then end start-up.
 
     The first call of any cached kernel initializes numba's runtime (0.1 s, whichever
     kernel it is); doing it here instead of inside the job's first batch keeps the
     collector out of it.  ``warm``, when given, runs a tiny job of the command's own (a
     few sentences through its method) so that the job's kernels are loaded under the same
-    pause: 0.03 s more off a 20,000-document ``dedup``.  A warm-up that fails is ignored:
-    the job itself meets and reports whatever it met.  For the ``neardup`` program only:
-    freezing is for the life of the process (a library caller keeps its collector as it
-    set it).
+    pause: 0.02-0.03 s more off a 20,000-document ``dedup``.  A warm-up that fails is
+    ignored: the job itself meets and reports whatever it met.  For the ``neardup`` program
+    only: it leaves the collector on, and what it froze stays frozen for the life of the
+    process.
     """
     import numpy as np
 
     from .hashing import xxh64_bytes
 
-    collecting = gc.isenabled()
     gc.disable()
     try:
         skip_numba_blas_probe()
@@ -71,6 +79,4 @@ def start_kernels(warm: Callable[[], object] | None = None) -> None:
             except Exception:  # noqa: BLE001 -- loading code only; the job reports its own errors
                 pass
     finally:
-        gc.freeze()
-        if collecting:
-            gc.enable()
+        end_start_up()
