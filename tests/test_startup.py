@@ -147,3 +147,14 @@ def test_program_dedup_warm_up_leaves_the_result_unchanged(tmp_path):
     pairs = [json.loads(line) for line in (tmp_path / "out" / "pairs.jsonl").read_text().splitlines()]
     expected = Deduplicator(method="minhash").run([(f"d{i}", t) for i, t in enumerate(texts)]).pairs
     assert [(p["a"], p["b"]) for p in pairs] == [(p.a, p.b) for p in expected] == [("d0", "d1")]
+
+
+def test_the_dedup_warm_up_runs_every_method_without_error(tmp_path):
+    """start_kernels ignores a failing warm-up (the job reports its own errors), so a warm-up that
+    broke would only cost speed, silently: every method's warm-up must run cleanly."""
+    from neardup.cli import _warm_dedup, build_parser
+    from neardup.methods import REGISTRY
+
+    for name in sorted(REGISTRY):
+        args = build_parser("dedup").parse_args(["dedup", "in.jsonl", "-o", str(tmp_path / name), "--method", name])
+        _warm_dedup(args)

@@ -9,7 +9,7 @@ The Python API mirrors the command line::
 and :func:`dedup_files` runs a whole job from files to an output folder.
 
 The names below are imported on first use (PEP 562): ``import neardup`` loads neither numpy
-nor numba, so the ``neardup`` program (:func:`neardup.startup.program`) can set up its
+nor numba, so the ``neardup`` program (:func:`neardup.__main__.program`) can set up its
 start-up before they load.
 """
 
@@ -38,20 +38,7 @@ _EXPORTS = {
     "dedup_files": ".run",
 }
 
-__all__ = [
-    "Cluster",
-    "DedupResult",
-    "Deduplicator",
-    "Fields",
-    "InputError",
-    "Pair",
-    "REGISTRY",
-    "Record",
-    "Rejection",
-    "dedup_files",
-    "get_method",
-    "read_inputs",
-]
+__all__ = list(_EXPORTS)  # noqa: PLE0605 -- the public names are the keys of _EXPORTS, listed once
 
 
 def __getattr__(name: str) -> Any:

@@ -388,9 +388,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     As the program itself (``argv`` None) it ends the start-up :func:`neardup.__main__.program`
     began: numba's runtime is loaded before a command that runs kernels, with the garbage
     collector paused, and what start-up built is frozen (:func:`neardup.startup.start_kernels`);
-    at the end it leaves the objects still alive to
-    the operating system: they are frozen out of the collector, whose passes at interpreter
-    shutdown would otherwise walk everything numba builds (0.2 s per run).
+    at the end it leaves the objects still alive to the operating system: they are frozen out
+    of the collector, whose passes at interpreter shutdown would otherwise walk everything
+    numba builds (0.2 s per run).
     """
     program = argv is None
     argv = sys.argv[1:] if program else list(argv)
@@ -420,6 +420,7 @@ def _after_start_up(func: Callable[[argparse.Namespace], int], kernels: bool) ->
         return func(args)
 
     return run
+
 
 if __name__ == "__main__":
     sys.exit(main())
