@@ -24,6 +24,18 @@ the job's method, then freezes what start-up built out of every later pass
 0.09-0.11 s of a 0.83 s 20,000-document ``neardup dedup`` on two cores
 (``bench/bench_minhash.py``).  A library caller's collector is never touched: ``import
 neardup`` is lazy and pauses nothing.
+
+**numba's implementation registries.**  Before it loads a kernel from its on-disk cache,
+numba refreshes the whole CPU target: it imports and installs every implementation registry
+it has (NumPy's array functions, typed containers, random, polynomials, ``cmath``, ...) and
+any third-party extension's entry points, and re-reads all of their typing templates -- 0.07-0.1
+s, a tenth of a 20,000-document ``neardup dedup``.  A cached kernel is machine code: loading it
+needs numba's runtime (NRT), not the registries, which only *compiling* uses -- and numba's
+compiler refreshes the target itself before it compiles anything (``CompilerBase.__init__``).
+So the ``neardup`` program loads cached kernels with the runtime initialized and the
+registries left to the first compilation, if one ever comes (:func:`lean_cache_loads`); a
+load that fails this way is retried numba's own way.  The library does not: a program that
+imports neardup may rely on numba's behaviour.
 """
 
 from __future__ import annotations
@@ -45,6 +57,36 @@ def skip_numba_blas_probe() -> None:
         import numba.np.arraymath  # noqa: F401
     finally:
         del sys.modules["scipy.linalg"]
+
+
+def _lean_loads_installed() -> bool:
+    caching = sys.modules.get("numba.core.caching")
+    return caching is not None and getattr(caching.Cache.load_overload, "lean", False)
+
+
+def lean_cache_loads() -> None:
+    """Load numba's cached kernels without refreshing its registries first (see the module
+    docstring); for the rest of the process.  Does nothing on a numba without the hooks
+    this relies on."""
+    from numba.core import caching
+    from numba.core.runtime import rtsys
+
+    cache = caching.Cache
+    original = cache.load_overload
+    hooks = ("_load_overload", "_guard_against_spurious_io_errors")
+    if _lean_loads_installed() or not all(hasattr(cache, name) for name in hooks):
+        return
+
+    def load_overload(self: caching.Cache, sig: object, target_context: object) -> object:
+        try:
+            rtsys.initialize(target_context)  # idempotent; what loaded machine code needs of numba
+            with self._guard_against_spurious_io_errors():
+                return self._load_overload(sig, target_context)
+        except Exception:  # noqa: BLE001 -- whatever this shortcut met, numba's own way decides
+            return original(self, sig, target_context)
+
+    load_overload.lean = True  # type: ignore[attr-defined]
+    cache.load_overload = load_overload  # type: ignore[method-assign]
 
 
 def end_start_up() -> None:
@@ -71,6 +113,7 @@ def start_kernels(warm: Callable[[], object] | None = None) -> None:
 
     gc.disable()
     try:
+        lean_cache_loads()
         skip_numba_blas_probe()
         xxh64_bytes(np.zeros(1, dtype=np.uint8), 0, 1, np.uint64(0))
         if warm is not None:
