@@ -89,6 +89,8 @@ def test_before_the_article_only_what_is_above_the_headline_is_dropped():
     head = page.texts.index(headline)
     assert _kept(page, main_body(page, keep, head)) == [headline, deck, lede] + STORY
     assert _kept(page, main_body(page, keep)) == _kept(page, keep)  # no headline: nothing before is dropped
+    # a "headline" below the main run's start (the title's words in a comment): nothing before is dropped
+    assert _kept(page, main_body(page, keep, page.texts.index(STORY[1]))) == _kept(page, keep)
 
 
 def test_one_run_is_unchanged():

@@ -22,7 +22,9 @@ inline box, so :func:`main_body` drops a block only when all of these hold:
   ``<title>``'s words, :func:`.features.headline`): the headline, the deck and a lede set apart
   by a photo sit above the article's body, often in elements of their own, and are kept; what
   the page shows above the headline is the site's frame.  Without a headline nothing before
-  the main run is dropped.
+  the main run is dropped, nor when the headline is not above the main run: then the main
+  run may not be the article (a long comment thread or a poll can outweigh a short story, and
+  a title's words recur in its comments), and the runs above it may be the story.
 
 Distances are counted in blocks and the enclosure in elements, never in words of a
 vocabulary: the rule holds no word list, so it carries to sites and languages the training
@@ -77,7 +79,8 @@ def main_body(page: Page, keep: np.ndarray, head: int = -1) -> np.ndarray:
     first, last = enclosing(page, parts[main])
     inside = (page.container >= first) & (page.container <= last)
     for k, r in enumerate(parts):
-        if k == main or words[k] > MINOR_SHARE * words[main] or (k < main and not 0 <= r[-1] < head):
+        above = 0 <= r[-1] < head <= parts[main][0]  # above the headline, which is above the main run
+        if k == main or words[k] > MINOR_SHARE * words[main] or (k < main and not above):
             continue
         out[r[~inside[r]]] = False
     return out
