@@ -78,19 +78,20 @@ def test_a_large_run_is_kept_wherever_it_is():
 
 
 def test_before_the_article_only_what_is_above_the_headline_is_dropped():
-    headline, deck = "Town council votes on the bridge", "The deck under the headline."
+    title_line, deck = "Town council votes on the bridge", "The deck under the headline."
     lede = "The lede, set apart from the body by a photo and a share bar, outside the story element."
     # a sidebar, a menu, the headline and deck, a menu, the lede, then (after _page's menu) the story
     before = ("<aside><p>" + SIDEBAR[0] + "</p></aside>" + "<ol>" + "".join(f"<li>{m} top</li>" for m in MENU) + "</ol>"
-              + f"<header><h1>{headline}</h1><p>{deck}</p></header>"
+              + f"<header><h1>{title_line}</h1><p>{deck}</p></header>"
               + "<ol>" + "".join(f"<li>{m} mid</li>" for m in MENU) + "</ol>" + f"<p>{lede}</p>")
-    page = _page(before=before, title=f"{headline} - Example News")
-    keep = _keep(page, STORY + [SIDEBAR[0], headline, deck, lede])
-    head = page.texts.index(headline)
-    assert _kept(page, main_body(page, keep, head)) == [headline, deck, lede] + STORY
-    assert _kept(page, main_body(page, keep)) == _kept(page, keep)  # no headline: nothing before is dropped
-    # a "headline" below the main run's start (the title's words in a comment): nothing before is dropped
-    assert _kept(page, main_body(page, keep, page.texts.index(STORY[1]))) == _kept(page, keep)
+    page = _page(before=before, title=f"{title_line} - Example News")
+    keep = _keep(page, STORY + [SIDEBAR[0], title_line, deck, lede])
+    assert _kept(page, main_body(page, keep)) == [title_line, deck, lede] + STORY
+    untitled = _page(before=before)
+    assert _kept(untitled, main_body(untitled, _keep(untitled, _kept(page, keep)))) == _kept(page, keep)  # no headline
+    # the title's words below the main run's start (as in a comment): nothing before is dropped
+    retitled = _page(before=before, title=STORY[1])
+    assert _kept(retitled, main_body(retitled, _keep(retitled, _kept(page, keep)))) == _kept(page, keep)
 
 
 def test_one_run_is_unchanged():

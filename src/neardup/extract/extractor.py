@@ -23,7 +23,7 @@ import numpy as np
 
 from .blocks import Page, page_blocks
 from .credits import comment_start, credit_lines
-from .features import block_stats, headline, structured_share
+from .features import block_stats, structured_share
 from .heuristic import heuristic_labels
 from .mainbody import main_body
 from .model import BlockModel, load_default
@@ -89,7 +89,7 @@ def model_labels(page: Page, model: BlockModel) -> np.ndarray:
         texts = [page.texts[i] for i in kept.tolist()]
         keep[kept[comment_start(texts):]] = False
         keep[kept[credit_lines(texts, stats.tokens[kept])]] = False
-        keep = main_body(page, keep, headline(page, stats)) | (keep & declared)  # the publisher's declaration outranks place
+        keep = main_body(page, keep, stats) | (keep & declared)  # the publisher's declaration outranks place
     if keep.any():
         return keep
     keep = heuristic_labels(page)

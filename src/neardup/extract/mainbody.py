@@ -38,6 +38,7 @@ from __future__ import annotations
 import numpy as np
 
 from .blocks import Page
+from .features import BlockStats, block_stats, headline
 
 RUN_GAP = 4
 """Kept blocks with at most this many not-kept blocks between them are one run."""
@@ -66,21 +67,30 @@ def enclosing(page: Page, blocks: np.ndarray) -> tuple[int, int]:
     return e, int(el.end[e])
 
 
-def main_body(page: Page, keep: np.ndarray, head: int = -1) -> np.ndarray:
+def main_body(page: Page, keep: np.ndarray, stats: BlockStats | None = None) -> np.ndarray:
     """``keep`` (a page's content labels) without the minor runs' blocks outside the main
-    run's element, after the main run or above ``head`` (the headline block, -1: none; see
-    the module docstring); a new array, ``keep`` is not changed."""
+    run's element that follow the main run or end above the headline (see the module
+    docstring); a new array, ``keep`` is not changed.  ``stats`` (the blocks' statistics, if
+    known) serve to find the headline, which is looked for only when a minor run precedes the
+    main run."""
     parts = runs(keep)
     out = keep.copy()
     if len(parts) <= 1:
         return out
     words = np.array([int(page.words[r].sum()) for r in parts])
     main = int(np.argmax(words))
+    minor = words <= MINOR_SHARE * words[main]
+    minor[main] = False
+    if not minor.any():
+        return out
+    head = -1
+    if minor[:main].any():
+        head = headline(page, stats if stats is not None else block_stats(page))
     first, last = enclosing(page, parts[main])
     inside = (page.container >= first) & (page.container <= last)
-    for k, r in enumerate(parts):
-        above = 0 <= r[-1] < head <= parts[main][0]  # above the headline, which is above the main run
-        if k == main or words[k] > MINOR_SHARE * words[main] or (k < main and not above):
+    for k in np.flatnonzero(minor).tolist():
+        r = parts[k]
+        if k < main and not 0 <= r[-1] < head <= parts[main][0]:  # above the headline, above the main run
             continue
         out[r[~inside[r]]] = False
     return out
