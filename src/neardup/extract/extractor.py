@@ -5,7 +5,8 @@ unless told otherwise) and assembles the kept blocks in page order, one paragrap
 block ("\\n\\n" between blocks).  Blocks that the page's JSON-LD ``articleBody`` holds are
 kept whatever the model says (:data:`STRUCTURED_SHARE`), and credit lines -- rights notices,
 agency credits, bylines, bare timestamps -- and reader comments after the story (:mod:`.credits`)
-are dropped whatever it says.  When the model keeps no block of a page that has
+are dropped whatever it says, and so are kept runs far from the article's main body and
+outside its element (:mod:`.mainbody`).  When the model keeps no block of a page that has
 text, the heuristic's blocks are taken instead (a page is not lost to one confident
 mistake), and when that finds nothing either (a page of short lines only), every block
 not mostly link text: a page with text never yields nothing.  The title is the
@@ -24,6 +25,7 @@ from .blocks import Page, page_blocks
 from .credits import comment_start, credit_lines
 from .features import block_stats, structured_share
 from .heuristic import heuristic_labels
+from .mainbody import main_body
 from .model import BlockModel, load_default
 
 
@@ -72,18 +74,22 @@ def model_labels(page: Page, model: BlockModel) -> np.ndarray:
     Then the kept credit lines (:func:`.credits.credit_lines`: who made the story and when,
     never what happened) and the reader comments after the story (from the line that opens
     them on, :func:`.credits.comment_start`) are dropped, also fixed by argument: the features
-    hold no words.
+    hold no words.  Last, the small runs of kept blocks away from the article's main run and
+    outside its element (:func:`.mainbody.main_body`: sidebars, ad boxes, comment threads
+    the model took for text) are dropped: the block features see only a block's near
+    neighbours, not where it sits relative to the article.
     """
     stats = block_stats(page)
     keep = model.predict(page, stats)
     share, has_body = structured_share(page, stats)
-    if has_body:
-        keep |= (share >= STRUCTURED_SHARE) & (stats.tokens >= 3)
+    declared = (share >= STRUCTURED_SHARE) & (stats.tokens >= 3) if has_body else np.zeros(len(keep), dtype=bool)
+    keep |= declared
     if keep.any():
         kept = np.flatnonzero(keep)
         texts = [page.texts[i] for i in kept.tolist()]
         keep[kept[comment_start(texts):]] = False
         keep[kept[credit_lines(texts, stats.tokens[kept])]] = False
+        keep = main_body(page, keep, stats) | (keep & declared)  # the publisher's declaration outranks place
     if keep.any():
         return keep
     keep = heuristic_labels(page)

@@ -307,6 +307,24 @@ def structured_share(page: Page, stats: BlockStats) -> tuple[np.ndarray, bool]:
     return _ratio(found, np.maximum(stats.tokens - 1, 0).astype(np.float64)), True
 
 
+def title_hits(page: Page, stats: BlockStats) -> tuple[np.ndarray, int]:
+    """Per block, how many of its tokens are words of the page's titles (og:title and
+    ``<title>``); and how many distinct words the titles have."""
+    title_set = np.unique(text_stats([f"{page.meta_title} {page.title}"]).hashes)
+    return np.bincount(stats.owner, _member(stats.hashes, title_set), len(page)), len(title_set)
+
+
+def headline(page: Page, stats: BlockStats, in_title: np.ndarray | None = None, title_words: int = 0) -> int:
+    """The index of the page's headline block, -1 when none: the first block covering at least
+    half of the titles' words, a heading and a short block preferred (``in_title`` and
+    ``title_words``: :func:`title_hits`, when already known)."""
+    if in_title is None:
+        in_title, title_words = title_hits(page, stats)
+    title_cov = in_title / max(title_words, 1)
+    head_score = np.where(title_cov >= 0.5, title_cov + 0.5 * page.is_heading() + 0.3 * (stats.tokens <= 30), 0.0)
+    return int(np.argmax(head_score)) if len(page) and head_score.max() > 0 else -1
+
+
 def dense_features(page: Page, stats: BlockStats) -> np.ndarray:
     """The real-valued block description, ``(n, len(DENSE))`` in [0, 1]."""
     n = len(page)
@@ -316,8 +334,7 @@ def dense_features(page: Page, stats: BlockStats) -> np.ndarray:
     total = max(tokens.sum(), 1.0)
     owner = stats.owner
     stop = np.bincount(owner, _member(stats.hashes, _stop_hashes()), n)
-    title_set = np.unique(text_stats([f"{page.meta_title} {page.title}"]).hashes)
-    in_title = np.bincount(owner, _member(stats.hashes, title_set), n)
+    in_title, title_words = title_hits(page, stats)
     link = _ratio(page.link_words.astype(np.float64), page.words.astype(np.float64))
     good = (tokens >= GOOD_MIN_TOKENS) & (link < GOOD_MAX_LINK)
 
@@ -344,9 +361,7 @@ def dense_features(page: Page, stats: BlockStats) -> np.ndarray:
     dens = np.log1p(subtree / sub_elems) / np.log(101.0)
     root_or = np.where(parent >= 0, parent, cont)
     # The headline: the first block covering most of the title's words (a heading preferred).
-    title_cov = in_title / max(len(title_set), 1)
-    head_score = np.where(title_cov >= 0.5, title_cov + 0.5 * page.is_heading() + 0.3 * (tokens <= 30), 0.0)
-    head = int(np.argmax(head_score)) if n and head_score.max() > 0 else -1
+    head = headline(page, stats, in_title, title_words)
     in_ld, has_ld = structured_share(page, stats)
     good_idx = np.flatnonzero(good)
     dist = dist_prev = dist_next = np.full(n, 50)
@@ -374,7 +389,7 @@ def dense_features(page: Page, stats: BlockStats) -> np.ndarray:
         "tokpos": (np.cumsum(tokens) - tokens) / total,
         "depth": el.depth[cont] / 40.0,
         "title_in": _ratio(in_title, tokens),
-        "title_cov": in_title / max(len(title_set), 1),
+        "title_cov": in_title / max(title_words, 1),
         "sub_c": subtree[cont] / total,
         "sub_p": np.where(parent >= 0, subtree[parent], total) / total,
         "good_c": subtree_good[cont] / total_good if total_good > 0 else 0.0,
