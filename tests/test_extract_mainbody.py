@@ -127,3 +127,47 @@ def test_the_headline_is_the_block_covering_the_title():
     assert page.texts[headline(page, block_stats(page))] == "Town council votes on the bridge"
     untitled = _page()
     assert headline(untitled, block_stats(untitled)) == -1
+
+
+def _html5_page(after: str, article_words: int = 8, lede_outside: bool = False) -> str:
+    story = "".join(f"<p>{p}</p>" for p in STORY[:article_words])
+    head = "<header><h1>Council approves the transit plan</h1></header>"
+    lede = f"<p>{STORY[-1]}</p>" if lede_outside else ""
+    return (f"<html><head><title>Council approves the transit plan</title></head><body>{head}<main>{lede}"
+            f"<article>{story}</article>{after}</main></body></html>")
+
+
+NEWSLETTER = ('<section class="newsletter"><p>Sign up for our newsletter to get the day\'s top stories in your '
+              "inbox every morning, and the evening edition too.</p></section>")
+
+
+def test_after_article_drops_kept_blocks_after_the_article_element_that_holds_the_story():
+    from neardup.extract.mainbody import after_article
+
+    page = page_blocks(_html5_page(NEWSLETTER))
+    keep = np.ones(len(page), dtype=bool)  # the model kept everything, the newsletter box too
+    out = after_article(page, keep)
+    kept = _kept(page, out)
+    assert not any("newsletter" in t for t in kept)
+    assert [t for t in kept if t in STORY] == STORY  # the story is whole
+    assert "Council approves the transit plan" in kept  # the headline above the article is not its business
+    assert keep.all()  # the input is not changed
+
+
+def test_after_article_leaves_pages_whose_article_element_is_not_the_story():
+    from neardup.extract.mainbody import ARTICLE_SHARE, after_article
+
+    # the <article> holds one paragraph of eight: it is a teaser card or a comment, not the story
+    page = page_blocks(_html5_page("".join(f"<p>{p}</p>" for p in STORY[1:]) + NEWSLETTER, article_words=1))
+    keep = np.ones(len(page), dtype=bool)
+    assert ARTICLE_SHARE > 1 / 8
+    assert after_article(page, keep).all()
+    # no <article> at all: nothing to go by
+    plain = page_blocks("<html><body><div>" + "".join(f"<p>{p}</p>" for p in STORY) + "</div>" + NEWSLETTER + "</body></html>")
+    assert after_article(plain, np.ones(len(plain), dtype=bool)).all()
+
+
+def test_extract_of_a_modern_page_ends_with_its_article():
+    text = extract(_html5_page(NEWSLETTER)).full_text()
+    assert STORY[0] in text and STORY[7] in text
+    assert "newsletter" not in text

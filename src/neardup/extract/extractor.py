@@ -25,7 +25,7 @@ from .blocks import Page, page_blocks
 from .credits import comment_start, credit_lines
 from .features import block_stats, structured_share
 from .heuristic import heuristic_labels
-from .mainbody import main_body
+from .mainbody import after_article, main_body
 from .model import BlockModel, load_default
 
 
@@ -76,8 +76,9 @@ def model_labels(page: Page, model: BlockModel) -> np.ndarray:
     them on, :func:`.credits.comment_start`) are dropped, also fixed by argument: the features
     hold no words.  Last, the small runs of kept blocks away from the article's main run and
     outside its element (:func:`.mainbody.main_body`: sidebars, ad boxes, comment threads
-    the model took for text) are dropped: the block features see only a block's near
-    neighbours, not where it sits relative to the article.
+    the model took for text) are dropped, and so is what follows the page's ``<article>``
+    element when it holds most of the kept text (:func:`.mainbody.after_article`): the block
+    features see only a block's near neighbours, not where it sits relative to the article.
     """
     stats = block_stats(page)
     keep = model.predict(page, stats)
@@ -89,7 +90,7 @@ def model_labels(page: Page, model: BlockModel) -> np.ndarray:
         texts = [page.texts[i] for i in kept.tolist()]
         keep[kept[comment_start(texts):]] = False
         keep[kept[credit_lines(texts, stats.tokens[kept])]] = False
-        keep = main_body(page, keep, stats) | (keep & declared)  # the publisher's declaration outranks place
+        keep = after_article(page, main_body(page, keep, stats)) | (keep & declared)  # declarations outrank place
     if keep.any():
         return keep
     keep = heuristic_labels(page)
