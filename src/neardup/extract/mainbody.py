@@ -119,9 +119,10 @@ def after_article(page: Page, keep: np.ndarray) -> np.ndarray:
     if len(articles) == 0 or not keep.any():
         return out
     words = np.where(keep, page.words, 0)
-    cum = np.concatenate(([0], np.cumsum(words[np.argsort(page.container, kind="stable")])))
-    order = np.sort(page.container)
-    inside = cum[np.searchsorted(order, el.end[articles], side="right")] - cum[np.searchsorted(order, articles)]
+    by_container = np.argsort(page.container, kind="stable")
+    containers = page.container[by_container]
+    cum = np.concatenate(([0], np.cumsum(words[by_container])))  # kept words of blocks up to a container
+    inside = cum[np.searchsorted(containers, el.end[articles], side="right")] - cum[np.searchsorted(containers, articles)]
     best = int(np.argmax(inside))
     if inside[best] >= ARTICLE_SHARE * words.sum():
         out[page.container > el.end[articles[best]]] = False
