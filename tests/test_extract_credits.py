@@ -59,6 +59,7 @@ def test_comments_start_only_after_the_story_began():
     assert comment_start([*story, "Add Your Comments Here:", "Great story!"]) == 2
     assert comment_start([*story, "The comments below are from readers of example.com.", "x"]) == 2
     assert comment_start([*story, "Comment posters are responsible for what they write."]) == 2
+    assert comment_start([*story, "The following are comments from the readers.", "x"]) == 2
     assert comment_start([*story, "Readers commented on the plan for weeks before the vote was held."]) == 3
     assert comment_start(story[:1] + ["Add a comment"] + story[1:]) == 3  # too early: a widget in the story
 

@@ -34,7 +34,8 @@ length, so a story's sentence that mentions copyright, an agency or a date is ne
 Reader comments follow the story, introduced by a short line of their own: a count ("3 Comments
 made by visitors.", "24 Responses to ...", "Comments (26)"), an invitation ("Add Your Comments
 Here:", "Post a comment"), "reader comments", or the site's rules ("Comments are moderated",
-"The comments below are from readers of ...", "Comment posters are responsible ...").  On
+"The comments below are from readers of ...", "The following are comments from the readers.",
+"Comment posters are responsible ...").  On
 pages of 2006-07 the comments, their rules and the form often sit in the article's own
 container, where the block features cannot tell them from the story.  Dragnet's gold cuts the
 comments off the article and L3S-GN1 labels them "user comments", not content; like credit
@@ -133,7 +134,7 @@ _COMMENTS = re.compile(
     r"|\b(?:add|post|leave|submit|write|make)\s+(?:a\s+|an\s+|your\s+)?(?:comments?|reply)\b"
     r"|\b(?:readers?'?|users?|visitors?)\s+comments?\b"
     r"|\bcomments?\s+(?:are|is|will\s+be|may\s+be)\s+(?:now\s+)?(?:closed|moderated|screened|reviewed|approved|owned)"
-    r"|\bcomments?\s+(?:below\s+)?(?:are\s+)?from\s+(?:our\s+)?readers\b|\bcomment\s+posters?\b|\bcomments\s+made\s+by\b",
+    r"|\bcomments?\s+(?:below\s+)?(?:are\s+)?from\s+(?:our\s+|the\s+)?readers\b|\bcomment\s+posters?\b|\bcomments\s+made\s+by\b",
     re.IGNORECASE,
 )
 COMMENTS_MARK_WORDS = 30
