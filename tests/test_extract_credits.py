@@ -64,6 +64,16 @@ def test_comments_start_only_after_the_story_began():
     assert comment_start(story[:1] + ["Add a comment"] + story[1:]) == 3  # too early: a widget in the story
 
 
+def test_a_comment_heading_cuts_a_thread_longer_than_the_story():
+    story = ["word " * (COMMENTS_AFTER_WORDS // 2)] * 2
+    thread = ["Posted by: reader Thu, Jan 25 2007", "I think the council got this one wrong again. " * 10] * 3
+    assert comment_start([*story, "Reader Comments", *thread]) == 2
+    assert comment_start([*story, "Comments are moderated.", *thread]) == 2
+    # A count or an invitation followed by more than the story is a blog's front page: no cut.
+    assert comment_start([*story, "Comments (3)", *thread]) == 2 + 1 + len(thread)
+    assert comment_start([*story, "Post a comment", *thread]) == 2 + 1 + len(thread)
+
+
 def test_the_model_extractor_drops_credit_lines_and_comments():
     para = "The harbor bridge will open in May after four years of work, the city said on Monday. " * 3
     html = ("<html><body><article><h1>Bridge opens</h1><p>By JANE DOE</p><p>Associated Press</p>"

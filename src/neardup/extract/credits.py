@@ -35,17 +35,19 @@ Reader comments follow the story, introduced by a short line of their own: a cou
 made by visitors.", "24 Responses to ...", "Comments (26)"), an invitation ("Add Your Comments
 Here:", "Post a comment"), "reader comments", or the site's rules ("Comments are moderated",
 "The comments below are from readers of ...", "The following are comments from the readers.",
-"Comment posters are responsible ...").  On
-pages of 2006-07 the comments, their rules and the form often sit in the article's own
+"Comment posters are responsible ...").  On pages of 2006-07 the comments, their rules and the form often sit in the article's own
 container, where the block features cannot tell them from the story.  Dragnet's gold cuts the
 comments off the article and L3S-GN1 labels them "user comments", not content; like credit
 lines, a site's comment rules repeat under all of its stories.  A bare "Comments" or
 "Discussion" heading is not taken (it also heads opinion columns and forum posts), and the cut
 is made only where it cannot take the story: after at least :data:`COMMENTS_AFTER_WORDS` words
 of kept text (a "Comments (3)" or "Add a comment" link under the headline or the lede is not
-where the comments start), and only when no more kept text follows the line than precedes it
-(on a blog's front page or a forum, where CleanEval's gold counts the posts as content, the
-"Comments (0)" under the first post is followed by the others).
+where the comments start).  A count or an invitation also cuts only when no more kept text
+follows the line than precedes it: on a blog's front page or a forum, where CleanEval's gold
+counts the posts as content, the "Comments (0)" under the first post is followed by the others.
+"Reader comments" and the site's rules are not printed under every post; they head the comment
+section, which can run longer than the story or be followed by more of the site's frame (a list of
+the latest headlines), so they cut whatever follows them.
 """
 
 from __future__ import annotations
@@ -128,15 +130,20 @@ def credit_lines(texts: list[str], tokens: np.ndarray | None = None) -> np.ndarr
     return out
 
 
-_COMMENTS = re.compile(
+_COMMENT_LINKS = re.compile(
     r"^\W*\d+\s+(?:comments?|responses?|replies)\b"  # "3 Comments made by visitors.", "24 Responses to ..."
     r"|\bcomments?\s*[(\[]\d+[)\]]"  # "Comments (26)", "Read Comments (11)"
-    r"|\b(?:add|post|leave|submit|write|make)\s+(?:a\s+|an\s+|your\s+)?(?:comments?|reply)\b"
-    r"|\b(?:readers?'?|users?|visitors?)\s+comments?\b"
-    r"|\bcomments?\s+(?:are|is|will\s+be|may\s+be)\s+(?:now\s+)?(?:closed|moderated|screened|reviewed|approved|owned)"
-    r"|\bcomments?\s+(?:below\s+)?(?:are\s+)?from\s+(?:our\s+|the\s+)?readers\b|\bcomment\s+posters?\b|\bcomments\s+made\s+by\b",
+    r"|\b(?:add|post|leave|submit|write|make)\s+(?:a\s+|an\s+|your\s+)?(?:comments?|reply)\b|\bcomments\s+made\s+by\b",
     re.IGNORECASE,
 )
+"""A count or an invitation: also printed under each post of a blog's front page."""
+_COMMENT_HEADS = re.compile(
+    r"\b(?:readers?'?|users?|visitors?)\s+comments?\b"
+    r"|\bcomments?\s+(?:are|is|will\s+be|may\s+be)\s+(?:now\s+)?(?:closed|moderated|screened|reviewed|approved|owned)"
+    r"|\bcomments?\s+(?:below\s+)?(?:are\s+)?from\s+(?:our\s+|the\s+)?readers\b|\bcomment\s+posters?\b",
+    re.IGNORECASE,
+)
+"""Reader comments named, or the site's rules for them: what heads a comment section."""
 COMMENTS_MARK_WORDS = 30
 """A comment section's opening line is at most this many words."""
 COMMENTS_AFTER_WORDS = 150
@@ -150,8 +157,8 @@ def comment_start(texts: list[str]) -> int:
     total = sum(words)
     before = 0
     for i, text in enumerate(texts):
-        if (before >= COMMENTS_AFTER_WORDS and total - before <= before and words[i] <= COMMENTS_MARK_WORDS
-                and _COMMENTS.search(text)):
+        if before >= COMMENTS_AFTER_WORDS and words[i] <= COMMENTS_MARK_WORDS and (
+                _COMMENT_HEADS.search(text) or (total - before <= before and _COMMENT_LINKS.search(text))):
             return i
         before += words[i]
     return len(texts)
