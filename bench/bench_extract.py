@@ -20,6 +20,11 @@ Speed, on the same pages:
   ``neardup extract PAGES.jsonl --jsonl OUT`` against a minimal script per anchor (import,
   read, extract, write; the most favourable whole-process setting for the anchors).
 
+Both are reported for all pages and again for the **heavy pages**, the largest quarter of them
+by HTML bytes (long modern templates, inline scripts and JSON; the lead that matters is the one
+kept there), where neardup runs its shipped model.  ``--speed-only`` skips training and
+scoring and prints the two speed tables alone (about 5 minutes).
+
 ``--folds K`` adds the site-grouped K-fold cross-validation of CE-BEST over all pages
 pooled (no model tested on a site it trained on), the protocol of neardup's first model.
 Anchors are timed on their plain text call; the title they report (trafilatura's
@@ -180,6 +185,56 @@ def whole_process(tool: str, pages_jsonl: Path, workdir: Path, repeat: int) -> f
     return best
 
 
+HEAVY_SHARE = 0.25
+"""The heavy pages: this share of the pages, the largest by HTML bytes."""
+
+
+def heavy(pages) -> list[int]:
+    """Indices (in page order) of the :data:`HEAVY_SHARE` largest pages by UTF-8 bytes of HTML."""
+    sizes = np.array([len(p.html.encode("utf-8")) for p in pages])
+    k = max(1, round(len(pages) * HEAVY_SHARE)) if pages else 0
+    return sorted(np.argsort(-sizes, kind="stable")[:k].tolist())
+
+
+def shipped_text(html: str) -> str:
+    """neardup's shipped extraction of one page (title and text), as ``neardup extract`` does it."""
+    from neardup.extract.extractor import model_text
+
+    return model_text(html)
+
+
+def process_speed(pages, names: list[str], repeat: int) -> dict[str, float]:
+    """Whole-process pages/s of each extractor of ``names`` (neardup and the anchors with a
+    :data:`PEER_SETUP`) on ``pages``: best of ``repeat`` fresh processes reading one JSONL file."""
+    out: dict[str, float] = {}
+    workdir = Path(tempfile.mkdtemp(prefix="bench-extract-"))
+    try:
+        src = workdir / "pages.jsonl"
+        with open(src, "w", encoding="utf-8") as fh:
+            for p in pages:
+                fh.write(json.dumps({"id": p.id, "html": p.html}) + "\n")
+        for name in [n for n in names if n == OURS or n in PEER_SETUP]:
+            seconds = whole_process(name, src, workdir, repeat)
+            out[name] = len(pages) / seconds
+            print(f"{name} whole process ({len(pages)} pages): {seconds:.1f} s, {out[name]:.1f} pages/s", flush=True)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return out
+
+
+def timed_speed(pages, names: list[str], available, repeat: int, process: bool) -> dict[str, dict]:
+    """In-process pages/s of each extractor of ``names`` on ``pages`` (one pass after a warm-up
+    call; neardup with its shipped model) and, with ``process``, whole-process pages/s."""
+    htmls = [p.html for p in pages]
+    out = {name: {"pages_per_second": run_extractor(shipped_text if name == OURS else _safe(available[name][0]),
+                                                    htmls).pages_per_second}
+           for name in names}
+    if process:
+        for name, pps in process_speed(pages, names, repeat).items():
+            out[name]["process_pages_per_second"] = pps
+    return out
+
+
 def loco_markdown(results: dict[str, dict], datasets: list[str], pages: dict[str, int]) -> str:
     """The LOCO table: F1 (P / R) per held-out collection and extractor, the margin over
     trafilatura's better setting, and the collection mean and pooled rows."""
@@ -211,16 +266,21 @@ def loco_markdown(results: dict[str, dict], datasets: list[str], pages: dict[str
     return "\n".join(lines) + "\n"
 
 
-def speed_markdown(results: dict[str, dict], n_pages: int) -> str:
-    """Pages/s in-process and whole-process, and the ratio to trafilatura's faster setting."""
+def speed_markdown(results: dict[str, dict], n_pages: int, what: str = "pages", shipped: bool = False) -> str:
+    """Pages/s in-process and whole-process, and the ratios to trafilatura's faster setting
+    (``shipped``: neardup ran its shipped model, not the LOCO models)."""
     traf = [n for n in ("trafilatura", "trafilatura-precision") if n in results]
-    lines = [f"| extractor | in-process pages/s | whole-process pages/s ({n_pages} pages) | x trafilatura (whole process) |",
-             "|---|---|---|---|"]
+    lines = [f"| extractor | in-process pages/s | whole-process pages/s ({n_pages} {what}) | x trafilatura "
+             "(in-process) | x trafilatura (whole process) |", "|---|---|---|---|---|"]
+    ref_in = max((results[t]["pages_per_second"] for t in traf), default=0.0)
     ref = max((results[t].get("process_pages_per_second") or 0.0 for t in traf), default=0.0)
     for n, e in results.items():
         proc = e.get("process_pages_per_second")
+        ratio_in = f"{e['pages_per_second'] / ref_in:.1f}" if ref_in else "-"
         ratio = f"{proc / ref:.1f}" if proc and ref else "-"
-        lines.append(f"| {LABELS.get(n, n)} | {e['pages_per_second']:.0f} | {f'{proc:.0f}' if proc else '-'} | {ratio} |")
+        label = "neardup CE-BEST (shipped model)" if shipped and n == OURS else LABELS.get(n, n)
+        lines.append(f"| {label} | {e['pages_per_second']:.0f} | {f'{proc:.0f}' if proc else '-'} | "
+                     f"{ratio_in} | {ratio} |")
     return "\n".join(lines) + "\n"
 
 
@@ -239,24 +299,9 @@ def _summaries(results: dict[str, dict], pages, runs: dict[str, Run], datasets: 
         e["pooled"] = {"precision": pooled.precision, "recall": pooled.recall, "f1": pooled.f1}
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data", nargs="+", default=[str(DATA / c) for c in COLLECTIONS],
-                    help="collection folders; each is held out in turn (default: the six of ../shared/data/extraction)")
-    ap.add_argument("--tools", default=",".join(PEERS),
-                    help=f"comma-separated anchors ({','.join(PEERS)}; justext too)")
-    ap.add_argument("--folds", type=int, default=0, help="also site-grouped K-fold CV of CE-BEST over all pages (0: no)")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--no-process", action="store_true", help="skip the whole-process timing")
-    ap.add_argument("--repeat", type=int, default=1, help="whole-process timing: best of R runs")
-    ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "extract"))
-    args = ap.parse_args(argv)
-
-    missing = [d for d in args.data if not Path(d).is_dir()]
-    if missing:
-        print(f"no data at {', '.join(missing)}: nothing to benchmark")
-        return 0
-    pages = load(*args.data)
+def quality(pages, args, tools: list[str], available, process: bool) -> tuple[dict[str, dict], dict, str]:
+    """The LOCO table (and with ``--folds`` the site CV) with the anchors' scores on the same
+    pages, and the all-pages speed table: results, metadata and markdown."""
     datasets = sorted({p.dataset for p in pages}, key=lambda d: [Path(x).name for x in args.data].index(d))
     htmls = [p.html for p in pages]
     examples = make_examples(pages)
@@ -268,30 +313,16 @@ def main(argv: list[str] | None = None) -> int:
         runs["crf-cv"] = cross_validate(examples, htmls, "crf", site_folds([p.site for p in pages], args.folds, args.seed),
                                         args.seed)
         print(f"site CV: {runs['crf-cv'].pages_per_second:.1f} pages/s", flush=True)
-    available = anchors()
-    for name in [t for t in args.tools.split(",") if t]:
-        if name not in available:
-            print(f"skipping {name}: not installed or unknown")
-            continue
+    for name in tools:
         body, title = available[name]
         runs[name] = run_extractor(_safe(body), htmls)
         runs[name].texts = ["\n\n".join(x for x in (_safe(title)(h), t) if x) for h, t in zip(htmls, runs[name].texts)]
         print(f"{name}: {runs[name].pages_per_second:.1f} pages/s", flush=True)
     results = report(pages, examples, runs)
     _summaries(results, pages, runs, datasets)
-    if not args.no_process:
-        workdir = Path(tempfile.mkdtemp(prefix="bench-extract-"))
-        try:
-            src = workdir / "pages.jsonl"
-            with open(src, "w", encoding="utf-8") as fh:
-                for p in pages:
-                    fh.write(json.dumps({"id": p.id, "html": p.html}) + "\n")
-            for name in [n for n in runs if n == OURS or n in PEER_SETUP]:
-                seconds = whole_process(name, src, workdir, args.repeat)
-                results[name]["process_pages_per_second"] = len(pages) / seconds
-                print(f"{name} whole process: {seconds:.1f} s, {len(pages) / seconds:.1f} pages/s", flush=True)
-        finally:
-            shutil.rmtree(workdir, ignore_errors=True)
+    if process:
+        for name, pps in process_speed(pages, list(runs), args.repeat).items():
+            results[name]["process_pages_per_second"] = pps
     counts = {ds: sum(p.dataset == ds for p in pages) for ds in datasets}
     meta = {"pages": counts, "sites": len({p.site for p in pages}), "seed": args.seed, "folds": args.folds}
     table = (f"Pages {counts}; neardup's CE-BEST trained on all collections but the held-out one (LOCO, seed "
@@ -300,9 +331,51 @@ def main(argv: list[str] | None = None) -> int:
     if "crf-cv" in results:
         table += (f"\nSite-grouped {args.folds}-fold CV over all pages pooled: F1 "
                   f"{results['crf-cv']['pooled']['f1']:.3f} (mean of collections {results['crf-cv']['mean']['f1']:.3f}).\n")
+    return results, meta, table
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", nargs="+", default=[str(DATA / c) for c in COLLECTIONS],
+                    help="collection folders; each is held out in turn (default: the six of ../shared/data/extraction)")
+    ap.add_argument("--tools", default=",".join(PEERS),
+                    help=f"comma-separated anchors ({','.join(PEERS)}; justext too)")
+    ap.add_argument("--folds", type=int, default=0, help="also site-grouped K-fold CV of CE-BEST over all pages (0: no)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--no-process", action="store_true", help="skip the whole-process timing")
+    ap.add_argument("--speed-only", action="store_true", help="only the speed tables (no training, no scores)")
+    ap.add_argument("--repeat", type=int, default=1, help="whole-process timing: best of R runs")
+    ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "extract"))
+    args = ap.parse_args(argv)
+
+    missing = [d for d in args.data if not Path(d).is_dir()]
+    if missing:
+        print(f"no data at {', '.join(missing)}: nothing to benchmark")
+        return 0
+    pages = load(*args.data)
+    available = anchors()
+    tools = [t for t in args.tools.split(",") if t]
+    for name in [t for t in tools if t not in available]:
+        print(f"skipping {name}: not installed or unknown")
+    tools = [t for t in tools if t in available]
+    process = not args.no_process
+    if args.speed_only:
+        results: dict[str, dict] = timed_speed(pages, [OURS, *tools], available, args.repeat, process)
+        meta = {"pages": len(pages), "speed_only": True}
+        table = speed_markdown(results, len(pages), shipped=True)
+    else:
+        results, meta, table = quality(pages, args, tools, available, process)
+    hp = [pages[i] for i in heavy(pages)]
+    kb = np.array([len(p.html.encode("utf-8")) for p in hp]) / 1024
+    heavy_results = timed_speed(hp, [OURS, *tools], available, args.repeat, process)
+    meta["heavy"] = {"pages": len(hp), "min_kb": float(kb.min()), "median_kb": float(np.median(kb))}
+    table += (f"\nHeavy pages: the largest quarter by HTML bytes, {len(hp)} pages of {kb.min():.0f} KB and more "
+              f"(median {np.median(kb):.0f} KB); neardup with its shipped model.\n\n"
+              + speed_markdown(heavy_results, len(hp), "heavy pages", shipped=True))
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.with_suffix(".json").write_text(json.dumps({"meta": meta, "results": results}, indent=2, default=float))
+    out.with_suffix(".json").write_text(json.dumps({"meta": meta, "results": results, "heavy": heavy_results},
+                                                   indent=2, default=float))
     out.with_suffix(".md").write_text(table)
     print(table)
     return 0
