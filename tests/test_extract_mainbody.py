@@ -171,3 +171,44 @@ def test_extract_of_a_modern_page_ends_with_its_article():
     text = extract(_html5_page(NEWSLETTER)).full_text()
     assert STORY[0] in text and STORY[7] in text
     assert "newsletter" not in text
+
+
+POLL = [f"OPTION {i}. A year's top local story in a sentence of a reader poll, as long as a news brief is." for i in range(12)]
+
+
+def _poll_page(hidden_in_story: bool = False) -> str:
+    """A reader poll in a form (longer than the story), then the story in its own element."""
+    options = "".join(f"<tr><td><input type='radio' name='answers' value='{i}'> {o}</td></tr>" for i, o in enumerate(POLL))
+    poll = ("<form action='?poll=1' method='post'><table><tr><td>What do you think is the top story of the year?</td></tr>"
+            f"{options}<tr><td><input type='submit' value='Vote'></td></tr></table></form>")
+    hidden = "<input type='hidden' name='__VIEWSTATE' value='abc'>" if hidden_in_story else ""
+    story = f"<div class='story'>{hidden}" + "<br>".join(STORY[:3]) + "</div>"
+    return f"<html><head><title>The Daily :: News</title></head><body>{poll}<ul>" + "".join(
+        f"<li>{m}</li>" for m in MENU) + f"</ul>{story}</body></html>"
+
+
+def test_the_text_of_form_controls_is_known_and_hidden_inputs_count_for_nothing():
+    page = page_blocks(_poll_page(hidden_in_story=True))
+    control = page.is_control()
+    assert all(control[page.texts.index(o)] for o in POLL)  # each option beside its radio button
+    assert not any(control[page.texts.index(s)] for s in STORY[:3])  # beside a hidden input: not a control's
+    assert not control[page.texts.index("What do you think is the top story of the year?")]
+    button = page_blocks("<html><body><p>Text of the page here.</p><button>Load more stories</button>"
+                         "<textarea>Your comment</textarea></body></html>")
+    assert button.is_control().tolist() == [False, True, True]
+
+
+def test_a_reader_poll_longer_than_the_story_is_neither_the_article_nor_in_it():
+    # a stand-in model keeps every sentence, the poll's options too: they outweigh the story
+    model = _KeepSentences("logreg", "words", np.array([0]), np.array([[0.0, 1.0]]))
+    for hidden in (False, True):
+        text = extract(_poll_page(hidden), model).text
+        assert all(s in text for s in STORY[:3])
+        assert "OPTION" not in text
+
+
+def test_paragraphs_beside_one_search_box_are_not_a_controls_text():
+    html = ("<html><body><div>" + "<br>".join(STORY[:4]) + "<input type='text' name='q'></div>"
+            "<div>Remember me <input type='checkbox' name='r'></div></body></html>")
+    page = page_blocks(html)
+    assert page.is_control().tolist() == [False] * 4 + [True]

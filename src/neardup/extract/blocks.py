@@ -16,8 +16,8 @@ small, u, s, strike, basefont, font).  Decisions beyond the paper's list:
 The lexbor parser (via selectolax) builds the DOM from any input, repairing broken or
 truncated markup.  Before splitting it drops what is never rendered as text:
 ``script``, ``style``, ``noscript``, ``template``, the ``head`` (after reading the
-title), embedded documents and graphics, form drop-downs, raw-text relics, and elements
-hidden by the ``hidden`` attribute or an inline ``display:none`` / ``visibility:hidden``
+title), embedded documents and graphics, form drop-downs, raw-text relics, hidden inputs, and
+elements hidden by the ``hidden`` attribute or an inline ``display:none`` / ``visibility:hidden``
 style.  The cleaned DOM is serialized and split by the compiled scanner of
 :mod:`.scan`.
 
@@ -64,6 +64,8 @@ TAGS = tuple(
 TAG_ID = {t: i + 1 for i, t in enumerate(TAGS)}
 _HEADING = np.zeros(len(TAGS) + 1, dtype=bool)
 _HEADING[[TAG_ID[f"h{k}"] for k in range(1, 7)]] = True
+_CONTROL = np.zeros(len(TAGS) + 1, dtype=bool)
+_CONTROL[[TAG_ID["button"], TAG_ID["textarea"]]] = True
 
 DROPPED_TAGS = (
     "script style noscript template head title iframe frame frameset object embed applet svg math "
@@ -72,10 +74,11 @@ DROPPED_TAGS = (
 """Elements removed with their content before splitting: never rendered as text."""
 
 HIDDEN_SELECTOR = ", ".join(
-    ["[hidden]"]
+    ["[hidden]", 'input[type="hidden" i]']
     + [f'[style*="{prop}:{sp}{val}" i]' for prop, val in (("display", "none"), ("visibility", "hidden")) for sp in ("", " ")]
 )
-"""Elements hidden from the reader; removed with their content."""
+"""Elements hidden from the reader (hidden inputs too: form state such as ASP.NET's, which
+sites put anywhere, even beside the article's paragraphs); removed with their content."""
 
 
 @dataclass
@@ -134,6 +137,20 @@ class Page:
     def is_heading(self) -> np.ndarray:
         """Whether each block's container is a heading (h1-h6)."""
         return _HEADING[self.elements.tag[self.container]]
+
+    def is_control(self) -> np.ndarray:
+        """Whether each block is the text of a form control: its container is a ``<button>`` or
+        ``<textarea>``, or holds at least as many ``<input>`` elements as blocks (a poll's
+        option beside its radio button, a check box's label, a search box's prompt; not an
+        article's ``<br>``-separated paragraphs beside one search box).  Hidden inputs, which
+        sites put anywhere, count for nothing: they are dropped with the other elements a
+        reader never sees."""
+        el = self.elements
+        n = len(el)
+        inputs = np.bincount(el.parent[(el.tag == TAG_ID["input"]) & (el.parent >= 0)], minlength=n)
+        blocks = np.bincount(self.container, minlength=n)
+        holds = _CONTROL[el.tag] | ((inputs > 0) & (inputs >= blocks))
+        return holds[self.container]
 
 
 @lru_cache(maxsize=1)

@@ -5,11 +5,11 @@ unless told otherwise) and assembles the kept blocks in page order, one paragrap
 block ("\\n\\n" between blocks).  Blocks that the page's JSON-LD ``articleBody`` holds are
 kept whatever the model says (:data:`STRUCTURED_SHARE`), and credit lines -- rights notices,
 agency credits, bylines, bare timestamps -- and reader comments after the story (:mod:`.credits`)
-are dropped whatever it says, and so are kept runs far from the article's main body and
-outside its element (:mod:`.mainbody`).  When the model keeps no block of a page that has
-text, the heuristic's blocks are taken instead (a page is not lost to one confident
-mistake), and when that finds nothing either (a page of short lines only), every block
-not mostly link text: a page with text never yields nothing.  The title is the
+are dropped whatever it says, and so are the text of form controls (a poll's options) and
+kept runs far from the article's main body and outside its element (:mod:`.mainbody`).  When
+the model keeps no block of a page that has text, the heuristic's blocks are taken instead (a
+page is not lost to one confident mistake), and when that finds nothing either (a page of short
+lines only), every block not mostly link text: a page with text never yields nothing.  The title is the
 first kept block set in a heading element; failing that, the page's og:title (or
 ``<title>``).  The default model is loaded once per process, on first use.
 """
@@ -74,7 +74,9 @@ def model_labels(page: Page, model: BlockModel) -> np.ndarray:
     Then the kept credit lines (:func:`.credits.credit_lines`: who made the story and when,
     never what happened) and the reader comments after the story (from the line that opens
     them on, :func:`.credits.comment_start`) are dropped, also fixed by argument: the features
-    hold no words.  Last, the small runs of kept blocks away from the article's main run and
+    hold no words.  So is the text of form controls (:meth:`.blocks.Page.is_control`: a poll's
+    options, a check box's label, a button), the page's interface and never its article: a
+    reader poll longer than the story beside it would otherwise pass for the main body.  Last, the small runs of kept blocks away from the article's main run and
     outside its element (:func:`.mainbody.main_body`: sidebars, ad boxes, comment threads
     the model took for text) are dropped, and so is what follows the page's ``<article>``
     element when it holds most of the kept text (:func:`.mainbody.after_article`): the block
@@ -90,6 +92,7 @@ def model_labels(page: Page, model: BlockModel) -> np.ndarray:
         texts = [page.texts[i] for i in kept.tolist()]
         keep[kept[comment_start(texts):]] = False
         keep[kept[credit_lines(texts, stats.tokens[kept])]] = False
+        keep &= ~page.is_control()
         keep = after_article(page, main_body(page, keep, stats)) | (keep & declared)  # declarations outrank place
     if keep.any():
         return keep
