@@ -149,8 +149,7 @@ class Page:
         n = len(el)
         inputs = np.bincount(el.parent[(el.tag == TAG_ID["input"]) & (el.parent >= 0)], minlength=n)
         blocks = np.bincount(self.container, minlength=n)
-        holds = _CONTROL[el.tag] | ((inputs > 0) & (inputs >= blocks))
-        return holds[self.container]
+        return (_CONTROL[el.tag] | (inputs >= blocks))[self.container]  # a container has >= 1 block
 
 
 @lru_cache(maxsize=1)

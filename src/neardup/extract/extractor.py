@@ -9,8 +9,8 @@ are dropped whatever it says, and so are the text of form controls (a poll's opt
 kept runs far from the article's main body and outside its element (:mod:`.mainbody`).  When
 the model keeps no block of a page that has text, the heuristic's blocks are taken instead (a
 page is not lost to one confident mistake), and when that finds nothing either (a page of short
-lines only), every block not mostly link text: a page with text never yields nothing.  The title is the
-first kept block set in a heading element; failing that, the page's og:title (or
+lines only), every block not mostly link text: a page with text never yields nothing.  The
+title is the first kept block set in a heading element; failing that, the page's og:title (or
 ``<title>``).  The default model is loaded once per process, on first use.
 """
 
@@ -74,9 +74,10 @@ def model_labels(page: Page, model: BlockModel) -> np.ndarray:
     Then the kept credit lines (:func:`.credits.credit_lines`: who made the story and when,
     never what happened) and the reader comments after the story (from the line that opens
     them on, :func:`.credits.comment_start`) are dropped, also fixed by argument: the features
-    hold no words.  So is the text of form controls (:meth:`.blocks.Page.is_control`: a poll's
-    options, a check box's label, a button), the page's interface and never its article: a
-    reader poll longer than the story beside it would otherwise pass for the main body.  Last, the small runs of kept blocks away from the article's main run and
+    hold no words.  So is the text of form controls (:meth:`.blocks.Page.is_control`: a
+    poll's options, a check box's label, a button), the page's interface and never its
+    article: a reader poll longer than the story beside it would otherwise pass for the main
+    body.  Last, the small runs of kept blocks away from the article's main run and
     outside its element (:func:`.mainbody.main_body`: sidebars, ad boxes, comment threads
     the model took for text) are dropped, and so is what follows the page's ``<article>``
     element when it holds most of the kept text (:func:`.mainbody.after_article`): the block
