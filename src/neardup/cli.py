@@ -20,6 +20,7 @@ from .cli_options import (
     method_options,
 )
 from .cluster import CLUSTERINGS
+from .relations import DEFAULT_MIN_COVERAGE, DEFAULT_UNIQUE_COVERAGE, SITE_MAX_DF
 from .errors import UserError
 from .job import print_report, run_command
 from .methods import REGISTRY, method_defaults, method_params
@@ -154,10 +155,18 @@ def _cmd_dedup(args: argparse.Namespace) -> int:
     from .startup import skip_numba_blas_probe
 
     skip_numba_blas_probe()
+    if args.unique and not args.relations:
+        raise UserError("--unique needs the relations (it drops only documents that the one kept covers): "
+                        "leave out --no-relations")
     _, summary = dedup_files(
         args.inputs,
         args.output,
         unique=args.unique,
+        relations=args.relations,
+        min_coverage=args.min_coverage,
+        unique_coverage=args.unique_coverage,
+        list=args.list,
+        site_max_df=args.site_max_df,
         keep_rejected=args.keep_rejected,
         cluster=args.cluster,
         fmt=args.format,
@@ -219,11 +228,26 @@ def _cmd_synth(args: argparse.Namespace) -> int:
 
 
 def _print_summary(s: dict, outdir: str) -> None:
-    lines = [
-        f"pairs      {s['pairs']:,} near-duplicate pairs (from {s['candidate_pairs']:,} candidates)",
-        f"clusters   {s['clusters']:,} clusters holding {s['documents_in_clusters']:,} documents; "
-        f"{s['duplicates_removable']:,} removable duplicates",
-    ]
+    if "relations" in s:
+        rel = s["relations"]
+        unlisted = [r for r in rel if r not in s["relations_listed"] and rel[r]]
+        lines = [f"pairs      {s['pairs']:,} pairs (from {s['candidate_pairs']:,} candidates): "
+                 + ", ".join(f"{r} {rel[r]:,}" for r in s["relations_listed"])
+                 + "".join(f"; {rel[r]:,} {r} not listed" for r in unlisted)]
+        aligned = s["aligned"]
+        if aligned.get("site_boilerplate_seeds"):
+            lines.append(f"           boilerplate: {aligned['site_boilerplate_seeds']:,} seeds recurring "
+                         "within one site ignored")
+        smallest = s.get("smallest_removed_coverage")
+        lines.append(f"clusters   {s['clusters']:,} clusters of copies holding {s['documents_in_clusters']:,} documents; "
+                     f"{s['duplicates_removable']:,} removable duplicates"
+                     + (f" (each covered >= {smallest:.0%} by the one kept)" if smallest is not None else ""))
+    else:
+        lines = [
+            f"pairs      {s['pairs']:,} near-duplicate pairs (from {s['candidate_pairs']:,} candidates)",
+            f"clusters   {s['clusters']:,} clusters holding {s['documents_in_clusters']:,} documents; "
+            f"{s['duplicates_removable']:,} removable duplicates",
+        ]
     lines.extend(f"warning    {w}" for w in s.get("warnings", ()))
     if "unique_file" in s:
         which = "rejected records kept" if s["unique_keeps_rejected"] else "rejected records left out"
@@ -342,6 +366,21 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                    help="how pairs become clusters: label propagation (resists chaining through a few bridging "
                         "pairs), leader (each member a near-duplicate of its representative), or connected "
                         f"components (the transitive closure) ({CLUSTERINGS[0]})")
+    g = p.add_argument_group("relations (a quote is not a copy)")
+    g.add_argument("--relations", dest="list", metavar="R1,R2,...",
+                   help="relations listed in pairs: duplicate, contains, contained, shares, similar "
+                        "(duplicate,contains,contained,shares; similar: the method's pair shares no passage)")
+    g.add_argument("--min-coverage", type=float, default=DEFAULT_MIN_COVERAGE, metavar="C",
+                   help="a document covers another when the passages they share hold this share of the other's "
+                        f"words; only such copies cluster ({DEFAULT_MIN_COVERAGE})")
+    g.add_argument("--unique-coverage", type=float, default=DEFAULT_UNIQUE_COVERAGE, metavar="U",
+                   help="--unique drops a document only when the document kept for it covers this share of its "
+                        f"words ({DEFAULT_UNIQUE_COVERAGE})")
+    g.add_argument("--site-max-df", type=int, default=SITE_MAX_DF, metavar="N",
+                   help="a passage in more than N documents of one site (record field 'site', or the host of "
+                        f"'url' or of a URL id) is that site's boilerplate and counts for nothing ({SITE_MAX_DF}; 0: off)")
+    g.add_argument("--no-relations", dest="relations", action="store_false",
+                   help="pairs and clusters by the method's score alone, as before relations (faster; no --unique)")
     add_method_options(p)
     add_engine_options(p)
     p.set_defaults(func=_cmd_dedup, warm=_warm_dedup)

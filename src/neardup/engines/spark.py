@@ -194,7 +194,7 @@ class SparkEngine:
         """Refuse a method the Spark engine cannot run (:func:`plan_for`)."""
         plan_for(method)
 
-    def dedup(self, method: Method, batches: Iterable[Sequence[str]], stats: RunStats, cluster: str) -> Found:
+    def dedup(self, method: Method, batches: Iterable[Sequence[str]], stats: RunStats, cluster: str | None) -> Found:
         """See :class:`neardup.engines.Engine`."""
         from . import spark_stages as st
         from .codec import SketchLayout
@@ -226,7 +226,7 @@ class SparkEngine:
             scores = got["score"].to_numpy(np.float64)[order]
             t = stats.timed("verify", t)
             groups: list[np.ndarray] = []
-            if a.shape[0]:
+            if a.shape[0] and cluster is not None:
                 comps = stored(st.connected_components(pairs), f"{work}/components")
                 n_groups = max(int(spark.conf.get("spark.sql.shuffle.partitions")), a.shape[0] // PAIRS_PER_GROUP + 1)
                 found = stored(st.clusters(pairs, comps, cluster, n_groups), f"{work}/clusters").toPandas()

@@ -69,19 +69,32 @@ class SparkAligner:
         self.documents = 0
         self.counts: dict[str, int] = {}
 
-    def add(self, texts: Sequence[str]) -> None:
-        """Write a batch of texts as the next rows of the input shards."""
+    def add(self, texts: Sequence[str], sites: np.ndarray | None = None) -> None:
+        """Write a batch of texts as the next rows of the input shards (``sites``: see :meth:`check_sites`)."""
+        self.check_sites(sites)
         self._shards.add(texts)
         self.documents += len(texts)
 
     def pairs(self) -> Iterator[AlignedPair]:
         """Stages 0-4 on Spark; every document pair sharing a valid passage, in order of ``(a, b)``."""
+        found = self._found()
+        if found is not None:
+            yield from aligned_pairs(*found, self.counts)
+
+    def chains(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """Stages 0-4 as arrays ``(out, cov)``, as :meth:`~neardup.partial.align.Aligner.chains`."""
+        found = self._found()
+        if found is not None:
+            yield found[0], found[1]
+
+    def _found(self) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, ...]] | None:
+        """The passages of every pair, sorted as locally: ``out``, ``cov`` and character spans."""
         from pyspark.sql import functions as F
 
         n = self._shards.close()
         self.counts = {"documents": n, "words": 0, "shared_seeds": 0, "seed_pairs": 0, "pairs": 0, "passages": 0}
         if n == 0:
-            return
+            return None
         p, work = self.params, self.work
         spark = self.engine.session()
         words = stored(word_stage(self.engine.documents(spark, f"{work}/documents"), p.n), f"{work}/words")
@@ -98,7 +111,15 @@ class SparkAligner:
         cov = np.column_stack([found[c].to_numpy(np.float64)[order]
                                for c in ("density", "cover_a", "cover_b", "new_a", "new_b")])
         chars = tuple(found[c].to_numpy(np.int64)[order] for c in ("a_start", "a_end", "b_start", "b_end"))
-        yield from aligned_pairs(out.reshape(-1, 6), cov.reshape(-1, 5), chars, self.counts)
+        return out.reshape(-1, 6), cov.reshape(-1, 5), chars
+
+    def check_sites(self, sites: np.ndarray | None) -> None:
+        """Per-site boilerplate (``site_max_df``) is not a Spark stage yet: refuse documents with a known site."""
+        if self.params.site_max_df and sites is not None and np.asarray(sites).size and np.asarray(sites).max() >= 0:
+            from ..errors import UserError
+
+            raise UserError("per-site boilerplate runs on the local engine only: records with a 'site' or 'url' "
+                            "need --engine local, or --site-max-df 0")
 
     def close(self) -> None:
         """Remove the work folder (unless the engine keeps it)."""
