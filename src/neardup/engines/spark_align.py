@@ -31,13 +31,14 @@ Arrow batch is held back and joined to the next (:func:`complete_runs`).
 
 from __future__ import annotations
 
+import os
 from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 import numpy as np
 import pandas as pd
 
-from ..partial.align import AlignedPair, AlignParams, aligned_pairs, pair_ranges, word_chars
+from ..partial.align import AlignedPair, AlignParams, aligned_pairs, pair_ranges, site_boilerplate, word_chars
 from .shards import DocumentShards, stored
 from .spark_stages import _batches, one_thread
 
@@ -66,12 +67,14 @@ class SparkAligner:
         self._stack = ExitStack()
         self.work = self._stack.enter_context(engine.workdir())
         self._shards = DocumentShards(f"{self.work}/documents")
+        self._sites: list[np.ndarray] = []
         self.documents = 0
         self.counts: dict[str, int] = {}
 
     def add(self, texts: Sequence[str], sites: np.ndarray | None = None) -> None:
-        """Write a batch of texts as the next rows of the input shards (``sites``: see :meth:`check_sites`)."""
-        self.check_sites(sites)
+        """Write a batch of texts as the next rows of the input shards (``sites``: each text's site
+        code, -1 unknown, for ``site_max_df``)."""
+        self._sites.append(np.full(len(texts), -1, np.int64) if sites is None else np.asarray(sites, np.int64))
         self._shards.add(texts)
         self.documents += len(texts)
 
@@ -98,7 +101,7 @@ class SparkAligner:
         p, work = self.params, self.work
         spark = self.engine.session()
         words = stored(word_stage(self.engine.documents(spark, f"{work}/documents"), p.n), f"{work}/words")
-        index = stored(index_stage(words, p.max_df), f"{work}/index")
+        index = stored(index_stage(words, p.max_df, self._site_frame(spark), p.site_max_df), f"{work}/index")
         seed_pairs = pair_stage(index)
         passages = stored(passage_stage(seed_pairs, p), f"{work}/passages")
         found = char_stage(passages, words).toPandas()
@@ -113,13 +116,23 @@ class SparkAligner:
         chars = tuple(found[c].to_numpy(np.int64)[order] for c in ("a_start", "a_end", "b_start", "b_end"))
         return out.reshape(-1, 6), cov.reshape(-1, 5), chars
 
-    def check_sites(self, sites: np.ndarray | None) -> None:
-        """Per-site boilerplate (``site_max_df``) is not a Spark stage yet: refuse documents with a known site."""
-        if self.params.site_max_df and sites is not None and np.asarray(sites).size and np.asarray(sites).max() >= 0:
-            from ..errors import UserError
+    def _site_frame(self, spark: Any) -> Any:
+        """``(doc, site)`` of the documents with a known site, as a DataFrame (``None``: no site known or
+        ``site_max_df`` off); written as Parquet beside the documents."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+        from pyarrow import fs as pafs
 
-            raise UserError("per-site boilerplate runs on the local engine only: records with a 'site' or 'url' "
-                            "need --engine local, or --site-max-df 0")
+        sites = np.concatenate(self._sites) if self._sites else np.zeros(0, np.int64)
+        known = np.flatnonzero(sites >= 0)
+        if not self.params.site_max_df or not known.shape[0]:
+            return None
+        path = f"{self.work}/sites"
+        filesystem, root = pafs.FileSystem.from_uri(path if "://" in path else os.path.abspath(path))
+        filesystem.create_dir(root, recursive=True)
+        pq.write_table(pa.table({"doc": known.astype(np.int32), "site": sites[known]}), f"{root}/part-00000.parquet",
+                       filesystem=filesystem)
+        return spark.read.parquet(path)
 
     def close(self) -> None:
         """Remove the work folder (unless the engine keeps it)."""
@@ -197,9 +210,11 @@ def word_stage(docs: Any, n: int) -> Any:
     return docs.mapInPandas(_batches(fn), _WORDS)
 
 
-def index_stage(words: Any, max_df: int) -> Any:
+def index_stage(words: Any, max_df: int, sites: Any = None, site_max: int = 0) -> Any:
     """Stage 1: the inverted index of shared seeds, one row per kept key: its documents,
-    positions and the documents' word counts, in ``(doc, pos)`` order."""
+    positions and the documents' word counts, in ``(doc, pos)`` order.  With ``sites`` (a
+    ``(doc, site)`` frame), a key that is one site's boilerplate
+    (:func:`~neardup.partial.align.site_boilerplate`) is dropped first, as locally."""
     from ..partial.seeds import shared_seeds
     from .codec import joined, segment_bytes
 
@@ -212,6 +227,11 @@ def index_stage(words: Any, max_df: int) -> Any:
                              "words": np.repeat(frame["words"].to_numpy(np.int32), sizes)})
 
     def reduce(frame: pd.DataFrame) -> pd.DataFrame:
+        if "site" in frame:
+            bad = site_boilerplate(frame["key"].to_numpy(np.int64), frame["doc"].to_numpy(np.int32),
+                                   frame["site"].to_numpy(np.int64), site_max)
+            if bad.shape[0]:
+                frame = frame[~np.isin(frame["key"].to_numpy(np.int64), bad)]
         key, doc = frame["key"].to_numpy(np.int64).view(np.uint64), frame["doc"].to_numpy(np.int32)
         keep, starts = shared_seeds(key, doc, max_df)
         sizes = np.diff(starts)
@@ -220,6 +240,8 @@ def index_stage(words: Any, max_df: int) -> Any:
                              "words": pick("words")})
 
     seeds = words.select("row", "words", "keys").mapInPandas(_batches(explode), _SEEDS)
+    if sites is not None:
+        seeds = seeds.join(sites, "doc", "left").fillna(-1, ["site"])
     ordered = seeds.repartition("key").sortWithinPartitions("key", "doc", "pos")
     return ordered.mapInPandas(_runs(["key"], reduce), _INDEX)
 

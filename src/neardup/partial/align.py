@@ -224,27 +224,8 @@ class Aligner:
         return np.concatenate(docs), np.concatenate(poss), np.concatenate(groups)
 
     def _without_site_boilerplate(self, rec: np.ndarray, sites: np.ndarray, site_max: int) -> np.ndarray:
-        """``rec`` (sorted by key) less every seed that is one site's boilerplate: found in more than
-        ``site_max`` documents of one site, and those are most of the documents it is found in.
-
-        A template line, a disclaimer or an "About us" paragraph recurs on many pages of its own
-        site and nowhere else; a syndicated story recurs across sites, so its seeds stay even
-        where one site carries several copies.
-        """
-        site = sites[rec["doc"]]
-        if not (site >= 0).any():
-            return rec
-        key, s, d = rec["key"], site, rec["doc"]
-        order = np.lexsort((d, s, key))
-        key, s, d = key[order], s[order], d[order]
-        first = np.r_[True, (key[1:] != key[:-1]) | (s[1:] != s[:-1]) | (d[1:] != d[:-1])]
-        key, s = key[first], s[first]  # one row per (key, site, document)
-        new_key = np.r_[True, key[1:] != key[:-1]]
-        key_docs = np.diff(np.r_[np.flatnonzero(new_key), key.shape[0]])  # documents of each key
-        group = np.flatnonzero(np.r_[True, (key[1:] != key[:-1]) | (s[1:] != s[:-1])])
-        per_site = np.diff(np.r_[group, key.shape[0]])  # documents of each (key, site)
-        total = key_docs[np.cumsum(new_key)[group] - 1]
-        bad = np.unique(key[group[(s[group] >= 0) & (per_site > site_max) & (2 * per_site > total)]])
+        """``rec`` (sorted by key) less the seeds that are one site's boilerplate (:func:`site_boilerplate`)."""
+        bad = site_boilerplate(rec["key"], rec["doc"], sites[rec["doc"]], site_max)
         self.counts["site_boilerplate_seeds"] += int(bad.shape[0])
         return rec[~np.isin(rec["key"], bad)] if bad.shape[0] else rec
 
@@ -278,6 +259,29 @@ class Aligner:
     def close(self) -> None:
         """Remove the temporary folder (also done when the aligner is collected)."""
         self._tmp.cleanup()
+
+
+def site_boilerplate(key: np.ndarray, doc: np.ndarray, site: np.ndarray, site_max: int) -> np.ndarray:
+    """The seed keys that are one site's boilerplate, from seed records ``key``, ``doc`` and the
+    record's ``site`` (-1: unknown): found in more than ``site_max`` documents of one site, and
+    those are most of the documents the seed is found in.
+
+    A template line, a disclaimer or an "About us" paragraph recurs on many pages of its own
+    site and nowhere else; a syndicated story recurs across sites, so its seeds stay even where
+    one site carries several copies.  Every record of a key must be given (a whole key partition).
+    """
+    if not (site >= 0).any():
+        return np.zeros(0, key.dtype)
+    order = np.lexsort((doc, site, key))
+    key, s, d = key[order], site[order], doc[order]
+    first = np.r_[True, (key[1:] != key[:-1]) | (s[1:] != s[:-1]) | (d[1:] != d[:-1])]
+    key, s = key[first], s[first]  # one row per (key, site, document)
+    new_key = np.r_[True, key[1:] != key[:-1]]
+    key_docs = np.diff(np.r_[np.flatnonzero(new_key), key.shape[0]])  # documents of each key
+    group = np.flatnonzero(np.r_[True, (key[1:] != key[:-1]) | (s[1:] != s[:-1])])
+    per_site = np.diff(np.r_[group, key.shape[0]])  # documents of each (key, site)
+    total = key_docs[np.cumsum(new_key)[group] - 1]
+    return np.unique(key[group[(s[group] >= 0) & (per_site > site_max) & (2 * per_site > total)]])
 
 
 def report_pairs(out: np.ndarray, cov: np.ndarray, first: np.ndarray, offsets: np.ndarray,
