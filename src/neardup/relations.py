@@ -73,11 +73,14 @@ class Coverage:
     cov_a: np.ndarray
     cov_b: np.ndarray
     longest: np.ndarray
+    #: The most consecutive words of each document outside the shared passages (text of its own).
+    new_a: np.ndarray
+    new_b: np.ndarray
 
     @classmethod
     def empty(cls) -> "Coverage":
         z = np.zeros(0, np.int64)
-        return cls(z, z.copy(), np.zeros(0), np.zeros(0), z.copy())
+        return cls(z, z.copy(), np.zeros(0), np.zeros(0), z.copy(), z.copy(), z.copy())
 
     @classmethod
     def from_chains(cls, chunks: Iterable[tuple[np.ndarray, np.ndarray]]) -> "Coverage":
@@ -90,13 +93,19 @@ class Coverage:
             starts = np.flatnonzero(np.r_[True, (out[1:, 0] != out[:-1, 0]) | (out[1:, 1] != out[:-1, 1])])
             words = np.maximum(out[:, 3] - out[:, 2], out[:, 5] - out[:, 4])
             parts.append((out[starts, 0], out[starts, 1], cov[starts, 1], cov[starts, 2],
-                          np.maximum.reduceat(words, starts)))
+                          np.maximum.reduceat(words, starts), cov[starts, 3], cov[starts, 4]))
         if not parts:
             return cls.empty()
-        a, b, ca, cb, lg = (np.concatenate(c) for c in zip(*parts))
+        a, b, ca, cb, lg, na, nb = (np.concatenate(c) for c in zip(*parts))
         order = np.lexsort((b, a))
         return cls(a[order].astype(np.int64), b[order].astype(np.int64), ca[order].astype(np.float64),
-                   cb[order].astype(np.float64), lg[order].astype(np.int64))
+                   cb[order].astype(np.float64), lg[order].astype(np.int64), na[order].astype(np.int64),
+                   nb[order].astype(np.int64))
+
+    def take(self, rows: np.ndarray) -> "Coverage":
+        """The pairs of ``rows`` (a mask or indices), in order."""
+        return Coverage(self.a[rows], self.b[rows], self.cov_a[rows], self.cov_b[rows], self.longest[rows],
+                        self.new_a[rows], self.new_b[rows])
 
     def __len__(self) -> int:
         return int(self.a.shape[0])
@@ -131,16 +140,26 @@ class Related:
         return {name: int(got[k]) for k, name in enumerate(RELATIONS)}
 
 
-def relation_codes(cov_a: np.ndarray, cov_b: np.ndarray, shared: np.ndarray, min_coverage: float) -> np.ndarray:
-    """Relation code of pairs with coverages ``cov_a``, ``cov_b``; ``shared``: a passage is shared."""
+def relation_codes(cov_a: np.ndarray, cov_b: np.ndarray, shared: np.ndarray, min_coverage: float,
+                   new_a: np.ndarray | None = None, new_b: np.ndarray | None = None,
+                   max_new: int | None = None) -> np.ndarray:
+    """Relation code of pairs with coverages ``cov_a``, ``cov_b``; ``shared``: a passage is shared.
+
+    With ``max_new``, a document is covered only when it also has no run of more than
+    ``max_new`` consecutive words of its own (``new_a``, ``new_b``) outside the shared passages."""
     a_covered, b_covered = cov_a >= min_coverage, cov_b >= min_coverage
+    if max_new is not None and new_a is not None and new_b is not None:
+        a_covered &= new_a <= max_new
+        b_covered &= new_b <= max_new
     rel = np.where(a_covered & b_covered, DUPLICATE,
                    np.where(b_covered, CONTAINS, np.where(a_covered, CONTAINED, SHARES)))
     return np.where(shared, rel, SIMILAR).astype(np.int64)
 
 
-def relate(a: np.ndarray, b: np.ndarray, coverage: Coverage, min_coverage: float = DEFAULT_MIN_COVERAGE) -> Related:
-    """The relation of each pair ``(a[i], b[i])`` (``a < b``) from the aligned ``coverage``."""
+def relate(a: np.ndarray, b: np.ndarray, coverage: Coverage, min_coverage: float = DEFAULT_MIN_COVERAGE,
+           max_new: int | None = None) -> Related:
+    """The relation of each pair ``(a[i], b[i])`` (``a < b``) from the aligned ``coverage``
+    (``max_new``: see :func:`relation_codes`)."""
     row = coverage.find(a, b)
     shared = row >= 0
     safe = np.where(shared, row, 0)
@@ -151,7 +170,9 @@ def relate(a: np.ndarray, b: np.ndarray, coverage: Coverage, min_coverage: float
         return np.where(shared, values[safe], empty)
 
     cov_a, cov_b, longest = take(coverage.cov_a, 0.0), take(coverage.cov_b, 0.0), take(coverage.longest, 0)
-    return Related(relation_codes(cov_a, cov_b, shared, min_coverage), cov_a, cov_b, longest)
+    codes = relation_codes(cov_a, cov_b, shared, min_coverage, take(coverage.new_a, 0), take(coverage.new_b, 0),
+                           max_new)
+    return Related(codes, cov_a, cov_b, longest)
 
 
 def copy_pairs(related: Related) -> np.ndarray:

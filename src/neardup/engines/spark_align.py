@@ -101,7 +101,8 @@ class SparkAligner:
         p, work = self.params, self.work
         spark = self.engine.session()
         words = stored(word_stage(self.engine.documents(spark, f"{work}/documents"), p.n), f"{work}/words")
-        index = stored(index_stage(words, p.max_df, self._site_frame(spark), p.site_max_df), f"{work}/index")
+        sites = self._site_frame(spark)
+        index = stored(index_stage(words, p.max_df, sites, p.site_max_df), f"{work}/index")
         seed_pairs = pair_stage(index)
         passages = stored(passage_stage(seed_pairs, p), f"{work}/passages")
         found = char_stage(passages, words).toPandas()
@@ -109,6 +110,8 @@ class SparkAligner:
             F.sum("shared").alias("shared"), F.sum("pairs").alias("pairs")).first()
         self.counts.update(words=int(words.agg(F.sum("words")).first()[0] or 0),
                            shared_seeds=int(totals["shared"] or 0), seed_pairs=int(totals["pairs"] or 0))
+        if sites is not None:
+            self.counts["site_boilerplate_seeds"] = int(index.where(F.length("docs") == 0).count())
         order = np.lexsort(tuple(found[c].to_numpy(np.int64) for c in ("idx", "b", "a")))
         out = np.column_stack([found[c].to_numpy(np.int64)[order] for c in ("a", "b", "a_lo", "a_hi", "b_lo", "b_hi")])
         cov = np.column_stack([found[c].to_numpy(np.float64)[order]
@@ -227,6 +230,7 @@ def index_stage(words: Any, max_df: int, sites: Any = None, site_max: int = 0) -
                              "words": np.repeat(frame["words"].to_numpy(np.int32), sizes)})
 
     def reduce(frame: pd.DataFrame) -> pd.DataFrame:
+        bad = np.zeros(0, np.int64)
         if "site" in frame:
             bad = site_boilerplate(frame["key"].to_numpy(np.int64), frame["doc"].to_numpy(np.int32),
                                    frame["site"].to_numpy(np.int64), site_max)
@@ -236,8 +240,14 @@ def index_stage(words: Any, max_df: int, sites: Any = None, site_max: int = 0) -
         keep, starts = shared_seeds(key, doc, max_df)
         sizes = np.diff(starts)
         pick = lambda c: segment_bytes(frame[c].to_numpy(np.int32)[keep], sizes)  # noqa: E731
-        return pd.DataFrame({"key": key[keep[starts[:-1]]].view(np.int64), "docs": pick("doc"), "pos": pick("pos"),
+        kept = pd.DataFrame({"key": key[keep[starts[:-1]]].view(np.int64), "docs": pick("doc"), "pos": pick("pos"),
                              "words": pick("words")})
+        if not bad.shape[0]:
+            return kept
+        # a boilerplate key stays as a row without documents: it makes no pair, and it is counted
+        empty = [b""] * bad.shape[0]
+        return pd.concat([kept, pd.DataFrame({"key": bad, "docs": empty, "pos": empty, "words": empty})],
+                         ignore_index=True)
 
     seeds = words.select("row", "words", "keys").mapInPandas(_batches(explode), _SEEDS)
     if sites is not None:
