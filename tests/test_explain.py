@@ -21,6 +21,15 @@ def test_the_score_is_the_one_dedup_reports(tmp_path, capsys):
     shown = json.loads(capsys.readouterr().out)
     assert shown["score"] == pytest.approx(pair["score"], abs=1e-6)
     assert shown["near_duplicate"] and shown["method"] == "ffp"
+    assert shown["relation"] == pair["relation"]
+    assert shown["coverage"] == {"a": pytest.approx(pair["coverage_a"], abs=1e-4),
+                                 "b": pytest.approx(pair["coverage_b"], abs=1e-4)}
+
+
+def test_a_quote_is_explained_as_shares(capsys):
+    """The relation of every listed pair of the sample is the one explain gives (quotes included)."""
+    assert main(["explain", "d00000001", "d00000014", "--in", str(SAMPLE)]) == 0
+    assert capsys.readouterr().out.startswith("relation: shares")
 
 
 def test_passages_are_located_by_character_offsets():

@@ -52,7 +52,7 @@ def docs() -> list[dict]:
 
 
 def _dedup_pairs(docs: list[dict], name: str, params: dict) -> set[tuple[str, str, float]]:
-    result = Deduplicator(method=name, **params).run(docs)
+    result = Deduplicator(method=name, relations=False, **params).run(docs)
     return {(p.a, p.b, p.score) for p in result.pairs}
 
 
