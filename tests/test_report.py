@@ -84,7 +84,11 @@ def test_the_report_in_headless_chromium(built):
         # a cluster, then a member: the pair side by side with its shared passages
         page.click("#nav-clusters")
         page.click(".cluster-link >> nth=0")
+        members = page.locator("#members").inner_text()
+        assert "relation (representative to it)" in members and "duplicate" in members and "removed" in members
+        page.screenshot(path=str(tmp / "cluster.png"))
         page.click(".member-link >> nth=0")
+        assert "relation: duplicate" in page.locator("#main").inner_text()
         assert page.locator("mark.span-a").count() > 0 and page.locator("mark.span-b").count() > 0
         page.screenshot(path=str(tmp / "pair.png"))
         # a located partial copy: the highlighted text is exactly the spans of partials.jsonl

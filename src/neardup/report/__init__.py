@@ -124,12 +124,17 @@ def pair_views(found: dict[str, Any], texts: dict[str, str]) -> list[dict[str, A
                       "spans": None})
     score = {(p["a"], p["b"]): p["score"] for p in found["pairs"]}
     score.update({(b, a): s for (a, b), s in list(score.items())})
+    flip = {"contains": "contained", "contained": "contains"}
+    relation = {(p["a"], p["b"]): p["relation"] for p in found["pairs"] if "relation" in p}
+    relation.update({(b, a): flip.get(r, r) for (a, b), r in list(relation.items())})
     for cluster in sorted(found["clusters"], key=lambda c: -len(c["ids"])):
         rep = cluster["representative"]
+        removed = {r["id"]: r for r in cluster.get("removed", ())}
         for member in cluster["ids"]:
             if member != rep:
                 views.append({"kind": "cluster", "a": rep, "b": member, "score": score.get((rep, member)),
-                              "spans": None, "cluster": cluster["cluster"]})
+                              "relation": relation.get((rep, member)),
+                              "removed": member in removed, "spans": None, "cluster": cluster["cluster"]})
     done = 0
     for v in views:
         if v["spans"] is None and v["a"] in texts and v["b"] in texts and done < MAX_HIGHLIGHTED_PAIRS:
