@@ -177,7 +177,7 @@ def read_document_file(path: Path, rid: str) -> Record | Rejection:
     else:
         body, encoding = decode_page(data) if is_html else decode(data)
     if not body or body.isspace():
-        return Rejection(source, None, "empty text")
+        return Rejection(source, None, "empty text", row={"id": rid, "html" if is_html else "text": body})
     if mostly_replacement(body):
         return Rejection(source, None, "undecodable", f"mostly U+FFFD after decoding as {encoding or 'utf-8'}")
     return Record(rid, None if is_html else body, body if is_html else None, source, None, {}, encoding)
