@@ -349,11 +349,23 @@ def add_imported_commands(sub: argparse._SubParsersAction) -> None:
     register_online(sub)
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("neardup")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        from . import __version__
+
+        return __version__
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The ``neardup`` parser; for a ``command`` in :data:`LEAN_COMMANDS`, only the lean ones."""
     parser = argparse.ArgumentParser(
         prog="neardup", description="Find the same news story wherever it was republished."
     )
+    parser.add_argument("--version", action="version", version=f"neardup {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("dedup", help="find near-duplicate pairs and clusters")
@@ -431,12 +443,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     of the collector, whose passes at interpreter shutdown would otherwise walk everything
     numba builds (0.2 s per run).
     """
+    from .job import CLOCK
+
     program = argv is None
+    if not program or CLOCK.started is None:
+        CLOCK.start()
     argv = sys.argv[1:] if program else list(argv)
     args = build_parser(argv[0] if argv else None).parse_args(argv)
-    func = _after_start_up(args.func, args.command not in NO_KERNEL_COMMANDS) if program else args.func
+    kernels = args.command not in NO_KERNEL_COMMANDS
+    func = _after_start_up(args.func, kernels) if program else args.func
     try:
-        return run_command(func, args)
+        if not kernels:
+            return run_command(func, args)
+        from .startup import compile_notice
+
+        with compile_notice(quiet=bool(getattr(args, "quiet", False))):
+            return run_command(func, args)
     finally:
         if program:
             gc.freeze()
