@@ -457,7 +457,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_command(func, args)
         from .startup import compile_notice
 
-        with compile_notice(quiet=bool(getattr(args, "quiet", False))):
+        # the line is the program's: a caller of main() (a test, a script) gets its stderr as it was
+        with compile_notice(quiet=not program or bool(getattr(args, "quiet", False))):
             return run_command(func, args)
     finally:
         if program:

@@ -81,9 +81,15 @@ class RunStats:
     encodings: Counter = field(default_factory=Counter)
     #: Things done to kept records a user should know of, e.g. a text field read as HTML.
     notes: Counter = field(default_factory=Counter)
+    #: Input units that are not documents (WARC records that are not pages), by reason: not read.
+    skipped: Counter = field(default_factory=Counter)
 
     def reject(self, rejection: Rejection, strict: bool = False) -> None:
-        """Count ``rejection`` and list it, or raise it in strict mode."""
+        """Count ``rejection`` and list it, or raise it in strict mode; a skipped one only counts
+        under ``skipped`` (the caller does not count it as read)."""
+        if rejection.skipped:
+            self.skipped[rejection.reason] += 1
+            return
         if strict:
             raise InputError(rejection.message())
         self.reasons[rejection.reason] += 1
@@ -102,6 +108,9 @@ class RunStats:
             out["detected_encodings"] = dict(sorted(self.encodings.items()))
         if self.notes:
             out["notes"] = dict(sorted(self.notes.items()))
+        if self.skipped:
+            out["skipped"] = sum(self.skipped.values())
+            out["skipped_by_reason"] = dict(sorted(self.skipped.items()))
         return out
 
     def rejection_report(self, source: str, listed: int = 5) -> list[str]:
@@ -163,6 +172,9 @@ def print_report(s: dict[str, Any], outdir: str, lines: Sequence[str]) -> None:
     d = s["documents"]
     out = [f"documents  read {d['read']:,}   kept {d['kept']:,}   rejected {d['rejected']:,}"]
     out += [f"           rejected: {reason}: {n:,}" for reason, n in d["rejected_by_reason"].items()]
+    if d.get("skipped"):
+        out.append(f"           skipped {d['skipped']:,} records that are not pages: "
+                   + ", ".join(f"{reason} {n:,}" for reason, n in d["skipped_by_reason"].items()))
     if d.get("detected_encodings"):
         out.append("           decoded as: " + ", ".join(f"{e} {n:,}" for e, n in d["detected_encodings"].items()))
     out.extend(f"           {note}: {n:,}" for note, n in d.get("notes", {}).items())

@@ -71,6 +71,9 @@ class Rejection:
     #: the record as read, when it is one (it has an id) rejected for its content: what
     #: ``dedup --unique`` writes back, since it duplicates nothing
     row: dict | None = field(default=None, compare=False, repr=False)
+    #: not a document at all (a WARC request record, an image, an HTTP error page): counted
+    #: apart as *skipped*, never as a rejection, and never an error in ``--strict`` mode
+    skipped: bool = False
 
     def message(self) -> str:
         where = self.source if self.line is None else f"{self.source}:{self.line}"
