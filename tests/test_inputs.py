@@ -101,7 +101,7 @@ def test_warc_records_that_are_not_pages_are_skipped_by_type_and_status_not_reje
     assert docs["skipped_by_reason"] == {"HTTP 301 (redirect)": 1, "HTTP 404 (error)": 1, "WARC request": 1,
                                          "not HTML": 1}
     assert "documents  read 2   kept 2   rejected 0" in err
-    assert "skipped 4 records that are not pages: HTTP 301 (redirect) 1, HTTP 404 (error) 1" in err
+    assert "skipped 4 (not read): HTTP 301 (redirect) 1, HTTP 404 (error) 1" in err
 
 
 def test_a_folder_of_shards_is_read_as_records(tmp_path):

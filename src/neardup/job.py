@@ -173,7 +173,7 @@ def print_report(s: dict[str, Any], outdir: str, lines: Sequence[str]) -> None:
     out = [f"documents  read {d['read']:,}   kept {d['kept']:,}   rejected {d['rejected']:,}"]
     out += [f"           rejected: {reason}: {n:,}" for reason, n in d["rejected_by_reason"].items()]
     if d.get("skipped"):
-        out.append(f"           skipped {d['skipped']:,} records that are not pages: "
+        out.append(f"           skipped {d['skipped']:,} (not read): "
                    + ", ".join(f"{reason} {n:,}" for reason, n in d["skipped_by_reason"].items()))
     if d.get("detected_encodings"):
         out.append("           decoded as: " + ", ".join(f"{e} {n:,}" for e, n in d["detected_encodings"].items()))
