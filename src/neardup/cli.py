@@ -270,7 +270,9 @@ def _cmd_explain(args: argparse.Namespace) -> int:
 def _cmd_report(args: argparse.Namespace) -> int:
     from .report import build_report
 
-    path = build_report(args.folders, args.output, args.html, input_fields(args))
+    given = {"id": args.id_field, "text": args.text_field, "html": args.html_field}
+    path = build_report(args.folders, args.output, True if args.html else None,
+                        {k: v for k, v in given.items() if v is not None})
     print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)", file=sys.stderr)
     return 0
 
@@ -335,10 +337,11 @@ def add_imported_commands(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("report", help="one self-contained HTML report of dedup/contain/partial/eval outputs")
     p.add_argument("folders", nargs="+", metavar="OUTDIR", help="output folders of dedup, contain, partial, eval --plot")
     p.add_argument("-o", "--output", default="report.html", metavar="FILE", help="the HTML file (report.html)")
-    p.add_argument("--html", action="store_true", help="the jobs read the 'html' field (as they were run with --html)")
-    p.add_argument("--id-field", default="id", metavar="NAME", help="as the jobs were run (id)")
-    p.add_argument("--text-field", default="text", metavar="NAME", help="as the jobs were run (text)")
-    p.add_argument("--html-field", default="html", metavar="NAME", help="as the jobs were run (html)")
+    p.add_argument("--html", action="store_true",
+                   help="read the 'html' field (by default: as the jobs did, from their summary.json)")
+    p.add_argument("--id-field", metavar="NAME", help="the id field (by default: the jobs', from their summary.json)")
+    p.add_argument("--text-field", metavar="NAME", help="the text field (by default: the jobs')")
+    p.add_argument("--html-field", metavar="NAME", help="the html field (by default: the jobs')")
     p.set_defaults(func=_cmd_report)
 
     register_extract(sub)

@@ -137,6 +137,12 @@ class RunStats:
         raise InputError(f"no usable record: read {c['read']:,}, rejected {c['rejected']:,} ({why}){first}")
 
 
+def read_as(prefer_html: bool, fields: Any) -> dict[str, Any]:
+    """How a job read its records (``summary.json`` ``read_as``): the field options and ``--html``,
+    so that ``neardup report`` reads the inputs again as the job did."""
+    return {"id_field": fields.id, "text_field": fields.text, "html_field": fields.html, "html": bool(prefer_html)}
+
+
 def run_report(stats: RunStats, inputs: Sequence[Any], parameters: dict[str, Any], total: float | None = None,
                **results: Any) -> dict[str, Any]:
     """The summary of a run (``summary.json``): counts, ``results``, time, parameters, rejections.

@@ -18,6 +18,7 @@ from typing import Any, Sequence
 
 from .io.readers import FIELDS, Fields, Record, Rejection, read_inputs
 from .io.writers import OutputFolder, atomic_file, format_for, write_json, write_rows
+from .job import read_as
 from .pipeline import Cluster, DedupResult, Deduplicator, Pair
 
 
@@ -100,7 +101,7 @@ def dedup_files(
         write_rows(out.path(f"pairs.{ext}"), (pair_row(p) for p in result.pairs), fmt)
         typed = result.related is not None
         write_rows(out.path(f"clusters.{ext}"), (cluster_row(c, typed) for c in result.clusters), fmt)
-        extra: dict[str, Any] = {}
+        extra: dict[str, Any] = {"read_as": read_as(prefer_html, fields)}
         if unique is not None and unique_tmp is not None:
             extra["unique_written"] = write_unique(result, inputs, unique_tmp, prefer_html, fields, keep_rejected,
                                                    format_for(Path(unique)))
