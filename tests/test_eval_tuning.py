@@ -105,3 +105,22 @@ def test_the_precision_recall_dot_sits_at_the_chosen_threshold(tmp_path, monkeyp
     monkeypatch.setattr(plt, "close", keep)
     plots.write_plots({"m": (scores, labels)}, tmp_path, "t", marks={"m": {"chosen": chosen}})
     assert dots == [(pytest.approx(want_recall), pytest.approx(want_precision))]
+
+
+def test_folds_print_every_split_the_spread_and_an_evaluated_threshold(capsys, tmp_path):
+    # issue 29 item 5: one mean threshold, never evaluated itself; per-split values only in --json
+    argv = ["eval", str(SAMPLE), "--method", "minhash", "--shingle-size", "3", "--folds", "3", "--split-seed", "1"]
+    report = _eval(capsys, *argv[2:])
+    chosen = [run["threshold"] for run in report["per_split"]]
+    assert report["recommended_threshold"] in chosen
+    assert report["recommended_threshold"] == sorted(chosen)[1]  # the median
+    assert main([*argv, "--plot", str(tmp_path)]) == 0
+    printed = capsys.readouterr()
+    out = printed.out
+    for k, run in enumerate(report["per_split"]):
+        assert f"| {k + 1}     | {run['threshold']:.3f}" in out
+    assert f"chosen thresholds {min(chosen):.3f} to {max(chosen):.3f}" in out
+    assert f"recommended threshold: {report['recommended_threshold']:.3f}" in out
+    row = next(line for line in out.splitlines() if line.startswith("| minhash"))
+    assert row.split("|")[3].strip() == f"{report['recommended_threshold']:.3f}"
+    assert "the plots cover all 1,128 pairs of sample.jsonl, development and held-out halves together" in printed.err
