@@ -67,7 +67,7 @@ def engine_of(args: argparse.Namespace) -> object:
     from .engines import get_engine
 
     return get_engine("spark", master=args.spark_master, connect=args.spark_connect,
-                      partitions=args.spark_partitions, work=args.spark_work)
+                      partitions=args.spark_partitions, work=args.spark_work, quiet=bool(getattr(args, "quiet", False)))
 
 
 def add_method_options(p: argparse.ArgumentParser) -> None:
