@@ -530,3 +530,28 @@ def test_crawl_folders_added_one_run_at_a_time_keep_every_page(tmp_path, capsys,
     assert main(["index", "add", "ix", "crawl/day1", "-o", "o6", "--file-ids", "absolute"]) == 0
     with Index.open("ix", write=False) as index:
         assert "index.html" in index and str(tmp_path / "crawl" / "day1" / "index.html") in index
+
+
+def test_a_time_window_that_evicts_nearly_everything_warns(tmp_path, capsys):
+    # issue 29 item 10: one record dated today, the rest years older: a --window 7d index evicted all but one, silently
+    from datetime import UTC, datetime
+
+    today = datetime.now(UTC).isoformat()
+    rows = [{"id": f"old-{k}", "text": f"Story number {k} about the harbor bridge vote and its cost {k}.",
+             "time": f"2015-03-{k + 1:02d}T10:00:00Z"} for k in range(20)]
+    rows.append({"id": "new", "text": "A story of today about a bakery raising its bread prices.", "time": today})
+    path = tmp_path / "docs.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    ix = str(tmp_path / "ix")
+    assert main(["index", "create", ix, "--window", "7d"]) == 0
+    assert main(["index", "add", ix, str(path), "-o", str(tmp_path / "o")]) == 0
+    err = capsys.readouterr().err
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert summary["evicted"] == 20 and summary["index_documents_after"] == 1
+    (warning,) = summary["warnings"]
+    assert "the --window 7d evicted 20 of 21 documents in this run" in warning and f"warning    {warning}" in err
+    # documents within the window: no warning
+    fresh = [{**r, "id": f"fresh-{r['id']}", "time": today} for r in rows]
+    path.write_text("".join(json.dumps(r) + "\n" for r in fresh))
+    assert main(["index", "add", ix, str(path), "-o", str(tmp_path / "o2"), "--quiet"]) == 0
+    assert json.loads((tmp_path / "o2" / "summary.json").read_text())["warnings"] == []

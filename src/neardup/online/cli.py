@@ -132,6 +132,7 @@ def _cmd_add(args: argparse.Namespace, add: bool = True) -> int:
             lines.append(f"passages   {s['documents_with_passages']:,} documents share passages with earlier ones "
                          f"({s['partials']:,} pairs, {s['passages']:,} passages)")
         lines.append(f"index      {s['index_documents_after']:,} documents in {args.index}")
+        lines.extend(f"warning    {w}" for w in s.get("warnings", ()))
         print_report(s, f"{args.output}/", lines)
     return 0
 

@@ -86,6 +86,8 @@ class Index:
         self.layout = SketchLayout.from_json(m["layout"])
         self.scheme = KeyScheme.from_json(m["scheme"])
         self.window_kind, self.window_size = parse_window(m.get("window"))
+        #: documents the window evicted while this object added documents (not counting ``compact``)
+        self.evicted = 0
         self.extract: str = m.get("extract", DEFAULT_EXTRACTOR)
         #: The aligner's knobs when the index finds copied passages too (``create(partial=...)``), else None.
         self.partial: AlignParams | None = AlignParams(**m["partial"]) if m.get("partial") else None
@@ -420,6 +422,7 @@ class Index:
             rows = db.execute("SELECT seq FROM docs WHERE time < ?", (newest - self.window_size,)).fetchall()
         if rows:
             self._delete(np.array([r[0] for r in rows], dtype=np.int64))
+            self.evicted += len(rows)
 
     def _delete(self, seqs: np.ndarray) -> None:
         seq, _, _, cols, lists = Store.fetch(self.store.db, seqs)

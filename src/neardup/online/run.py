@@ -26,6 +26,28 @@ from ..job import RunStats, run_report
 from .index import BATCH_SIZE, Index
 
 
+#: Share of an index's documents (those it held plus those added) whose eviction by a time window
+#: in one run is worth a warning.
+EVICTED_WARNING_SHARE = 0.5
+
+
+def window_warnings(index: Index, had: int) -> list[str]:
+    """A warning when a time window evicted most of the ``had`` documents during one run: the
+    sign of a time far newer than the rest (a wrong date, a clock), or of a window too short."""
+    from datetime import UTC, datetime
+
+    from ..contain.tree import TIME_WINDOW
+
+    if index.window_kind != TIME_WINDOW or not had or index.evicted < EVICTED_WARNING_SHARE * had:
+        return []
+    newest = index.store.db.execute("SELECT max(time) FROM docs").fetchone()[0]
+    when = "" if newest is None else \
+        f" of the newest, {datetime.fromtimestamp(newest, UTC).isoformat(timespec='seconds')}"
+    return [f"the --window {index.info()['window']} evicted {index.evicted:,} of {had:,} documents in this run (an "
+            f"index keeps those within the window{when}): if that is not meant, check the records' time or date "
+            f"fields -- one far newer than the rest evicts the rest -- or make the window longer"]
+
+
 def index_files(index_path: str | Path, inputs: Sequence[str], outdir: str | Path, add: bool = True,
                 prefer_html: bool = False, fields: Fields = FIELDS, strict: bool = False, fmt: str = "jsonl",
                 batch_size: int = BATCH_SIZE, progress: bool = False, sync: str = "full",
@@ -75,6 +97,9 @@ def index_files(index_path: str | Path, inputs: Sequence[str], outdir: str | Pat
         }
         if index.partial is not None:
             results.update({k: counts[k] for k in ("documents_with_passages", "partials", "passages")})
+        if add:
+            results["evicted"] = index.evicted
+            results["warnings"] = window_warnings(index, before + stats.kept)
         params = {"method": index.method.name, **index.method.get_params(), "window": index.info()["window"],
                   "extract": index.extract, "batch_size": batch_size, "partial": index.info()["partial"],
                   "file_ids": file_ids, **({"on_duplicate_id": on_duplicate} if add else {})}
