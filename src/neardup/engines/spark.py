@@ -141,7 +141,7 @@ class SparkEngine:
         try:
             from pyspark.sql import SparkSession
         except ImportError:
-            raise UserError("--engine spark needs pyspark: pip install 'neardup[spark]' (and Java 17 or later)") from None
+            raise UserError("--engine spark needs pyspark: pip install -e '.[spark]' in the neardup checkout (and Java 17 or later)") from None
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         if self.connect:
             builder = SparkSession.builder.remote(self.connect)

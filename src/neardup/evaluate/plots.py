@@ -22,7 +22,7 @@ def _pyplot():
     try:
         import matplotlib
     except ImportError:
-        raise UserError("--plot needs matplotlib: pip install 'neardup[plot]'") from None
+        raise UserError("--plot needs matplotlib: pip install -e '.[plot]' in the neardup checkout (or pip install matplotlib)") from None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

@@ -200,6 +200,6 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     try:
         from .server import serve
     except ImportError as exc:
-        raise UserError(f"neardup serve needs the web extra: pip install 'neardup[serve]' ({exc})") from None
+        raise UserError(f"neardup serve needs the web extra: pip install -e '.[serve]' in the neardup checkout ({exc})") from None
     token = args.token if args.token is not None else os.environ.get(TOKEN_ENV) or None
     return serve(args.index, host=args.host, port=args.port, token=token, max_body=args.max_body, sync=args.sync)
