@@ -514,6 +514,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with compile_notice(quiet=not program or bool(getattr(args, "quiet", False))):
             return run_command(func, args)
     finally:
+        CLOCK.started = None  # a library call after this command reports no wall time of it
         if program:
             gc.freeze()
 
