@@ -80,16 +80,23 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         from .evaluate.plots import write_learning_curves, write_plots
 
         lines, marks, bcubed = _plot_inputs(curves, reports, args)
-        paths = write_plots(lines, args.plot, data.name, marks=marks, bcubed=bcubed)
+        from .methods import get_method
+
+        learns = get_method(names[0], **{k: v for k, v in given.items() if k in method_defaults(names[0])}).learns
+        covers = _plots_cover(reports[0], data.name, learns)
+        paths = write_plots(lines, args.plot, f"{data.name} ({covers.split(';')[0]})", marks=marks, bcubed=bcubed)
         if args.learning_curve:
             paths.append(write_learning_curves({r["method"]: r["learning_curve"] for r in reports}, args.plot, data.name))
         for path in paths:
             print(f"wrote {path}", file=sys.stderr)
+        print(f"the plots cover {covers}", file=sys.stderr)
     if args.json:
         out = reports[0] if len(reports) == 1 else reports
         print(json.dumps(out, indent=2, default=float))
     else:
         print(_eval_table(reports))
+        if any("per_split" in r for r in reports):
+            print(_splits_table(reports))
         for r in reports:
             if "learning_curve" in r:
                 print(f"\n{r['method']} learning curve (held-out max F1, mean +- std over splits):")
@@ -112,9 +119,50 @@ def _plot_inputs(scored: dict, reports: list[dict], args: argparse.Namespace):
         default = method_defaults(name).get("threshold")
         if default is None and sc.method is not None:  # andd: its model's recorded threshold
             default = sc.method.method.decision_threshold()
-        marks[name] = {"default": default, "chosen": report["threshold"]}
+        marks[name] = {"default": default, "chosen": report.get("recommended_threshold", report["threshold"])}
         bcubed[name] = (grid, bcubed_curve(sc.scores, sc.i, sc.j, len(sc.data.ids), sc.clusters, args.cluster, grid))
     return curves, marks, bcubed
+
+
+def _plots_cover(report: dict, name: str, learns: bool = False) -> str:
+    """Which pairs the plots of an evaluation show, and which threshold they mark as chosen."""
+    if "per_split" in report:
+        model = ", scored by the model trained on the first split's development half" if learns else ""
+        return (f"all {report['pairs']:,} pairs of {name}, development and held-out halves together{model}; "
+                f"chosen: the recommended threshold {report['recommended_threshold']:.3f}")
+    if "tuned_on" in report:
+        return f"all {report['pairs']:,} pairs of {name}; chosen: the threshold tuned on {report['tuned_on']}"
+    return f"all {report['pairs']:,} pairs of {name}; chosen: the threshold the table reports"
+
+
+def _splits_table(reports: list[dict]) -> str:
+    """Per split: the threshold the development half chose and what the held-out half gave at it;
+    then the spread and the recommended threshold (one that was evaluated)."""
+    out = []
+    for r in reports:
+        if "per_split" not in r:
+            continue
+        rows = [["split", "thr (dev)", "dev max F1", "held-out P", "R", "F1", "B3 F1", "max F1"]]
+        for k, run in enumerate(r["per_split"]):
+            rows.append([str(k + r["split_seed"]), f"{run['threshold']:.3f}", f"{run['dev_max_f1']:.3f}",
+                         f"{run['precision']:.3f}", f"{run['recall']:.3f}", f"{run['f1']:.3f}",
+                         f"{run['b3_f1']:.3f}", f"{run['max_f1']:.3f}"])
+        widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]))]
+        lines = ["| " + " | ".join(v.ljust(w) for v, w in zip(row, widths)) + " |" for row in rows]
+        lines.insert(1, "|" + "|".join("-" * (w + 2) for w in widths) + "|")
+        runs = r["per_split"]
+        lo, hi = r["threshold_range"]
+        f1 = [x["f1"] for x in runs]
+        b3 = [x["b3_f1"] for x in runs]
+        best = r["per_split"][r["recommended_split"]]
+        out += [f"\n{r['method']}, per split (split = seed; the held-out half measured at its development "
+                f"half's threshold):", *lines,
+                f"spread: chosen thresholds {lo:.3f} to {hi:.3f}; held-out F1 {min(f1):.3f} to {max(f1):.3f}, "
+                f"B-cubed F1 {min(b3):.3f} to {max(b3):.3f}",
+                f"recommended threshold: {r['recommended_threshold']:.3f} (the median of the chosen thresholds, split "
+                f"{r['recommended_split'] + r['split_seed']}'s: held-out F1 {best['f1']:.3f}, B-cubed F1 "
+                f"{best['b3_f1']:.3f}); `neardup eval DATASET --threshold T` shows any threshold on all of it"]
+    return "\n".join(out)
 
 
 _COLUMNS = (
@@ -134,7 +182,8 @@ def _eval_table(reports: list[dict]) -> str:
         f"threshold {first['fixed_threshold']:g} as given" if first.get("fixed_threshold") is not None
         else f"threshold of {best} on {first['tuned_on']}" if "tuned_on" in first
         else (f"{first['splits']} random half splits by cluster, seed {first['split_seed']}: threshold of {best} on "
-              "one half (training there too, for methods that learn), measures on the other; mean over splits")
+              "one half (training there too, for methods that learn), measures on the other; mean over splits; "
+              "thr: the recommended threshold, the splits' median (per split below)")
         if "splits" in first
         else f"threshold of {best} on the dataset itself"
     )
@@ -143,7 +192,8 @@ def _eval_table(reports: list[dict]) -> str:
         f"{first['positives']:,} positive; {how}"
     )
     rows = [[c[0] for c in _COLUMNS]]
-    rows += [[fmt.format(r[key]) for _, key, fmt in _COLUMNS] for r in reports]
+    rows += [[fmt.format(r.get("recommended_threshold", r[key]) if key == "threshold" else r[key])
+              for _, key, fmt in _COLUMNS] for r in reports]
     widths = [max(len(row[c]) for row in rows) for c in range(len(_COLUMNS))]
     lines = ["| " + " | ".join(v.ljust(w) for v, w in zip(row, widths)) + " |" for row in rows]
     lines.insert(1, "|" + "|".join("-" * (w + 2) for w in widths) + "|")
@@ -270,7 +320,9 @@ def _cmd_explain(args: argparse.Namespace) -> int:
 def _cmd_report(args: argparse.Namespace) -> int:
     from .report import build_report
 
-    path = build_report(args.folders, args.output, args.html, input_fields(args))
+    given = {"id": args.id_field, "text": args.text_field, "html": args.html_field}
+    path = build_report(args.folders, args.output, True if args.html else None,
+                        {k: v for k, v in given.items() if v is not None})
     print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)", file=sys.stderr)
     return 0
 
@@ -335,10 +387,11 @@ def add_imported_commands(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("report", help="one self-contained HTML report of dedup/contain/partial/eval outputs")
     p.add_argument("folders", nargs="+", metavar="OUTDIR", help="output folders of dedup, contain, partial, eval --plot")
     p.add_argument("-o", "--output", default="report.html", metavar="FILE", help="the HTML file (report.html)")
-    p.add_argument("--html", action="store_true", help="the jobs read the 'html' field (as they were run with --html)")
-    p.add_argument("--id-field", default="id", metavar="NAME", help="as the jobs were run (id)")
-    p.add_argument("--text-field", default="text", metavar="NAME", help="as the jobs were run (text)")
-    p.add_argument("--html-field", default="html", metavar="NAME", help="as the jobs were run (html)")
+    p.add_argument("--html", action="store_true",
+                   help="read the 'html' field (by default: as the jobs did, from their summary.json)")
+    p.add_argument("--id-field", metavar="NAME", help="the id field (by default: the jobs', from their summary.json)")
+    p.add_argument("--text-field", metavar="NAME", help="the text field (by default: the jobs')")
+    p.add_argument("--html-field", metavar="NAME", help="the html field (by default: the jobs')")
     p.set_defaults(func=_cmd_report)
 
     register_extract(sub)
@@ -349,11 +402,23 @@ def add_imported_commands(sub: argparse._SubParsersAction) -> None:
     register_online(sub)
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("neardup")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        from . import __version__
+
+        return __version__
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The ``neardup`` parser; for a ``command`` in :data:`LEAN_COMMANDS`, only the lean ones."""
     parser = argparse.ArgumentParser(
         prog="neardup", description="Find the same news story wherever it was republished."
     )
+    parser.add_argument("--version", action="version", version=f"neardup {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("dedup", help="find near-duplicate pairs and clusters")
@@ -431,13 +496,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     of the collector, whose passes at interpreter shutdown would otherwise walk everything
     numba builds (0.2 s per run).
     """
+    from .job import CLOCK
+
     program = argv is None
+    if not program or CLOCK.started is None:
+        CLOCK.start()
     argv = sys.argv[1:] if program else list(argv)
     args = build_parser(argv[0] if argv else None).parse_args(argv)
-    func = _after_start_up(args.func, args.command not in NO_KERNEL_COMMANDS) if program else args.func
+    kernels = args.command not in NO_KERNEL_COMMANDS
+    func = _after_start_up(args.func, kernels) if program else args.func
     try:
-        return run_command(func, args)
+        if not kernels:
+            return run_command(func, args)
+        from .startup import compile_notice
+
+        # the line is the program's: a caller of main() (a test, a script) gets its stderr as it was
+        with compile_notice(quiet=not program or bool(getattr(args, "quiet", False))):
+            return run_command(func, args)
     finally:
+        CLOCK.started = None  # a library call after this command reports no wall time of it
         if program:
             gc.freeze()
 

@@ -4,7 +4,8 @@ For two documents -- two files, or two ids of an input -- it shows what the dete
 see and decide:
 
 * the text of each after extraction, and how much of the page's visible text extraction
-  dropped (navigation, ads, related links: the lines that are not in the article);
+  dropped (navigation, ads, related links: the page's blocks whose text is not in the
+  article, compared by text with whitespace collapsed);
 * the method's score with the method's own code (:meth:`Method.score` on the two
   documents), its threshold, and the verdict; methods with corpus statistics (IDF) see
   only these two documents here, so their score can differ from a run over a corpus;
@@ -46,7 +47,7 @@ class Side:
     id: str
     text: str
     visible_chars: int  # characters of the page's visible text (equal to len(text) for a text record)
-    dropped: list[str] = field(default_factory=list)  # visible lines extraction left out (first ones)
+    dropped: list[str] = field(default_factory=list)  # blocks of the page extraction left out (first ones)
 
 
 @dataclass
@@ -111,9 +112,17 @@ def side(record: Record, text: str, extract: str) -> Side:
     """``record`` with its extracted ``text`` and what extraction dropped of the page."""
     if record.html is None:
         return Side(record.id, text, len(text))
+    from .extract.blocks import page_blocks
+
     visible = get_extractor("none")(record.html)
-    kept = {line.strip() for line in text.splitlines() if line.strip()}
-    dropped = [line.strip() for line in visible.splitlines() if line.strip() and line.strip() not in kept]
+    # compared by text, block by block (the units extraction keeps or drops), never by source
+    # line: a paragraph the page's source wraps over lines, or cuts with links, is one block
+    kept = " ".join(text.split())
+    dropped = []
+    for block in page_blocks(record.html).texts:
+        words = " ".join(block.split())
+        if words and words not in kept and words not in dropped:
+            dropped.append(words)
     return Side(record.id, text, len(visible), dropped[:12])
 
 

@@ -16,8 +16,9 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, Sequence
 
-from .io.readers import FIELDS, Fields, Record, read_inputs
+from .io.readers import FIELDS, Fields, Record, Rejection, read_inputs
 from .io.writers import OutputFolder, atomic_file, format_for, write_json, write_rows
+from .job import read_as
 from .pipeline import Cluster, DedupResult, Deduplicator, Pair
 
 
@@ -42,8 +43,8 @@ def write_unique(result: DedupResult, inputs: Sequence[str], path: Path, prefer_
                  fields: Fields = FIELDS, keep_rejected: bool = True, fmt: str = "jsonl") -> int:
     """Write the input records minus the dropped duplicates; returns how many were written.
 
-    ``keep_rejected``: records that were read but rejected for their content (no text after
-    extraction, no words, undecodable, extraction failed) are written too -- they were not
+    ``keep_rejected``: records that were read but rejected for their content (empty or missing
+    text, no text after extraction, no words, undecodable, extraction failed) are written too -- they were not
     found to be duplicates of anything; without it only the documents that were compared are
     written.  An id is written once (a later record repeating it is left out), and input that
     is not a record at all (invalid JSON, an unreadable file) cannot be written back.
@@ -54,6 +55,13 @@ def write_unique(result: DedupResult, inputs: Sequence[str], path: Path, prefer_
 
     def rows():
         for item in read_inputs(inputs, prefer_html, fields):
+            if isinstance(item, Rejection):
+                # a record rejected before it was a document (empty or missing text): kept too
+                rid = None if item.row is None else str(item.row.get(fields.id, item.row.get("id")))
+                if keep_rejected and rid is not None and rid not in written:
+                    written.add(rid)
+                    yield item.row
+                continue
             if not isinstance(item, Record) or item.id in dropped:
                 continue
             if item.id in written or not (keep_rejected or item.id in compared):
@@ -93,7 +101,7 @@ def dedup_files(
         write_rows(out.path(f"pairs.{ext}"), (pair_row(p) for p in result.pairs), fmt)
         typed = result.related is not None
         write_rows(out.path(f"clusters.{ext}"), (cluster_row(c, typed) for c in result.clusters), fmt)
-        extra: dict[str, Any] = {}
+        extra: dict[str, Any] = {"read_as": read_as(prefer_html, fields)}
         if unique is not None and unique_tmp is not None:
             extra["unique_written"] = write_unique(result, inputs, unique_tmp, prefer_html, fields, keep_rejected,
                                                    format_for(Path(unique)))
