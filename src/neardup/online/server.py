@@ -37,6 +37,8 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import InputError, UserError
+from ..input_stage import as_records, record_problem
+from ..io.records import Rejection, printable
 from ..job import stop_signals
 from .index import Checked, Index
 
@@ -143,17 +145,14 @@ class _Writer:
         records = [r for _, recs, _ in group for r in recs]
         try:
             found = self.index.add(records, strict=True, batch_size=len(records) + 1)
-        except (InputError, UserError):
+        except BaseException as exc:  # noqa: BLE001 -- handed to the request it belongs to
             if len(group) == 1:
-                self._settle(group[0][2], lambda: self.index.add(group[0][1], strict=True,
-                                                                   batch_size=len(group[0][1]) + 1))
+                group[0][2].set_exception(exc)
                 return
-            for _, recs, done in group:  # one bad request must not fail the others: one by one
+            # whatever failed the group (a bad record, a bug, a full disk), the transaction was rolled
+            # back: one request must not fail the others, so each is tried again on its own
+            for _, recs, done in group:
                 self._settle(done, lambda recs=recs: self.index.add(recs, strict=True, batch_size=len(recs) + 1))
-            return
-        except BaseException as exc:  # noqa: BLE001 -- handed to every waiting request
-            for _, _, done in group:
-                done.set_exception(exc)
             return
         at = 0
         for _, recs, done in group:
@@ -212,7 +211,15 @@ class _BodyLimit:
 
 
 def _records(body: Documents) -> list[dict[str, Any]]:
-    return [d.model_dump(exclude_none=True) for d in body.documents]
+    """The request's documents, each checked before any work is spent on it (and before it may join a
+    group commit): a record the input stage would refuse -- no text, an id too long or holding a lone
+    surrogate, a page nested too deeply to parse -- is a 422 naming it."""
+    records = [d.model_dump(exclude_none=True) for d in body.documents]
+    for item in as_records(records):
+        bad = item if isinstance(item, Rejection) else record_problem(item)
+        if bad is not None:
+            raise HTTPException(422, bad.message())
+    return records
 
 
 def _out(found: list[Checked]) -> Response:
@@ -222,7 +229,7 @@ def _out(found: list[Checked]) -> Response:
 
 def _http_error(exc: Exception) -> HTTPException:
     """A 4xx for what the client sent: 409 for an id already there, 422 for an unusable record."""
-    text = str(exc)
+    text = printable(str(exc))
     if "already in the index" in text:
         return HTTPException(409, text)
     if isinstance(exc, InputError):
@@ -272,18 +279,25 @@ def create_app(index: Index, token: str | None = None, max_body: int = 16 << 20)
         except (InputError, UserError) as exc:
             raise _http_error(exc) from None
 
-    @app.delete("/documents/{doc_id}", dependencies=[Depends(may_write)], summary="remove a document")
+    # ids may hold "/" (URLs, paths): {doc_id:path} takes the rest of the path, "a/b" or "a%2Fb"
+    @app.delete("/documents/{doc_id:path}", dependencies=[Depends(may_write)], summary="remove a document")
     async def remove(doc_id: str) -> dict[str, Any]:
         if not await write("remove", [doc_id]):
-            raise HTTPException(404, f"no document {doc_id!r} in the index")
+            raise HTTPException(404, printable(f"no document {doc_id!r} in the index"))
         return {"removed": doc_id}
 
-    @app.get("/documents/{doc_id}", summary="what the index holds about a document")
+    @app.get("/documents/{doc_id:path}", summary="what the index holds about a document")
     def get(doc_id: str) -> dict[str, Any]:
         found = index.get(doc_id)
         if found is None:
-            raise HTTPException(404, f"no document {doc_id!r} in the index")
+            raise HTTPException(404, printable(f"no document {doc_id!r} in the index"))
         return found
+
+    @app.exception_handler(OSError)
+    async def unavailable(request: Request, exc: OSError) -> Response:
+        """A resource the server lacks (file descriptors, disk space, memory): 503, said as what it is."""
+        return JSONResponse({"detail": f"server cannot serve this now: {exc.strerror or exc}"}, status_code=503,
+                            headers={"Retry-After": "5"})
 
     @app.get("/stats", summary="method, window, documents, size on disk")
     def stats() -> dict[str, Any]:
@@ -297,16 +311,31 @@ def create_app(index: Index, token: str | None = None, max_body: int = 16 << 20)
     return app
 
 
+#: Seconds a client has to send a request's headers and body (slow clients hold a connection otherwise).
+READ_TIMEOUT = 30.0
+#: Open connections at most; past it the connection that has waited longest for a request is dropped.
+MAX_CONNECTIONS = 1000
+
+
 def serve(path: str, host: str = "127.0.0.1", port: int = 8080, token: str | None = None,
-          max_body: int = 16 << 20, sync: str = "full") -> int:
+          max_body: int = 16 << 20, sync: str = "full", read_timeout: float = READ_TIMEOUT,
+          max_connections: int = MAX_CONNECTIONS) -> int:
     """Open the index at ``path`` for writing and serve it until SIGINT/SIGTERM."""
+    if read_timeout <= 0 or max_connections < 1:
+        raise UserError("--read-timeout must be positive and --max-connections at least 1")
+    files = _raise_file_limit()
+    if max_connections + 64 > files:
+        raise UserError(f"--max-connections {max_connections:,} needs more open files than this process may have "
+                        f"({files:,}); lower it or raise `ulimit -n`")
     index = Index.open(path, sync=sync)
     app = create_app(index, token, max_body)
     sys.setswitchinterval(0.001)  # readers wait less for the GIL behind the writer thread (default 5 ms)
     where = f"http://{host}:{port}"
     print(f"serving {path} ({len(index):,} documents, {index.method.name}) on {where}; API at {where}/docs"
           + ("" if token else "; writes need no token"), file=sys.stderr, flush=True)
-    server = _Server(uvicorn.Config(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=10))
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=10,
+                            http=guarded_protocol(read_timeout, max_connections), timeout_keep_alive=5)
+    server = _Server(config)
     server.run()
     print(f"stopped; {path} closed", file=sys.stderr)
     return 0
@@ -324,3 +353,86 @@ class _Server(uvicorn.Server):
 
         with stop_signals(stop):
             yield
+
+
+def _raise_file_limit() -> int:
+    """Raise this process's open-file limit to the most it may have; returns the limit."""
+    try:
+        import resource
+    except ImportError:  # not on this system
+        return 1 << 20
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY:
+        hard = max(soft, 1 << 16)
+    if soft < hard:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+            soft = hard
+    return soft
+
+
+def guarded_protocol(read_timeout: float, max_connections: int) -> type:
+    """uvicorn's HTTP protocol with what it lacks against slow or many clients.
+
+    * a read deadline: a request's headers and body must arrive within ``read_timeout``
+      seconds of the connection (or the previous response); a client still sending then is
+      disconnected (uvicorn itself only times out idle keep-alive connections, so a client
+      sending a header a minute held its connection and file descriptor forever);
+    * a connection cap: past ``max_connections``, the connection that has waited longest
+      without a request in progress is closed (a new one if every connection is busy with
+      a request), so slow clients cannot starve the others -- ``/health`` still answers.
+    """
+    try:
+        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol as Base
+    except ImportError:  # the serve extra brings httptools; h11 is uvicorn's fallback
+        from uvicorn.protocols.http.h11_impl import H11Protocol as Base  # type: ignore[assignment]
+
+    class Guarded(Base):  # type: ignore[misc, valid-type]
+        _deadline: Any = None
+        _since = 0.0
+
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            open_ = [c for c in self.connections if not c.transport.is_closing()]
+            if len(open_) > max_connections:
+                idle = [c for c in open_ if c is not self and isinstance(c, Guarded) and c._reading()]
+                if not idle:
+                    self._drop()
+                    return
+                min(idle, key=lambda c: c._since)._drop()
+            self._arm()
+
+        def _arm(self) -> None:
+            self._since = self.loop.time()
+            if self._deadline is not None:
+                self._deadline.cancel()
+            self._deadline = self.loop.call_later(read_timeout, self._expired)
+
+        def _reading(self) -> bool:
+            """No request in progress, or one whose headers or body are still arriving (not one being answered)."""
+            cycle = self.cycle
+            return cycle is None or cycle.response_complete or bool(getattr(cycle, "more_body", False))
+
+        def _expired(self) -> None:
+            self._deadline = None
+            if self._reading() and not self.transport.is_closing():
+                self._drop()
+
+        def _drop(self) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+                self._deadline = None
+            self.transport.close()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            if not self.transport.is_closing():
+                self._arm()  # the next request's headers must arrive in time too
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+                self._deadline = None
+            super().connection_lost(exc)
+
+    return Guarded
