@@ -634,3 +634,20 @@ def test_11_unique_never_overwrites_its_own_input(tmp_path, capsys):
     rc, err = run(["dedup", str(folder), "-o", str(folder)], capsys)
     assert rc == 2 and "holds the input" in err
     assert path.read_bytes() == before and not (tmp_path / "o").exists() and not (folder / "u.jsonl").exists()
+
+
+# -- acceptance: a shared server under a hostile client ------------------------------------------
+
+def test_load_8_writers_8_readers_and_a_hostile_client_lose_nothing():
+    """``bench/load_hostile.py`` for 6 s: no error for the others, no 5xx, no lost acknowledged write."""
+    pytest.importorskip("httpx")
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        from load_hostile import run_load
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    report = run_load(seconds=6)
+    assert report["ok"], json.dumps(report, indent=2)
+    assert report["writer_errors"] == report["reader_errors"] == report["lost_acknowledged_writes"] == 0
+    assert report["documents_acknowledged"] == report["documents_in_index"] > 0
+    assert sum(v for k, v in report["hostile"].items() if ": 4" in k) > 0
