@@ -116,7 +116,7 @@ def batches(
 
 def _text_of(record: Record, extractor: Any, seen: set[str]) -> tuple[Record, str] | Rejection:
     """``record`` with its text, or why it has none usable (see :func:`documents`)."""
-    bad = record_problem(record)
+    bad = record_problem(record, depth=False)  # the extractor's parser refuses deep pages itself (TooDeep)
     if bad is not None:
         return bad
     if record.id in seen:
@@ -138,7 +138,7 @@ def _text_of(record: Record, extractor: Any, seen: set[str]) -> tuple[Record, st
     return record, text
 
 
-def record_problem(record: Record) -> Rejection | None:
+def record_problem(record: Record, depth: bool = True) -> Rejection | None:
     """What makes ``record`` unusable before any work is spent on it, or None: an id too long or
     not Unicode, a text or page holding a lone surrogate, a page nested too deeply to parse in time.
 
@@ -154,10 +154,10 @@ def record_problem(record: Record) -> Rejection | None:
         return Rejection(record.source, record.line, "invalid Unicode",
                          f"{'text' if record.text is not None else 'page'} holds a lone surrogate "
                          f"(U+{ord(body[at]):04X}) at character {at}")
-    if record.html is not None:
-        depth = html_depth_over(record.html)
-        if depth is not None:
-            return Rejection(record.source, record.line, "HTML nested too deeply", depth)
+    if depth and record.html is not None:
+        why = html_depth_over(record.html)
+        if why is not None:
+            return Rejection(record.source, record.line, "HTML nested too deeply", why)
     return None
 
 

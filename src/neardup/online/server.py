@@ -33,6 +33,7 @@ from typing import Any, AsyncIterator, Iterator
 import orjson
 import uvicorn
 from fastapi import Depends, FastAPI, HTTPException, Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -270,7 +271,8 @@ def create_app(index: Index, token: str | None = None, max_body: int = 16 << 20)
     @app.post("/documents", response_model=Results, dependencies=[Depends(may_write)],
               summary="check and add documents (matches among the index and earlier documents of the batch)")
     async def add_documents(body: Documents) -> Response:
-        return _out(await write("add", _records(body)))
+        records = await run_in_threadpool(_records, body)  # checks are linear in the body: not on the event loop
+        return _out(await write("add", records))
 
     @app.post("/query", response_model=Results, summary="check documents without adding them")
     def query(body: Documents) -> Response:
