@@ -633,6 +633,13 @@ def test_11_unique_never_overwrites_its_own_input(tmp_path, capsys):
         assert rc == 2 and err.count("\n") == 1 and "choose a path outside the inputs" in err, err
     rc, err = run(["dedup", str(folder), "-o", str(folder)], capsys)
     assert rc == 2 and "holds the input" in err
+    ix = _index(tmp_path)
+    rc, err = run(["index", "add", str(ix), str(folder / "x.jsonl"), "-o", str(folder)], capsys)
+    assert rc == 2 and "holds the input" in err
+    from neardup.online import Index
+
+    with Index.open(ix, write=False) as index:
+        assert len(index) == 0  # refused before anything was added
     assert path.read_bytes() == before and not (tmp_path / "o").exists() and not (folder / "u.jsonl").exists()
 
 

@@ -166,6 +166,7 @@ class Index:
     def __len__(self) -> int:
         return Store.documents(self.store.reader())
 
+    @damage_named
     def __contains__(self, doc_id: str) -> bool:
         return bool(Store.existing_ids(self.store.reader(), [doc_id]))
 
@@ -502,6 +503,7 @@ class Index:
             "sync": self.store.sync, "partial": m.get("partial"), "seed_rows": seeds, "access": self.store.access,
         }
 
+    @damage_named
     def document_frequencies(self, hashes: np.ndarray) -> np.ndarray:
         """How many stored documents hold each feature hash (postings methods; updated as documents arrive)."""
         if self.scheme.kind != "postings":
