@@ -16,6 +16,14 @@ index, an invalid time) gets a 4xx naming the record and changes nothing; a body
 ``max_body`` bytes gets 413 before it is parsed.  With a token, write requests must
 carry ``Authorization: Bearer TOKEN`` (401 otherwise).  SIGINT/SIGTERM stop accepting,
 finish the requests in flight, commit what was acknowledged, and close the index.
+
+Against hostile or broken clients (issue 30): every document is checked before its request
+may join a group (:func:`_records`: an id too long or not Unicode, a page nested too deeply
+to parse), and a group that fails for any reason is retried request by request, so one
+client's input never fails another's write; a request's headers and body must arrive within
+a read deadline, and past a connection cap the connection waiting longest for a request is
+dropped (:func:`guarded_protocol`); a resource the server lacks (file descriptors, disk
+space) is a 503, never "index damaged".
 """
 
 from __future__ import annotations
@@ -297,7 +305,7 @@ def create_app(index: Index, token: str | None = None, max_body: int = 16 << 20)
 
     @app.exception_handler(OSError)
     async def unavailable(request: Request, exc: OSError) -> Response:
-        """A resource the server lacks (file descriptors, disk space, memory): 503, said as what it is."""
+        """A resource the server lacks (file descriptors, disk space): 503, said as what it is, never "damaged"."""
         return JSONResponse({"detail": f"server cannot serve this now: {exc.strerror or exc}"}, status_code=503,
                             headers={"Retry-After": "5"})
 
