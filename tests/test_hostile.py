@@ -501,6 +501,35 @@ def test_9_a_bit_flipped_page_is_refused_on_open_not_used(tmp_path, capsys):
     (ix / "index.sqlite").write_bytes(original)
 
 
+def test_9_readers_opening_beside_a_busy_writer_never_see_damage(tmp_path):
+    """The open checks read the manifest and the tables in one snapshot: commits meanwhile are no damage."""
+    from neardup.online import Index
+
+    stop = threading.Event()
+
+    def write():
+        with Index.create(tmp_path / "ix", method="ffp", sync="normal") as index:
+            n = 0
+            while not stop.is_set():
+                index.add([{"id": f"d{n + i}", "text": article(n + i, 40)} for i in range(5)])
+                n += 5
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    try:
+        while not (tmp_path / "ix" / "index.sqlite").exists():
+            time.sleep(0.01)
+        opened = 0
+        deadline = time.time() + 4
+        while time.time() < deadline:
+            with Index.open(tmp_path / "ix", write=False) as index:
+                opened += len(index) >= 0
+    finally:
+        stop.set()
+        writer.join(30)
+    assert opened > 10
+
+
 def _stats(tmp_path: Path, capsys) -> tuple[Path, Path]:
     path = write_jsonl(tmp_path / "in.jsonl", [{"id": str(i), "text": article(i)} for i in range(6)])
     stats = tmp_path / "s.npz"

@@ -188,9 +188,14 @@ class Store:
         try:
             self._lock_fd = self._lock() if write else None
             self.db = self._connect(writer=write)
-            self.manifest = self._read_manifest(self.db)
-            if verify:  # off only for `index info --check`, which lists every problem itself
-                self._check_invariants(self.db, self.manifest)
+            self.db.execute("BEGIN")  # one snapshot: a writer committing meanwhile must not look like damage
+            try:
+                self.manifest = self._read_manifest(self.db)
+                if verify:  # off only for `index info --check`, which lists every problem itself
+                    self._check_invariants(self.db, self.manifest)
+            finally:
+                self.db.execute("COMMIT")
+            if verify:
                 self._quick_check()
         except BaseException:
             self.close()
