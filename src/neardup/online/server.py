@@ -49,6 +49,7 @@ from ..errors import InputError, UserError
 from ..input_stage import as_records, record_problem
 from ..io.records import Rejection, printable
 from ..job import stop_signals
+from .connections import guarded_protocol, raise_file_limit
 from .index import Checked, Index
 
 #: Documents in one request at most (bodies are also limited in bytes).
@@ -333,7 +334,7 @@ def serve(path: str, host: str = "127.0.0.1", port: int = 8080, token: str | Non
     """Open the index at ``path`` for writing and serve it until SIGINT/SIGTERM."""
     if read_timeout <= 0 or max_connections < 1:
         raise UserError("--read-timeout must be positive and --max-connections at least 1")
-    files = _raise_file_limit()
+    files = raise_file_limit()
     if max_connections + 64 > files:
         raise UserError(f"--max-connections {max_connections:,} needs more open files than this process may have "
                         f"({files:,}); lower it or raise `ulimit -n`")
@@ -364,85 +365,3 @@ class _Server(uvicorn.Server):
         with stop_signals(stop):
             yield
 
-
-def _raise_file_limit() -> int:
-    """Raise this process's open-file limit to the most it may have; returns the limit."""
-    try:
-        import resource
-    except ImportError:  # not on this system
-        return 1 << 20
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if hard == resource.RLIM_INFINITY:
-        hard = max(soft, 1 << 16)
-    if soft < hard:
-        with contextlib.suppress(ValueError, OSError):
-            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-            soft = hard
-    return soft
-
-
-def guarded_protocol(read_timeout: float, max_connections: int) -> type:
-    """uvicorn's HTTP protocol with what it lacks against slow or many clients.
-
-    * a read deadline: a request's headers and body must arrive within ``read_timeout``
-      seconds of the connection (or the previous response); a client still sending then is
-      disconnected (uvicorn itself only times out idle keep-alive connections, so a client
-      sending a header a minute held its connection and file descriptor forever);
-    * a connection cap: past ``max_connections``, the connection that has waited longest
-      without a request in progress is closed (a new one if every connection is busy with
-      a request), so slow clients cannot starve the others -- ``/health`` still answers.
-    """
-    try:
-        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol as Base
-    except ImportError:  # the serve extra brings httptools; h11 is uvicorn's fallback
-        from uvicorn.protocols.http.h11_impl import H11Protocol as Base  # type: ignore[assignment]
-
-    class Guarded(Base):  # type: ignore[misc, valid-type]
-        _deadline: Any = None
-        _since = 0.0
-
-        def connection_made(self, transport: Any) -> None:
-            super().connection_made(transport)
-            open_ = [c for c in self.connections if not c.transport.is_closing()]
-            if len(open_) > max_connections:
-                idle = [c for c in open_ if c is not self and isinstance(c, Guarded) and c._reading()]
-                if not idle:
-                    self._drop()
-                    return
-                min(idle, key=lambda c: c._since)._drop()
-            self._arm()
-
-        def _arm(self) -> None:
-            self._since = self.loop.time()
-            if self._deadline is not None:
-                self._deadline.cancel()
-            self._deadline = self.loop.call_later(read_timeout, self._expired)
-
-        def _reading(self) -> bool:
-            """No request in progress, or one whose headers or body are still arriving (not one being answered)."""
-            cycle = self.cycle
-            return cycle is None or cycle.response_complete or bool(getattr(cycle, "more_body", False))
-
-        def _expired(self) -> None:
-            self._deadline = None
-            if self._reading() and not self.transport.is_closing():
-                self._drop()
-
-        def _drop(self) -> None:
-            if self._deadline is not None:
-                self._deadline.cancel()
-                self._deadline = None
-            self.transport.close()
-
-        def on_response_complete(self) -> None:
-            super().on_response_complete()
-            if not self.transport.is_closing():
-                self._arm()  # the next request's headers must arrive in time too
-
-        def connection_lost(self, exc: Exception | None) -> None:
-            if self._deadline is not None:
-                self._deadline.cancel()
-                self._deadline = None
-            super().connection_lost(exc)
-
-    return Guarded
