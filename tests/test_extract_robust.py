@@ -22,7 +22,7 @@ BAD_INPUTS = {
     "stray end tags": "</div></p></body><p>text</p></html></html>",
     "broken entities": "<p>&amp &#xZZ; &#99999999; &unknown; &lt &nbsp</p>",
     "surrogate escape": "<p>bad \udcff char</p>",
-    "deep nesting": "<div>" * 20000 + "deep text here" + "</div>" * 20000,
+    "deep nesting": "<div>" * 4000 + "deep text here" + "</div>" * 4000,  # deeper is refused (below)
     "deep inline": "<b>" * 5000 + "bold" * 3,
     "many blocks": "<p>word</p>" * 50000,
     "huge text": "<p>" + "lorem ipsum dolor sit amet " * 200000 + "</p>",
@@ -49,6 +49,23 @@ def test_text_survives_where_it_should():
     assert page_blocks(BAD_INPUTS["deep nesting"]).texts == ["deep text here"]
     assert page_blocks(BAD_INPUTS["nul bytes"]).texts == ["ab"]
     assert page_blocks(BAD_INPUTS["only head"]).title == "Only a title"
+
+
+def test_pages_nested_past_the_bound_are_refused_before_parsing():
+    """Issue 30: parsing time grows with the square of the depth (100,000 nested divs took 11 s), so every
+    extractor refuses a page nested over MAX_HTML_DEPTH with TooDeep (a ValueError) before parsing it."""
+    import time
+
+    from neardup.extract.guard import MAX_HTML_DEPTH, TooDeep
+
+    html = "<div>" * 200_000 + "deep text here" + "</div>" * 200_000
+    start = time.perf_counter()
+    for extractor in EXTRACTORS.values():
+        with pytest.raises(TooDeep, match=f"{MAX_HTML_DEPTH:,} deep"):
+            extractor(html)
+    with pytest.raises(TooDeep):
+        extract(html)
+    assert time.perf_counter() - start < 5
 
 
 def test_non_string_input_is_a_clear_error():

@@ -31,6 +31,7 @@ from typing import Any, Sequence
 from .errors import UserError
 from .extract import DEFAULT_EXTRACTOR, get_extractor
 from .io.readers import FIELDS, Fields, Record, read_inputs
+from .io.records import printable
 from .methods import DEFAULT_METHOD, get_method
 
 _WORD = re.compile(r"\w+")
@@ -184,7 +185,7 @@ def load_pair(a: str, b: str, inputs: Sequence[str] = (), extract: str = DEFAULT
     missing = [name for name in wanted if name not in found]
     if missing:
         why = "; ".join(stats.rejections[:3]) or "not found"
-        raise UserError(f"cannot explain {', '.join(missing)}: {why}")
+        raise UserError(printable(f"cannot explain {', '.join(missing)}: {why}"))
     return found[a], found[b]
 
 
@@ -200,13 +201,13 @@ def render(e: Explanation, width: int = 100) -> str:
              f"{e.contained_b_in_a:.0%} of B's",
              f"shared word {GRAM}-grams: {len(e.shared_grams):,} (A has {e.grams_a:,}, B {e.grams_b:,})"]
     for name, s in (("A", e.a), ("B", e.b)):
-        lines.append(f"\n{name}: {s.id} -- {len(s.text):,} characters of text"
+        lines.append(f"\n{name}: {printable(s.id)} -- {len(s.text):,} characters of text"
                      + (f" extracted from {s.visible_chars:,} visible" if s.visible_chars != len(s.text) else ""))
-        lines.extend(f"   dropped: {d[:width - 12]}" for d in s.dropped[:5])
+        lines.extend(f"   dropped: {printable(d[:width - 12])}" for d in s.dropped[:5])
     lines.append(f"\nshared passages ({len(e.passages)}, at least {MIN_WORDS} words):")
     for p in e.passages[:10]:
         lo, hi = p["a_chars"]
-        snippet = " ".join(e.a.text[lo:hi].split())
+        snippet = printable(" ".join(e.a.text[lo:hi].split()))
         lines.append(f"  {p['words']:>4} words  A[{lo}:{hi}]  B[{p['b_chars'][0]}:{p['b_chars'][1]}]  "
                      f"{snippet[:width - 40]}{'...' if len(snippet) > width - 40 else ''}")
     if len(e.passages) > 10:

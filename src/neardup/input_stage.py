@@ -15,8 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Protocol
 
 from .extract import get_extractor
+from .extract.guard import TooDeep, html_depth_over
 from .io.frames import rows_of
 from .io.readers import FIELDS, Fields, Record, Rejection, mostly_replacement, record_from_mapping
+from .io.records import id_problem, lone_surrogate
 from .job import RunStats
 
 
@@ -117,6 +119,9 @@ def batches(
 
 def _text_of(record: Record, extractor: Any, seen: set[str]) -> tuple[Record, str] | Rejection:
     """``record`` with its text, or why it has none usable (see :func:`documents`)."""
+    bad = record_problem(record, depth=False)  # the extractor's parser refuses deep pages itself (TooDeep)
+    if bad is not None:
+        return bad
     if record.id in seen:
         return Rejection(record.source, record.line, "duplicate id", record.id)
     seen.add(record.id)
@@ -125,6 +130,8 @@ def _text_of(record: Record, extractor: Any, seen: set[str]) -> tuple[Record, st
     else:
         try:
             text = extractor(record.html or "")
+        except TooDeep as exc:
+            return Rejection(record.source, record.line, "HTML nested too deeply", str(exc))
         except Exception as exc:  # one page, whatever went wrong in a parser, is one rejection
             return Rejection(record.source, record.line, "extraction failed", f"{type(exc).__name__}: {exc}"[:200])
     if not text or text.isspace():
@@ -132,6 +139,29 @@ def _text_of(record: Record, extractor: Any, seen: set[str]) -> tuple[Record, st
     if mostly_replacement(text):
         return Rejection(record.source, record.line, "undecodable", "mostly U+FFFD replacement characters")
     return record, text
+
+
+def record_problem(record: Record, depth: bool = True) -> Rejection | None:
+    """What makes ``record`` unusable before any work is spent on it, or None: an id too long or
+    not Unicode, a text or page holding a lone surrogate, a page nested too deeply to parse in time.
+
+    Cheap (the server checks every document of a request with it before the request may join a
+    group commit).
+    """
+    bad = id_problem(record.id, record.source, record.line)
+    if bad is not None:
+        return bad
+    body = record.text if record.text is not None else record.html or ""
+    at = lone_surrogate(body)
+    if at is not None:
+        return Rejection(record.source, record.line, "invalid Unicode",
+                         f"{'text' if record.text is not None else 'page'} holds a lone surrogate "
+                         f"(U+{ord(body[at]):04X}) at character {at}")
+    if depth and record.html is not None:
+        why = html_depth_over(record.html)
+        if why is not None:
+            return Rejection(record.source, record.line, "HTML nested too deeply", why)
+    return None
 
 
 class Progress(Protocol):

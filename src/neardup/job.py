@@ -27,6 +27,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 from .errors import InputError, UserError
 from .io.readers import Rejection
+from .io.records import printable
 from .io.writers import remove_pending
 
 #: Rejections listed one by one in the summary; beyond this they are only counted.
@@ -260,13 +261,13 @@ def run_command(func: Callable[[Any], int], args: Any) -> int:
         with interrupts():
             return func(args)
     except UserError as exc:
-        print(f"neardup: error: {exc}", file=sys.stderr)
+        print(f"neardup: error: {printable(str(exc))}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # the reader of our output went away (`neardup explain ... | head`): not an error
         sys.stdout = None  # nothing more is written to the closed pipe at exit
         return 0
     except OSError as exc:
-        print(f"neardup: error: {_describe_os_error(exc)}", file=sys.stderr)
+        print(f"neardup: error: {printable(_describe_os_error(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:  # raised before the handler was installed
         remove_pending()

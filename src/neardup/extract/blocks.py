@@ -42,6 +42,7 @@ import numpy as np
 from selectolax.lexbor import LexborHTMLParser
 
 from ..hashing import hash_str
+from .guard import check_depth
 from .scan import keyword_masks, scan
 
 INLINE_TAGS = frozenset(
@@ -204,6 +205,7 @@ def parse(html: str) -> LexborHTMLParser:
     """The lexbor tree of ``html`` (any string: broken markup is repaired, not rejected)."""
     if not isinstance(html, str):
         raise TypeError(f"html must be str, not {type(html).__name__} (decode bytes first)")
+    check_depth(html)
     return LexborHTMLParser(html.replace("\x00", "") if "\x00" in html else html)
 
 

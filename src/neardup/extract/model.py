@@ -115,14 +115,25 @@ class BlockModel:
                 arrays = {k: data[k] for k in ("cols", "weights", "transitions") if k in data}
         except (OSError, EOFError, KeyError, ValueError, zipfile.BadZipFile, zlib.error) as exc:
             raise UserError(f"{path}: not a neardup extraction model ({exc})") from None
+        if not isinstance(meta, dict):
+            raise UserError(f"{path}: not a neardup extraction model (its metadata is not a JSON object)")
         if meta.get("features_version") != FEATURES_VERSION:
             raise UserError(
                 f"{path}: model made for block features v{meta.get('features_version')}, "
                 f"this neardup computes v{FEATURES_VERSION}; retrain it"
             )
-        trans = arrays["transitions"].astype(np.float64) if "transitions" in arrays else None
-        return cls(meta["kind"], meta["features"], arrays["cols"].astype(np.int64),
-                   arrays["weights"].astype(np.float64), trans, meta)
+        try:  # a tampered file: arrays of the wrong shape or type, columns out of range, weights not finite
+            cols, weights = arrays["cols"], arrays["weights"]
+            if cols.ndim != 1 or cols.dtype.kind not in "iu" or weights.shape != (cols.shape[0], 2):
+                raise ValueError(f"cols of shape {cols.shape}, weights of shape {weights.shape}")
+            trans = arrays["transitions"].astype(np.float64) if "transitions" in arrays else None
+            if trans is not None and trans.shape != (2, 2):
+                raise ValueError(f"transitions of shape {trans.shape}")
+            if not np.isfinite(weights.astype(np.float64)).all() or (trans is not None and not np.isfinite(trans).all()):
+                raise ValueError("weights that are not finite numbers")
+            return cls(meta["kind"], meta["features"], cols.astype(np.int64), weights.astype(np.float64), trans, meta)
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            raise UserError(f"{path}: not a neardup extraction model, or damaged ({type(exc).__name__}: {exc})") from None
 
 
 def default_model_path() -> Traversable:

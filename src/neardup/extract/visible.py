@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from selectolax.lexbor import LexborHTMLParser
 
+from .guard import check_depth
+
 _INVISIBLE = ["script", "style", "noscript", "template", "head", "iframe", "svg"]
 
 
 def visible_text(html: str) -> str:
     """The visible text of ``html``, one text node per line."""
+    check_depth(html)
     tree = LexborHTMLParser(html)
     tree.strip_tags(_INVISIBLE)
     root = tree.body or tree.root

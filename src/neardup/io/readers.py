@@ -40,6 +40,8 @@ RECORD_FILE_SUFFIXES = JSONL_SUFFIXES + PARQUET_SUFFIXES + TABLE_SUFFIXES + WARC
 
 #: Largest document file read (after decompression); larger ones are rejected, not read into memory.
 MAX_DOCUMENT_BYTES = 64 << 20
+#: Longest JSONL line read (bytes): a longer record is skipped unread and rejected, as a file would be.
+MAX_RECORD_BYTES = MAX_DOCUMENT_BYTES
 
 def _strip_gz(path: Path) -> str:
     name = path.name.lower()
@@ -58,6 +60,13 @@ def _read_bytes(path: Path) -> bytes:
     return data
 
 
+def _path_id(name: str) -> str:
+    """A file name as an id: bytes that are not UTF-8 (kept by Python as lone surrogates) written as ``\\xff``."""
+    if name.isascii():
+        return name
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
 def _special_file(path: Path) -> str | None:
     """What ``path`` is when it is not a regular file (a FIFO, a device, a socket), else None."""
     mode = path.stat().st_mode
@@ -70,12 +79,29 @@ def _special_file(path: Path) -> str | None:
     return "special file"
 
 
-def _open_text_lines(path: Path) -> Iterator[tuple[int, bytes]]:
-    """Numbered lines of a (gzipped) text file; a UTF-8 byte-order mark at the start is dropped."""
+def _open_text_lines(path: Path, limit: int | None = None) -> Iterator[tuple[int, bytes | None]]:
+    """Numbered lines of a (gzipped) text file; a UTF-8 byte-order mark at the start is dropped.
+
+    A line longer than ``limit`` bytes is never held in memory: it is read past in pieces and
+    given as None (its number still counts).
+    """
     with open(path, "rb") as probe:
         gzipped = probe.read(2) == b"\x1f\x8b"
     with (gzip.open(path, "rb") if gzipped else open(path, "rb")) as fh:
-        for number, line in enumerate(fh, start=1):
+        number = 0
+        while True:
+            line = fh.readline() if limit is None else fh.readline(limit + 1)
+            if not line:
+                return
+            number += 1
+            if limit is not None and len(line) > limit and not line.endswith(b"\n"):
+                del line
+                while True:  # the rest of the line, a MiB at a time
+                    piece = fh.readline(1 << 20)
+                    if not piece or piece.endswith(b"\n"):
+                        break
+                yield number, None
+                continue
             if number == 1 and line.startswith(b"\xef\xbb\xbf"):
                 line = line[3:]
             yield number, line
@@ -86,7 +112,7 @@ def read_jsonl(path: Path, prefer_html: bool = False, fields: Fields = FIELDS) -
     source = str(path)
     seen_any = False
     number = 0
-    lines = _open_text_lines(path)
+    lines = _open_text_lines(path, MAX_RECORD_BYTES)
     while True:
         try:
             number, raw = next(lines)
@@ -95,6 +121,10 @@ def read_jsonl(path: Path, prefer_html: bool = False, fields: Fields = FIELDS) -
         except FILE_FAULTS as exc:  # truncated or corrupt gzip, a read error: the rest of the file is lost
             yield Rejection(source, number + 1, "unreadable file", describe_fault(exc))
             return
+        if raw is None:  # over the cap: skipped without being held, never parsed
+            seen_any = True
+            yield Rejection(source, number, "record too large", f"line over {MAX_RECORD_BYTES >> 20} MiB")
+            continue
         if not raw or raw.isspace():  # blank line (or a byte-order mark alone)
             continue
         seen_any = True
@@ -209,7 +239,7 @@ def read_directory(root: Path, prefer_html: bool = False, fields: Fields = FIELD
             if kind.endswith(RECORD_FILE_SUFFIXES):
                 yield from _read_record_file(path, kind, prefer_html, fields)
             elif kind.endswith(TEXT_SUFFIXES + HTML_SUFFIXES):
-                yield read_document_file(path, prefix + path.relative_to(root).as_posix())
+                yield read_document_file(path, _path_id(prefix + path.relative_to(root).as_posix()))
             else:
                 yield Rejection(str(path), None, "unsupported file type")
     for exc in unreadable:  # the last folder's error comes after the walk
@@ -260,7 +290,7 @@ def read_input(path: str | os.PathLike[str], prefer_html: bool = False, fields: 
     if name.endswith(RECORD_FILE_SUFFIXES):
         yield from _read_record_file(p, name, prefer_html, fields)
     elif name.endswith(TEXT_SUFFIXES + HTML_SUFFIXES):
-        yield read_document_file(p, str(path) if prefix else p.name)
+        yield read_document_file(p, _path_id(str(path) if prefix else p.name))
     else:
         raise InputError(f"{p}: unknown input type (expected a folder, .jsonl, .parquet, .csv, .tsv, .warc, "
                          ".txt or .html)")

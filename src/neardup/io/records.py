@@ -18,6 +18,44 @@ from typing import Any
 #: What reading, decompressing or decoding one damaged file can raise.
 FILE_FAULTS = (OSError, EOFError, zlib.error, UnicodeError)
 
+#: Longest id accepted (characters): an id is repeated in every match naming it, so a
+#: 10 MB id would be copied into every later answer.  Long URLs fit (browsers stop near 2,000).
+MAX_ID_CHARS = 4096
+
+#: Characters shown escaped wherever neardup prints text it was given (ids, snippets):
+#: C0/C1 controls (a terminal obeys ESC sequences), bidirectional overrides (they reorder
+#: what is shown) and lone surrogates (not Unicode; they cannot be written as UTF-8).
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters, bidi overrides and lone surrogates written as escapes (``\\x1b``)."""
+    if text.isascii() and text.isprintable():
+        return text
+    return _UNPRINTABLE.sub(lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100 else f"\\u{ord(m[0]):04x}", text)
+
+
+def lone_surrogate(text: str) -> int | None:
+    """Where ``text`` holds a lone surrogate (the JSON escape ``\\udc80``: not a character, no UTF-8), else None."""
+    if text.isascii():
+        return None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return exc.start
+    return None
+
+
+def id_problem(rid: str, source: str, line: int | None) -> "Rejection | None":
+    """Why ``rid`` cannot be an id (too long, not Unicode), or None."""
+    if len(rid) > MAX_ID_CHARS:
+        return Rejection(source, line, "id too long", f"{len(rid):,} characters, at most {MAX_ID_CHARS:,}: "
+                                                      f"{rid[:60]}...")
+    at = lone_surrogate(rid)
+    if at is not None:
+        return Rejection(source, line, "invalid Unicode", f"id {rid[:60]!r}: a lone surrogate at character {at}")
+    return None
+
 
 @dataclass
 class Record:
@@ -77,7 +115,7 @@ class Rejection:
 
     def message(self) -> str:
         where = self.source if self.line is None else f"{self.source}:{self.line}"
-        return f"{where}: {self.reason}" + (f" ({self.detail})" if self.detail else "")
+        return printable(f"{where}: {self.reason}" + (f" ({self.detail})" if self.detail else ""))
 
 
 def record_from_mapping(obj: Any, source: str, line: int, prefer_html: bool = False,
@@ -104,6 +142,14 @@ def record_from_mapping(obj: Any, source: str, line: int, prefer_html: bool = Fa
         return Rejection(source, line, "text is not a string", type(body).__name__, row=obj)
     if not body or body.isspace():
         return Rejection(source, line, "empty text", row=obj)
+    bad = id_problem(str(rid), source, line)
+    if bad is not None:
+        return bad
+    at = lone_surrogate(body)
+    if at is not None:
+        which = fields.text if text is not None else fields.html
+        return Rejection(source, line, "invalid Unicode", f"'{which}' holds a lone surrogate "
+                                                          f"(U+{ord(body[at]):04X}) at character {at}")
     if text is not None and looks_like_html(text):
         return Record(str(rid), None, text, source, line, obj, html_in_text=True)
     return Record(str(rid), text if text is not None else None, None if text is not None else html, source, line, obj)

@@ -11,14 +11,14 @@ from __future__ import annotations
 import csv
 import gzip
 import io
-import sys
 from pathlib import Path
 from typing import Iterator
 
 from .records import FILE_FAULTS, FIELDS, Fields, Record, Rejection, describe_fault, record_from_mapping
 
-# Article texts are long: the csv module's default limit (128 KiB per field) would reject them.
-csv.field_size_limit(min(sys.maxsize, 1 << 31 - 1))
+# Article texts are long: the csv module's default limit (128 KiB per field) would reject them;
+# 64 MiB, the cap of a document file and a JSONL record, is the limit instead.
+csv.field_size_limit(64 << 20)
 
 
 def read_table(path: Path, delimiter: str, prefer_html: bool = False,

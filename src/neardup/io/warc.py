@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Iterator
 
 from .decode import decode_page, mostly_replacement
-from .records import FILE_FAULTS, Record, Rejection, describe_fault
+from .records import FILE_FAULTS, Record, Rejection, describe_fault, id_problem
 
 #: Largest response body read; a larger one is a rejection, not read into memory.
 MAX_BODY_BYTES = 64 << 20
@@ -35,7 +35,9 @@ def read_warc(path: Path) -> Iterator[Record | Rejection]:
     number = 0
     try:
         with open(path, "rb") as fh:
-            for rec in ArchiveIterator(fh):
+            records = ArchiveIterator(fh)
+            _tolerate_missing_uri(records)
+            for rec in records:
                 number += 1
                 yield _page(rec, source, number)
     except (ArchiveLoadFailed, *FILE_FAULTS, ValueError) as exc:
@@ -53,6 +55,19 @@ def _status(rec) -> int | None:
         return None
 
 
+def _tolerate_missing_uri(records) -> None:
+    """Let warcio read a record without ``WARC-Target-URI``: it tests ``uri.startswith`` to decide
+    whether to parse HTTP headers, and raises ``AttributeError`` on None, ending the file.  Given
+    "" instead, it reads the record on, and :func:`_page` rejects it by name."""
+    loader = records.loader
+    load = loader.load_http_headers
+
+    def load_http_headers(rec_type, uri, stream, length):
+        return load(rec_type, uri or "", stream, length)
+
+    loader.load_http_headers = load_http_headers
+
+
 def _page(rec, source: str, number: int) -> Record | Rejection:
     """One WARC record as a page, or why it is not one."""
     url = rec.rec_headers.get_header("WARC-Target-URI") or ""
@@ -66,7 +81,11 @@ def _page(rec, source: str, number: int) -> Record | Rejection:
     if "html" not in ctype.lower():
         return Rejection(source, number, "not HTML", f"{ctype or 'no Content-Type'} {url}".strip(), skipped=True)
     if not url:
-        return Rejection(source, number, "missing id", "no WARC-Target-URI")
+        record_id = rec.rec_headers.get_header("WARC-Record-ID") or "no WARC-Record-ID"
+        return Rejection(source, number, "missing id", f"a response without WARC-Target-URI ({record_id})")
+    bad = id_problem(url, source, number)
+    if bad is not None:
+        return bad
     body = rec.content_stream().read(MAX_BODY_BYTES + 1)
     if len(body) > MAX_BODY_BYTES:
         return Rejection(source, number, "unreadable file", f"response body over {MAX_BODY_BYTES >> 20} MiB")

@@ -97,6 +97,42 @@ def _fsync(path: Path) -> None:
         os.close(fd)
 
 
+def _target(path: str | os.PathLike[str]) -> Path:
+    """Where an output named ``path`` goes: its absolute path ("." or "out/" have a usable name only once
+    resolved), and where it points when it is a symbolic link -- the output is written through the link
+    (into the folder or file it names), never over the link itself."""
+    final = Path(os.path.abspath(path))
+    if final.is_symlink() or os.path.realpath(final.parent) != str(final.parent):
+        final = Path(os.path.realpath(final))
+    return final
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def check_outputs_apart(inputs: Iterable[str | os.PathLike[str]], outdir: str | os.PathLike[str] | None = None,
+                        files: Iterable[str | os.PathLike[str] | None] = ()) -> None:
+    """Refuse, before a job starts, outputs that would overwrite or swallow its inputs: a single output
+    file (``--unique``) that is an input or lies in an input folder (it would be replaced, or read back by
+    the next run), an output folder that is an input or holds one (it is replaced as a whole).  Paths
+    are compared after resolving links, so a link or a ``..`` path to an input is caught too."""
+    ins = [(str(i), Path(os.path.realpath(i))) for i in inputs if "://" not in str(i)]
+    for given in [f for f in files if f is not None]:
+        out = Path(os.path.realpath(given))
+        for name, real in ins:
+            if out == real or (real.is_dir() and _inside(out, real)):
+                what = "is the input" if out == real else "is inside the input folder"
+                raise UserError(f"output {given} {what} {name}: it would be overwritten or read back; "
+                                "choose a path outside the inputs")
+    if outdir is not None:
+        out = Path(os.path.realpath(outdir))
+        for name, real in ins:
+            if _inside(real, out):
+                raise UserError(f"output folder {outdir} holds the input {name}, and is replaced as a whole "
+                                "by the run; choose another folder")
+
+
 def _tmp_name(path: Path) -> Path:
     return path.with_name(f".{path.name}{_TMP_TAG}{os.getpid()}")
 
@@ -133,7 +169,7 @@ def atomic_file(path: str | os.PathLike[str]) -> Iterator[Path]:
 
     On an error the temporary file is removed and ``path`` is left as it was.
     """
-    final = Path(os.path.abspath(path))  # "." or "out/" have a usable name only once resolved
+    final = _target(path)
     if final.is_dir():
         raise UserError(f"cannot write {final}: it is a folder")
     _writable_parent(final)
@@ -190,7 +226,7 @@ class OutputFolder:
     """
 
     def __init__(self, outdir: str | os.PathLike[str]) -> None:
-        self.final = Path(os.path.abspath(outdir))
+        self.final = _target(outdir)
         self._old = self.final.with_name(f".{self.final.name}{_TMP_TAG}old")
         if self._old.is_dir():  # a run killed between the two renames of the fallback: restore its old output
             if self.final.exists():

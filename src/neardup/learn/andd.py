@@ -379,9 +379,13 @@ class ANDDModel:
         """Read a file written by :meth:`save` (or by an older neardup: missing features weigh 0)."""
         try:
             doc = json.loads(Path(path).read_text())
+            if not isinstance(doc, dict):
+                raise ValueError("not a JSON object")
             if doc.get("format") not in (FORMAT, *OLD_FORMATS):
                 raise ValueError(f"format {doc.get('format')!r} is not {FORMAT!r}")
             names, values = list(doc["features"]), [float(x) for x in doc["weights"]]
+            if not np.isfinite(values).all() or int(doc["k"]) < 1:
+                raise ValueError("weights must be finite numbers and k at least 1")
             unknown = sorted(set(names) - set(FEATURES))
             if unknown or len(names) != len(values) or len(set(names)) != len(names):
                 raise ValueError(f"features {names} do not match the weights or are not among {list(FEATURES)}")
@@ -402,8 +406,8 @@ class ANDDModel:
                 if len(doc["center"]) != len(names) or len(doc["scale"]) != len(names) or not (scale > 0).all():
                     raise ValueError("center and scale must give one value per feature, scales > 0")
             return cls(weights, int(doc["k"]), similarity, doc.get("info", {}), form, center, scale)
-        except (OSError, KeyError, TypeError, ValueError) as exc:
-            raise UserError(f"{path}: not a neardup ANDD model ({exc})") from None
+        except (OSError, KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+            raise UserError(f"{path}: not a neardup ANDD model ({type(exc).__name__}: {exc})") from None
 
     @classmethod
     def fixed(cls, name: str, k: int = 1, similarity: str = "cosine") -> "ANDDModel":

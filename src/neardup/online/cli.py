@@ -90,6 +90,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                    f"(default: ${TOKEN_ENV}; none: writes are open)")
     s.add_argument("--max-body", type=int, default=16 << 20, metavar="BYTES", help="largest request body (16 MiB)")
     s.add_argument("--sync", choices=("full", "normal"), default="full", help="as for `index create` (full)")
+    s.add_argument("--read-timeout", type=float, default=30.0, metavar="SECONDS",
+                   help="a request's headers and body must arrive within this time, else the connection is closed (30)")
+    s.add_argument("--max-connections", type=int, default=1000, metavar="N",
+                   help="open connections at most; past it the one waiting longest for a request is closed (1000)")
     s.set_defaults(func=_cmd_serve)
 
 
@@ -118,8 +122,11 @@ def _cmd_add(args: argparse.Namespace, add: bool = True) -> int:
     from ..job import print_report
     from .run import index_files
 
+    from ..io.writers import check_outputs_apart
+
     if args.batch_size < 1:
         raise UserError(f"--batch-size must be at least 1, got {args.batch_size}")
+    check_outputs_apart(args.inputs, args.output)
     s = index_files(args.index, args.inputs, args.output, add=add, prefer_html=args.html, fields=input_fields(args),
                     strict=args.strict, fmt=args.format, batch_size=args.batch_size, extract=args.extract,
                     on_duplicate=getattr(args, "on_duplicate_id", "fail"), file_ids=args.file_ids,
@@ -133,6 +140,8 @@ def _cmd_add(args: argparse.Namespace, add: bool = True) -> int:
                          f"({s['partials']:,} pairs, {s['passages']:,} passages)")
         lines.append(f"index      {s['index_documents_after']:,} documents in {args.index}")
         lines.extend(f"warning    {w}" for w in s.get("warnings", ()))
+        if s.get("index_access") == "read-only storage":
+            lines.append("access     read-only storage: the index was opened immutable")
         print_report(s, f"{args.output}/", lines)
     return 0
 
@@ -161,7 +170,7 @@ def _cmd_remove(args: argparse.Namespace) -> int:
 def _cmd_info(args: argparse.Namespace) -> int:
     from .index import Index
 
-    with Index.open(args.index, write=False) as index:
+    with Index.open(args.index, write=False, verify=not args.check) as index:
         info = index.info()
         if args.check:
             info["problems"] = index.check()
@@ -171,6 +180,9 @@ def _cmd_info(args: argparse.Namespace) -> int:
         params = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in info["params"].items() if v is not None)
         per_doc = f" ({info['bytes_per_document']:,.0f} per document)" if info["documents"] else ""
         print(f"index      {info['path']} (format {info['format']} v{info['version']})")
+        if info["access"] == "read-only storage":
+            print("access     read-only storage: opened immutable (no -shm/-wal files made); nothing may change it "
+                  "meanwhile")
         print(f"method     {info['method']} {params}")
         print(f"window     {info['window'] or 'none'}")
         if info["partial"]:
@@ -202,4 +214,5 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     except ImportError as exc:
         raise UserError(f"neardup serve needs the web extra: pip install -e '.[serve]' in the neardup checkout ({exc})") from None
     token = args.token if args.token is not None else os.environ.get(TOKEN_ENV) or None
-    return serve(args.index, host=args.host, port=args.port, token=token, max_body=args.max_body, sync=args.sync)
+    return serve(args.index, host=args.host, port=args.port, token=token, max_body=args.max_body, sync=args.sync,
+                 read_timeout=args.read_timeout, max_connections=args.max_connections)

@@ -46,7 +46,7 @@ import numpy as np
 from ..contain.detector import parse_window
 from ..contain.tree import COUNT_WINDOW, NO_WINDOW, TIME_WINDOW
 from ..errors import InputError, UserError
-from ..extract import DEFAULT_EXTRACTOR
+from ..extract import DEFAULT_EXTRACTOR, get_extractor
 from ..input_stage import batches
 from ..io.readers import FIELDS, Fields, Record, Rejection
 from ..io.records import record_time
@@ -80,23 +80,43 @@ class Index:
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        m = store.manifest
         self.path = store.folder
-        self.method: Method = get_method(m["method"], **m["params"])
-        self.layout = SketchLayout.from_json(m["layout"])
-        self.scheme = KeyScheme.from_json(m["scheme"])
-        self.window_kind, self.window_size = parse_window(m.get("window"))
+        try:
+            self._read_manifest(store.manifest)
+        except BaseException:
+            store.close()
+            raise
         #: documents the window evicted while this object added documents (not counting ``compact``)
         self.evicted = 0
-        self.extract: str = m.get("extract", DEFAULT_EXTRACTOR)
-        #: The aligner's knobs when the index finds copied passages too (``create(partial=...)``), else None.
-        self.partial: AlignParams | None = AlignParams(**m["partial"]) if m.get("partial") else None
-        self.threshold = self.method.decision_threshold()
-        if SketchLayout.of(probe_sketch(self.method)) != self.layout:
-            raise Damaged(f"index {self.path} was made by a neardup whose {self.method.name} sketches differ "
-                          "from this one's; rebuild it")
         #: The input account of the last :meth:`add` / :meth:`query` given no ``stats``.
         self.last_stats = RunStats()
+
+    def _read_manifest(self, m: dict[str, Any]) -> None:
+        """The method, layout, key scheme, window, extractor and aligner the manifest names; a manifest
+        that does not name them (tampered, damaged) is one :class:`Damaged` line, never a traceback."""
+        try:
+            self.method: Method = get_method(m["method"], **m["params"])
+            self.layout = SketchLayout.from_json(m["layout"])
+            self.scheme = KeyScheme.from_json(m["scheme"])
+            if self.scheme.kind != scheme_for(self.method).kind:
+                raise ValueError(f"key scheme {self.scheme.kind!r} is not {self.method.name}'s")
+            self.window_kind, self.window_size = parse_window(m.get("window"))
+            self.extract: str = m.get("extract", DEFAULT_EXTRACTOR)
+            get_extractor(self.extract)
+            #: The aligner's knobs when the index finds copied passages too (``create(partial=...)``), else None.
+            self.partial: AlignParams | None = AlignParams(**m["partial"]) if m.get("partial") else None
+            if self.partial is not None:
+                self.partial.check()
+            self.threshold = self.method.decision_threshold()
+            probe = SketchLayout.of(probe_sketch(self.method))
+        except Damaged:
+            raise
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+            raise Damaged(f"index {self.path}: manifest damaged ({type(exc).__name__}: {exc}); restore it from a "
+                          "copy, or rebuild it") from None
+        if probe != self.layout:
+            raise Damaged(f"index {self.path} was made by a neardup whose {self.method.name} sketches differ "
+                          "from this one's; rebuild it")
 
     # -- opening -------------------------------------------------------------------------
     @classmethod
@@ -125,15 +145,17 @@ class Index:
 
     @classmethod
     def open(cls, path: str | Path, write: bool = True, sync: str = "full", create: bool = False,
-             **create_args: Any) -> "Index":
+             verify: bool = True, **create_args: Any) -> "Index":
         """The index at ``path``; with ``create``, a new one (``create_args``: as :meth:`create`) if there is none.
 
         ``write=False`` opens it for reading only (no writer lock: any number of readers
-        beside the one writer).
+        beside the one writer).  ``verify``: refuse a damaged index on open (the manifest's
+        counts against the tables, and SQLite's ``quick_check`` on files up to 64 MiB);
+        off, it opens whatever :meth:`check` should look at.
         """
         if create and not (Path(path) / "index.sqlite").exists():
             return cls.create(path, sync=sync, **create_args)
-        return cls(Store(path, write, sync))
+        return cls(Store(path, write, sync, verify))
 
     def close(self) -> None:
         self.store.close()
@@ -148,6 +170,7 @@ class Index:
     def __len__(self) -> int:
         return Store.documents(self.store.reader())
 
+    @damage_named
     def __contains__(self, doc_id: str) -> bool:
         return bool(Store.existing_ids(self.store.reader(), [doc_id]))
 
@@ -513,9 +536,10 @@ class Index:
             "extract": self.extract, "scheme": self.scheme.as_json(), "key_rows": keys, "postings": postings,
             "bytes": size, "bytes_per_document": round(size / docs, 1) if docs else None,
             "oldest_time": oldest, "newest_time": newest, "created": m.get("created"),
-            "sync": self.store.sync, "partial": m.get("partial"), "seed_rows": seeds,
+            "sync": self.store.sync, "partial": m.get("partial"), "seed_rows": seeds, "access": self.store.access,
         }
 
+    @damage_named
     def document_frequencies(self, hashes: np.ndarray) -> np.ndarray:
         """How many stored documents hold each feature hash (postings methods; updated as documents arrive)."""
         if self.scheme.kind != "postings":

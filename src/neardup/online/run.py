@@ -71,10 +71,22 @@ def index_files(index_path: str | Path, inputs: Sequence[str], outdir: str | Pat
         ext = "jsonl" if fmt == "jsonl" else "parquet"
         counts = {"matched": 0, "matches": 0, "documents_with_passages": 0, "partials": 0, "passages": 0}
 
+        failed: list[Exception] = []
+
         def rows():
             act = (partial(index.add_stream, on_duplicate=on_duplicate) if add else index.query_stream)
-            for doc in act(read_inputs(inputs, prefer_html, fields, file_ids), fields=fields, strict=strict,
-                           stats=stats, batch_size=batch_size):
+            docs = act(read_inputs(inputs, prefer_html, fields, file_ids), fields=fields, strict=strict, stats=stats,
+                       batch_size=batch_size)
+            while True:
+                try:
+                    doc = next(docs)
+                except StopIteration:
+                    return
+                except (OSError, UserError) as exc:  # a full disk, a strict rejection: after the batches committed
+                    if not add or not stats.kept:
+                        raise
+                    failed.append(exc)  # the matches of what was committed are still written, then the error
+                    return
                 counts["matched"] += bool(doc.matches)
                 counts["matches"] += len(doc.matches)
                 if doc.partials:
@@ -85,7 +97,13 @@ def index_files(index_path: str | Path, inputs: Sequence[str], outdir: str | Pat
                 yield doc.as_dict()
 
         t = time.perf_counter()
-        written = write_rows(out.path(f"matches.{ext}"), rows(), fmt)
+        try:
+            written = write_rows(out.path(f"matches.{ext}"), rows(), fmt)
+        except OSError as exc:
+            if not add or not stats.kept:
+                raise
+            raise UserError(f"{_describe(exc)}; the index holds the {stats.kept:,} documents this run added before "
+                            f"it, but their matches could not be written (no {outdir})") from None
         bar.close()
         stats.timed("add" if add else "query", t)
         if not (add and on_duplicate == "skip" and stats.skipped and not stats.reasons):
@@ -93,7 +111,7 @@ def index_files(index_path: str | Path, inputs: Sequence[str], outdir: str | Pat
         results = {
             "index": str(index_path), "mode": "add" if add else "query", "checked": written,
             "added": stats.kept if add else 0, "documents_matched": counts["matched"], "matches": counts["matches"],
-            "index_documents_before": before, "index_documents_after": len(index),
+            "index_documents_before": before, "index_documents_after": len(index), "index_access": index.store.access,
         }
         if index.partial is not None:
             results.update({k: counts[k] for k in ("documents_with_passages", "partials", "passages")})
@@ -104,6 +122,31 @@ def index_files(index_path: str | Path, inputs: Sequence[str], outdir: str | Pat
                   "extract": index.extract, "batch_size": batch_size, "partial": index.info()["partial"],
                   "file_ids": file_ids, **({"on_duplicate_id": on_duplicate} if add else {})}
         summary = run_report(stats, inputs, params, time.perf_counter() - start, **results)
+        if failed:
+            return _stopped(summary, failed[0], out, outdir, stats.kept)
         write_json(out.path("summary.json"), summary)
         out.commit()
     return summary
+
+
+def _describe(exc: Exception) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        return f"{exc.strerror}" + (f": {exc.filename}" if exc.filename else "")
+    return str(exc)
+
+
+def _stopped(summary: dict[str, Any], exc: Exception, out: OutputFolder, outdir: str | Path, added: int) -> dict:
+    """An ``add`` stopped by ``exc`` after committing ``added`` documents: OUTDIR gets their matches and a
+    summary saying so (``complete: false``, ``error``), so the outputs match what the index holds; then
+    ``exc`` is raised as one line (exit 2)."""
+    summary.pop("complete")
+    summary["error"] = _describe(exc)
+    summary["complete"] = False
+    try:
+        write_json(out.path("summary.json"), summary)
+        out.commit()
+    except OSError as again:
+        raise UserError(f"{_describe(exc)}; the index holds the {added:,} documents this run added before it, "
+                        f"but their matches could not be written ({_describe(again)})") from None
+    raise UserError(f"{_describe(exc)}; stopped after adding {added:,} documents to the index: their matches are "
+                    f"in {outdir} (summary.json: complete false)") from None

@@ -18,6 +18,14 @@ index, an invalid time) gets a 4xx naming the record and changes nothing; a body
 ``max_body`` bytes gets 413 before it is parsed.  With a token, write requests must
 carry ``Authorization: Bearer TOKEN`` (401 otherwise).  SIGINT/SIGTERM stop accepting,
 finish the requests in flight, commit what was acknowledged, and close the index.
+
+Against hostile or broken clients (issue 30): every document is checked before its request
+may join a group (:func:`_records`: an id too long or not Unicode, a page nested too deeply
+to parse), and a group that fails for any reason is retried request by request, so one
+client's input never fails another's write; a request's headers and body must arrive within
+a read deadline, and past a connection cap the connection waiting longest for a request is
+dropped (:func:`guarded_protocol`); a resource the server lacks (file descriptors, disk
+space) is a 503, never "index damaged".
 """
 
 from __future__ import annotations
@@ -35,11 +43,15 @@ from typing import Any, AsyncIterator, Iterator
 import orjson
 import uvicorn
 from fastapi import Depends, FastAPI, HTTPException, Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import InputError, UserError
+from ..input_stage import as_records, record_problem
+from ..io.records import Rejection, printable
 from ..job import stop_signals
+from .connections import guarded_protocol, raise_file_limit
 from .index import Checked, Index
 
 #: Documents in one request at most (bodies are also limited in bytes).
@@ -145,17 +157,14 @@ class _Writer:
         records = [r for _, recs, _ in group for r in recs]
         try:
             found = self.index.add(records, strict=True, batch_size=len(records) + 1)
-        except (InputError, UserError):
+        except BaseException as exc:  # noqa: BLE001 -- handed to the request it belongs to
             if len(group) == 1:
-                self._settle(group[0][2], lambda: self.index.add(group[0][1], strict=True,
-                                                                   batch_size=len(group[0][1]) + 1))
+                group[0][2].set_exception(exc)
                 return
-            for _, recs, done in group:  # one bad request must not fail the others: one by one
+            # whatever failed the group (a bad record, a bug, a full disk), the transaction was rolled
+            # back: one request must not fail the others, so each is tried again on its own
+            for _, recs, done in group:
                 self._settle(done, lambda recs=recs: self.index.add(recs, strict=True, batch_size=len(recs) + 1))
-            return
-        except BaseException as exc:  # noqa: BLE001 -- handed to every waiting request
-            for _, _, done in group:
-                done.set_exception(exc)
             return
         at = 0
         for _, recs, done in group:
@@ -214,7 +223,15 @@ class _BodyLimit:
 
 
 def _records(body: Documents) -> list[dict[str, Any]]:
-    return [d.model_dump(exclude_none=True) for d in body.documents]
+    """The request's documents, each checked before any work is spent on it (and before it may join a
+    group commit): a record the input stage would refuse -- no text, an id too long or holding a lone
+    surrogate, a page nested too deeply to parse -- is a 422 naming it."""
+    records = [d.model_dump(exclude_none=True) for d in body.documents]
+    for item in as_records(records):
+        bad = item if isinstance(item, Rejection) else record_problem(item)
+        if bad is not None:
+            raise HTTPException(422, bad.message())
+    return records
 
 
 def _out(found: list[Checked]) -> Response:
@@ -224,7 +241,7 @@ def _out(found: list[Checked]) -> Response:
 
 def _http_error(exc: Exception) -> HTTPException:
     """A 4xx for what the client sent: 409 for an id already there, 422 for an unusable record."""
-    text = str(exc)
+    text = printable(str(exc))
     if "already in the index" in text:
         return HTTPException(409, text)
     if isinstance(exc, InputError):
@@ -300,7 +317,8 @@ def create_app(index: Index, token: str | None = None, max_body: int = 16 << 20)
     @app.post("/documents", response_model=Results, dependencies=[Depends(may_write)],
               summary="check and add documents (matches among the index and earlier documents of the batch)")
     async def add_documents(body: Documents) -> Response:
-        return _out(await write("add", _records(body)))
+        records = await run_in_threadpool(_records, body)  # checks are linear in the body: not on the event loop
+        return _out(await write("add", records))
 
     @app.post("/query", response_model=Results, summary="check documents without adding them")
     def query(body: Documents) -> Response:
@@ -309,18 +327,25 @@ def create_app(index: Index, token: str | None = None, max_body: int = 16 << 20)
         except (InputError, UserError) as exc:
             raise _http_error(exc) from None
 
-    @app.delete("/documents/{doc_id}", dependencies=[Depends(may_write)], summary="remove a document")
+    # ids may hold "/" (URLs, paths): {doc_id:path} takes the rest of the path, "a/b" or "a%2Fb"
+    @app.delete("/documents/{doc_id:path}", dependencies=[Depends(may_write)], summary="remove a document")
     async def remove(doc_id: str) -> dict[str, Any]:
         if not await write("remove", [doc_id]):
-            raise HTTPException(404, f"no document {doc_id!r} in the index")
+            raise HTTPException(404, printable(f"no document {doc_id!r} in the index"))
         return {"removed": doc_id}
 
-    @app.get("/documents/{doc_id}", summary="what the index holds about a document")
+    @app.get("/documents/{doc_id:path}", summary="what the index holds about a document")
     def get(doc_id: str) -> dict[str, Any]:
         found = index.get(doc_id)
         if found is None:
-            raise HTTPException(404, f"no document {doc_id!r} in the index")
+            raise HTTPException(404, printable(f"no document {doc_id!r} in the index"))
         return found
+
+    @app.exception_handler(OSError)
+    async def unavailable(request: Request, exc: OSError) -> Response:
+        """A resource the server lacks (file descriptors, disk space): 503, said as what it is, never "damaged"."""
+        return JSONResponse({"detail": f"server cannot serve this now: {exc.strerror or exc}"}, status_code=503,
+                            headers={"Retry-After": "5"})
 
     @app.get("/stats", summary="method, window, documents, size on disk")
     def stats() -> dict[str, Any]:
@@ -334,16 +359,31 @@ def create_app(index: Index, token: str | None = None, max_body: int = 16 << 20)
     return app
 
 
+#: Seconds a client has to send a request's headers and body (slow clients hold a connection otherwise).
+READ_TIMEOUT = 30.0
+#: Open connections at most; past it the connection that has waited longest for a request is dropped.
+MAX_CONNECTIONS = 1000
+
+
 def serve(path: str, host: str = "127.0.0.1", port: int = 8080, token: str | None = None,
-          max_body: int = 16 << 20, sync: str = "full") -> int:
+          max_body: int = 16 << 20, sync: str = "full", read_timeout: float = READ_TIMEOUT,
+          max_connections: int = MAX_CONNECTIONS) -> int:
     """Open the index at ``path`` for writing and serve it until SIGINT/SIGTERM."""
+    if read_timeout <= 0 or max_connections < 1:
+        raise UserError("--read-timeout must be positive and --max-connections at least 1")
+    files = raise_file_limit()
+    if max_connections + 64 > files:
+        raise UserError(f"--max-connections {max_connections:,} needs more open files than this process may have "
+                        f"({files:,}); lower it or raise `ulimit -n`")
     index = Index.open(path, sync=sync)
     app = create_app(index, token, max_body)
     sys.setswitchinterval(0.001)  # readers wait less for the GIL behind the writer thread (default 5 ms)
     where = f"http://{host}:{port}"
     print(f"serving {path} ({len(index):,} documents, {index.method.name}) on {where}; API at {where}/docs"
           + ("" if token else "; writes need no token"), file=sys.stderr, flush=True)
-    server = _Server(uvicorn.Config(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=10))
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=10,
+                            http=guarded_protocol(read_timeout, max_connections), timeout_keep_alive=5)
+    server = _Server(config)
     server.run()
     print(f"stopped; {path} closed", file=sys.stderr)
     return 0
@@ -361,3 +401,4 @@ class _Server(uvicorn.Server):
 
         with stop_signals(stop):
             yield
+

@@ -67,6 +67,8 @@ APPLICATION_ID = 0x4E445558
 DB_NAME = "index.sqlite"
 LOCK_NAME = "writer.lock"
 SYNC_MODES = ("full", "normal")
+#: Index files up to this size get SQLite's ``quick_check`` on every open (about 0.1 s per 64 MiB).
+QUICK_CHECK_BYTES = 64 << 20
 #: Parameters per SQL statement (SQLite allows 32,766).
 CHUNK = 30000
 
@@ -87,30 +89,67 @@ CREATE TABLE seeds(key INTEGER NOT NULL, seq INTEGER NOT NULL, pos INTEGER NOT N
 """
 
 
-def damage_named(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn SQLite's "malformed" / "not a database" found while working into one :class:`Damaged` line."""
+#: SQLite's primary result codes (``sqlite3.Error.sqlite_errorcode & 0xff``) neardup tells apart.
+_SQLITE_ERROR, _SQLITE_PERM, _SQLITE_BUSY, _SQLITE_LOCKED, _SQLITE_NOMEM, _SQLITE_READONLY = 1, 3, 5, 6, 7, 8
+_SQLITE_IOERR, _SQLITE_CORRUPT, _SQLITE_FULL, _SQLITE_CANTOPEN, _SQLITE_NOTADB = 10, 11, 13, 14, 26
+_RESOURCE = (_SQLITE_PERM, _SQLITE_NOMEM, _SQLITE_READONLY, _SQLITE_IOERR, _SQLITE_CANTOPEN)
 
-    def named(exc: sqlite3.DatabaseError) -> Exception:
-        if isinstance(exc, sqlite3.OperationalError):
-            return exc  # locked, busy, disk I/O: not the file's content
-        return Damaged(f"index damaged ({exc}): restore it from a copy, or rebuild it")
+
+def sqlite_fault(exc: sqlite3.Error, path: str | os.PathLike[str]) -> Exception:
+    """What an SQLite error means for the user: damage only when the file's content is wrong.
+
+    A full disk is ``OSError(ENOSPC)``; a file that cannot be opened or read (too many open
+    files, no permission, an I/O error, no memory) is the ``OSError`` the system gives when
+    the file is opened directly (so ``EMFILE`` says "Too many open files"), never "damaged";
+    a busy or locked database is said to be busy; malformed pages, a file that is not a
+    database and a schema without neardup's tables are :class:`Damaged`.
+    """
+    code = getattr(exc, "sqlite_errorcode", None)
+    primary = code & 0xFF if isinstance(code, int) else None
+    if primary == _SQLITE_FULL:
+        return OSError(errno.ENOSPC, f"No space left on device (SQLite: {exc})", str(path))
+    if primary in _RESOURCE:
+        try:
+            os.close(os.open(path, os.O_RDONLY))
+        except OSError as probe:
+            return probe
+        return OSError(errno.EIO, f"cannot use the index file (SQLite: {exc})", str(path))
+    if primary in (_SQLITE_BUSY, _SQLITE_LOCKED):
+        return UserError(f"index {Path(path).parent} is busy ({exc}); try again")
+    return Damaged(f"index damaged ({exc}): restore it from a copy, or rebuild it")
+
+
+def damage_named(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn SQLite errors found while working into what they mean (:func:`sqlite_fault`): one line, never a traceback."""
+
+    def named(self: Any, exc: sqlite3.DatabaseError) -> Exception:
+        path = getattr(getattr(self, "store", self), "path", "index.sqlite")
+        return sqlite_fault(exc, path)
 
     if inspect.isgeneratorfunction(func):
         @functools.wraps(func)
-        def gen(*args: Any, **kwargs: Any) -> Any:
+        def gen(self: Any, *args: Any, **kwargs: Any) -> Any:
             try:
-                yield from func(*args, **kwargs)
+                yield from func(self, *args, **kwargs)
             except sqlite3.DatabaseError as exc:
-                raise named(exc) from None
+                raise named(self, exc) from None
         return gen
 
     @functools.wraps(func)
-    def call(*args: Any, **kwargs: Any) -> Any:
+    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
         try:
-            return func(*args, **kwargs)
+            return func(self, *args, **kwargs)
         except sqlite3.DatabaseError as exc:
-            raise named(exc) from None
+            raise named(self, exc) from None
     return call
+
+
+def _read_only_fs(folder: Path) -> bool:
+    """Whether ``folder`` is on a file system mounted read-only (``os.access`` says writable to root)."""
+    try:
+        return bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
 
 
 def _signed(a: np.ndarray) -> np.ndarray:
@@ -129,7 +168,7 @@ class Damaged(UserError):
 class Store:
     """One index folder: the database, its manifest and (for a writer) the writer lock."""
 
-    def __init__(self, folder: str | os.PathLike[str], write: bool, sync: str = "full") -> None:
+    def __init__(self, folder: str | os.PathLike[str], write: bool, sync: str = "full", verify: bool = True) -> None:
         self.folder = Path(folder)
         self.path = self.folder / DB_NAME
         self.write = write
@@ -141,13 +180,82 @@ class Store:
         self._local = threading.local()
         self._readers: list[sqlite3.Connection] = []
         self._readers_lock = threading.Lock()
-        self._lock_fd: int | None = self._lock() if write else None
+        #: "read-write", "read-only" (``mode=ro``), or "read-only storage" (``immutable``: the folder
+        #: cannot be written, so SQLite cannot make the WAL's -shm file; nothing may change the file meanwhile).
+        self._immutable = False
+        self.access = "read-write" if write else self._read_access()
+        self._lock_fd: int | None = None
         try:
-            self.db = self._connect()
-            self.manifest = self._read_manifest(self.db)
+            self._lock_fd = self._lock() if write else None
+            self.db = self._connect(writer=write)
+            self.db.execute("BEGIN")  # one snapshot: a writer committing meanwhile must not look like damage
+            try:
+                self.manifest = self._read_manifest(self.db)
+                if verify:  # off only for `index info --check`, which lists every problem itself
+                    self._check_invariants(self.db, self.manifest)
+            finally:
+                self.db.execute("COMMIT")
+            if verify:
+                self._quick_check()
         except BaseException:
             self.close()
             raise
+
+    def _read_access(self) -> str:
+        """How a reader opens the file.  On read-only storage SQLite cannot make the WAL's -shm file:
+        with both -wal and -shm there, ``mode=ro`` reads them; with neither (a cleanly closed index),
+        ``immutable=1`` reads the file alone; a -wal holding commits without its -shm cannot be read."""
+        if os.access(self.folder, os.W_OK) and not _read_only_fs(self.folder):
+            return "read-only"
+        wal, shm = self.folder / (DB_NAME + "-wal"), self.folder / (DB_NAME + "-shm")
+        has_wal = wal.exists() and wal.stat().st_size > 0
+        if has_wal and not shm.exists():
+            raise UserError(f"index {self.folder} is on read-only storage with commits still in its write-ahead log "
+                            f"({wal.name}) but no {shm.name}; copy the folder to writable storage and open it there "
+                            "once")
+        self._immutable = not has_wal
+        return "read-only storage"
+
+    @staticmethod
+    def _check_invariants(db: sqlite3.Connection, m: dict[str, Any]) -> None:
+        """Cheap checks on open (a few index look-ups, no scan): the manifest's counters are numbers and agree
+        with the tables, so a tampered or bit-flipped manifest is refused before anything uses it
+        (``index info --check`` verifies every page and document)."""
+        for key in ("next_seq", "documents"):
+            if not isinstance(m.get(key), int) or isinstance(m.get(key), bool) or m[key] < 0:
+                raise Damaged(f"index manifest damaged: {key} is {m.get(key)!r}, not a count")
+        try:
+            top, = db.execute("SELECT max(seq) FROM docs").fetchone()
+            rows, = db.execute("SELECT count(*) FROM docs").fetchone()
+        except sqlite3.DatabaseError as exc:
+            fault = sqlite_fault(exc, "index.sqlite")
+            raise (Damaged(f"index damaged ({exc}): restore it from a copy, or rebuild it")
+                   if isinstance(fault, Damaged) else fault) from None
+        if top is not None and top >= m["next_seq"]:
+            raise Damaged(f"index damaged: a document has sequence number {top}, the manifest's next is "
+                          f"{m['next_seq']}; restore it from a copy, or rebuild it")
+        if rows != m["documents"]:
+            raise Damaged(f"index damaged: {rows:,} documents stored, the manifest counts {m['documents']:,}; "
+                          "restore it from a copy, or rebuild it")
+
+    def _quick_check(self) -> None:
+        """SQLite's ``quick_check`` (every page's structure, no index cross-check) when the file is small
+        enough for it to be cheap (:data:`QUICK_CHECK_BYTES`): a flipped bit in a page is refused on
+        open, not met later in the middle of an add."""
+        try:
+            size = self.path.stat().st_size + sum(p.stat().st_size for p in
+                                                  (self.folder / (DB_NAME + "-wal"),) if p.exists())
+        except OSError:
+            return
+        if size > QUICK_CHECK_BYTES:
+            return
+        try:
+            found = self.db.execute("PRAGMA quick_check(1)").fetchone()[0]
+        except sqlite3.DatabaseError as exc:
+            found = str(exc)
+        if found != "ok":
+            raise Damaged(f"index {self.folder} damaged ({found}); restore it from a copy, or rebuild it "
+                          "(`neardup index info --check` lists what is wrong)")
 
     # -- opening -------------------------------------------------------------------------
     @classmethod
@@ -191,7 +299,13 @@ class Store:
     def _lock(self) -> int:
         """Take the writer lock (one writer per index, any number of readers)."""
         path = self.folder / LOCK_NAME
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+                raise UserError(f"index {self.folder} cannot be written ({exc.strerror}): it can be read "
+                                "(index query, index info), not added to") from None
+            raise
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
@@ -205,28 +319,40 @@ class Store:
         os.pwrite(fd, str(os.getpid()).encode(), 0)
         return fd
 
-    def _connect(self) -> sqlite3.Connection:
+    def _connect(self, writer: bool = False) -> sqlite3.Connection:
+        """A connection: the writer's, or a reader's (``mode=ro``: a reader never writes, even by accident;
+        ``immutable`` on read-only storage, where SQLite cannot make the WAL's shared-memory file)."""
         db = None
         try:
-            db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30.0)
+            if writer:
+                db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30.0)
+            else:
+                db = sqlite3.connect(f"{self.path.absolute().as_uri()}?{self._read_mode()}", uri=True,
+                                     isolation_level=None, check_same_thread=False, timeout=30.0)
             app = db.execute("PRAGMA application_id").fetchone()[0]
             if app != APPLICATION_ID:
                 raise Damaged(f"{self.path}: not a neardup index (a SQLite database of another program)")
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute(f"PRAGMA synchronous={self.sync.upper()}")
+            if writer:
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute(f"PRAGMA synchronous={self.sync.upper()}")
             db.execute("PRAGMA cache_size=-65536")
             db.execute("PRAGMA temp_store=MEMORY")
             return db
         except sqlite3.DatabaseError as exc:
             if db is not None:
                 db.close()
-            if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
-                raise
-            raise Damaged(f"{self.path}: not a neardup index, or damaged ({exc})") from None
+            fault = sqlite_fault(exc, self.path)
+            if isinstance(fault, Damaged):
+                fault = Damaged(f"{self.path}: not a neardup index, or damaged ({exc})")
+            raise fault from None
         except Damaged:
             if db is not None:
                 db.close()
             raise
+
+    def _read_mode(self) -> str:
+        """``mode=ro``, or ``immutable=1`` on read-only storage without a WAL (:meth:`_read_access`)."""
+        return "immutable=1" if self._immutable else "mode=ro"
 
     @staticmethod
     def _read_manifest(db: sqlite3.Connection) -> dict[str, Any]:
@@ -256,7 +382,10 @@ class Store:
 
     def close(self) -> None:
         with self._readers_lock:
-            for db in [getattr(self, "db", None), *self._readers]:
+            # readers first: the last connection to close checkpoints the WAL into the file and removes
+            # it, which a read-only connection cannot do (an index copied to read-only storage then
+            # carries its last commits in a -wal file beside it)
+            for db in [*self._readers, getattr(self, "db", None)]:
                 if db is not None:
                     db.close()
             self._readers.clear()

@@ -19,7 +19,9 @@ explain`` shows them.
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -158,6 +160,28 @@ def pair_views(found: dict[str, Any], texts: dict[str, str]) -> list[dict[str, A
     return views
 
 
+#: Replaced by the page's Content-Security-Policy once the page is rendered (it hashes the app script).
+CSP_PLACEHOLDER = "neardup-csp-placeholder"
+_APP_SCRIPT = re.compile(r"<script>(.*?)</script>", re.S)
+
+
+def embedded_json(data: Any) -> str:
+    """``data`` as JSON safe inside ``<script type="application/json">``: every ``<``, ``>`` and ``&`` is a
+    ``\\u`` escape, so no text in it (``</script>``, ``<!--<script>``) can end the element or put the
+    HTML tokenizer in a state that swallows the page's own script."""
+    text = json.dumps(data, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def content_security_policy(html: str) -> str:
+    """The report's policy: nothing loaded from anywhere, no script but the page's own (by its hash),
+    inline styles, plots as ``data:`` images."""
+    hashes = " ".join(f"'sha256-{base64.b64encode(hashlib.sha256(m.group(1).encode()).digest()).decode()}'"
+                      for m in _APP_SCRIPT.finditer(html))
+    return (f"default-src 'none'; script-src {hashes}; style-src 'unsafe-inline'; img-src data:; "
+            "base-uri 'none'; form-action 'none'")
+
+
 def build_report(folders: Sequence[str | Path], out: str | Path, prefer_html: bool | None = None,
                  fields: Fields | dict[str, str] | None = None, budget: int = TEXT_BUDGET) -> Path:
     """Write the report of ``folders`` to ``out`` (one HTML file, written whole); returns its path.
@@ -186,8 +210,9 @@ def build_report(folders: Sequence[str | Path], out: str | Path, prefer_html: bo
         "plots": found["plots"],
     }
     env = Environment(loader=PackageLoader("neardup", "report"), autoescape=select_autoescape(["html", "j2"]))
-    html = env.get_template("report.html.j2").render(
-        title="neardup report", data=json.dumps(data, separators=(",", ":")).replace("</", "<\\/"))
+    html = env.get_template("report.html.j2").render(title="neardup report", data=embedded_json(data),
+                                                     csp=CSP_PLACEHOLDER)
+    html = html.replace(CSP_PLACEHOLDER, content_security_policy(html), 1)
     path = Path(out)
     with atomic_file(path) as tmp:
         Path(tmp).write_text(html, encoding="utf-8")

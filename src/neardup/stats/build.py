@@ -46,7 +46,7 @@ from ..hashing import xxh64_lanes
 from ..text.normalize import char_classes
 from ..text.tokenize import doc_tokens, encode_batch
 from ..io.writers import atomic_file
-from .df import DocumentFrequencies
+from .df import DocumentFrequencies, check_counts
 from .sketch import CountMinSketch
 
 FORMAT = "neardup-stats-1"
@@ -288,13 +288,19 @@ class CollectionStats:
                     raise KeyError("format")
                 out = cls(int(data["phrase_size"]), bool(data["approximate"]), heavy_df=int(data["heavy_df"]),
                           width=1, depth=1)
-                out.words.n_docs = out.phrases.n_docs = int(data["n_docs"])
+                n_docs = int(data["n_docs"])
+                out.words.n_docs = out.phrases.n_docs = n_docs
+                check_counts(data["keys"], data["counts"], n_docs, "words")
+                check_counts(data["phrase_keys"], data["phrase_counts"], n_docs, "phrases")
                 out.words.keys, out.words.counts = data["keys"], data["counts"].astype(np.int64)
                 out.phrases.keys = data["phrase_keys"]
                 out.phrases.counts = data["phrase_counts"].astype(np.int64)
                 if out.approximate:
                     out.sketch = CountMinSketch.from_arrays(data)
-        except (OSError, EOFError, KeyError, ValueError, zipfile.BadZipFile, zlib.error) as exc:
+                    if out.sketch.total < 0 or out.sketch.table.ndim != 2:
+                        raise ValueError("count-min sketch of the wrong shape")
+        except (OSError, EOFError, KeyError, ValueError, TypeError, IndexError, AttributeError,
+                zipfile.BadZipFile, zlib.error) as exc:
             raise UserError(f"{path}: not a neardup statistics file, or damaged ({type(exc).__name__}: {exc})") from None
         return out
 

@@ -22,6 +22,23 @@ from ..features.sets import HashedSets
 from ..io.writers import atomic_file
 
 
+def check_counts(keys: np.ndarray, counts: np.ndarray, n_docs: int, what: str = "features") -> None:
+    """Raise ValueError unless ``keys``/``counts`` are a document-frequency table over ``n_docs`` documents:
+    1-D, as long as each other, keys unsigned 64-bit and strictly increasing (lookups binary-search them),
+    every count between 1 and ``n_docs``.  What a tampered or foreign statistics file fails."""
+    if n_docs < 0:
+        raise ValueError(f"n_docs is {n_docs}")
+    if keys.ndim != 1 or counts.ndim != 1 or keys.shape != counts.shape:
+        raise ValueError(f"{what}: {keys.shape[0] if keys.ndim else 0:,} keys but counts of shape {counts.shape}")
+    if keys.dtype != np.uint64 or counts.dtype.kind not in "iu":
+        raise ValueError(f"{what}: keys of type {keys.dtype}, counts of type {counts.dtype}")
+    if keys.shape[0] > 1 and not (keys[1:] > keys[:-1]).all():
+        raise ValueError(f"{what}: keys not sorted and unique")
+    if counts.shape[0] and (counts.min() < 1 or counts.max() > n_docs):
+        raise ValueError(f"{what}: document frequencies {counts.min()}..{counts.max()} outside 1..{n_docs} "
+                         "(the file's own document count); the file is inconsistent")
+
+
 def _merged(keys: np.ndarray, counts: np.ndarray, keys2: np.ndarray, counts2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Sorted unique keys of two sorted count tables, with their counts added."""
     if not keys.shape[0] or not keys2.shape[0]:
@@ -121,6 +138,12 @@ class DocumentFrequencies:
                 out = cls()
                 out.n_docs = int(data["n_docs"])
                 out.keys, out.counts = data["keys"], data["counts"]
-        except (OSError, EOFError, KeyError, ValueError, zipfile.BadZipFile, zlib.error) as exc:
+                check_counts(out.keys, out.counts, out.n_docs)
+                if "phrase_keys" in data:  # a full statistics file: its phrase table must hold too
+                    check_counts(data["phrase_keys"], data["phrase_counts"], out.n_docs, "phrases")
+                    if int(data["phrase_size"]) < 1:
+                        raise ValueError(f"phrase size {int(data['phrase_size'])}")
+                out.counts = out.counts.astype(np.int64)
+        except (OSError, EOFError, KeyError, ValueError, TypeError, IndexError, zipfile.BadZipFile, zlib.error) as exc:
             raise UserError(f"{path}: not a neardup statistics file, or damaged ({type(exc).__name__}: {exc})") from None
         return out

@@ -102,7 +102,10 @@ class CountMinSketch:
 
     @classmethod
     def from_arrays(cls, data, prefix: str = "cms_") -> "CountMinSketch":
-        table = np.asarray(data[prefix + "table"], dtype=np.uint32)
+        table = np.asarray(data[prefix + "table"])
+        if table.ndim != 2 or table.dtype.kind not in "iu" or (table.size and table.min() < 0):
+            raise ValueError(f"count-min table of shape {table.shape} and type {table.dtype}")
+        table = table.astype(np.uint32)
         out = cls(width=table.shape[1], depth=table.shape[0], seed=int(data[prefix + "seed"]))
         out.table = table.copy()
         out.total = int(data[prefix + "total"])
