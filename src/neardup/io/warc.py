@@ -77,12 +77,12 @@ def _page(rec, source: str, number: int) -> Record | Rejection:
     if status is not None and status >= 300:
         kind = "redirect" if status < 400 else "error"
         return Rejection(source, number, f"HTTP {status} ({kind})", url, skipped=True)
+    if not url:  # before the content type: warcio reads no HTTP headers of a response without a URI
+        record_id = rec.rec_headers.get_header("WARC-Record-ID") or "no WARC-Record-ID"
+        return Rejection(source, number, "missing id", f"a response without WARC-Target-URI ({record_id})")
     ctype = (rec.http_headers.get_header("Content-Type") if rec.http_headers else None) or ""
     if "html" not in ctype.lower():
         return Rejection(source, number, "not HTML", f"{ctype or 'no Content-Type'} {url}".strip(), skipped=True)
-    if not url:
-        record_id = rec.rec_headers.get_header("WARC-Record-ID") or "no WARC-Record-ID"
-        return Rejection(source, number, "missing id", f"a response without WARC-Target-URI ({record_id})")
     bad = id_problem(url, source, number)
     if bad is not None:
         return bad
