@@ -48,7 +48,7 @@ from typing import Iterable, Iterator, Sequence
 
 import numpy as np
 
-from .seeds import SEED_RECORD, chain_pairs, fill_pairs, pair_counts, seed_keys, shared_seeds, tokens
+from .seeds import SEED_RECORD, chain_pairs, fill_pairs, pair_counts, seed_keys, shared_seeds, sorted_pairs, tokens
 
 #: Key bits that pick a seed's partition of the inverted index (16 partitions).
 PARTITION_BITS = 4
@@ -240,10 +240,8 @@ class Aligner:
         self.counts.update({"documents": self.documents, "words": int(first[-1]), "shared_seeds": int(doc.shape[0]),
                             "seed_pairs": int(per_doc.sum()), "pairs": 0, "passages": 0})
         for lo, hi, total in pair_ranges(per_doc, self.pair_budget):  # "a" documents within the pair budget
-            a, b, pa, pb = fill_pairs(doc, pos, groups, lo, hi, total)
-            order = np.lexsort((pb, pa, b, a))
-            yield chain_pairs(a[order], b[order], pa[order], pb[order], words, p.n, p.gap, p.min_seeds,
-                              p.min_words, p.min_density)
+            a, b, pa, pb = sorted_pairs(*fill_pairs(doc, pos, groups, lo, hi, total))
+            yield chain_pairs(a, b, pa, pb, words, p.n, p.gap, p.min_seeds, p.min_words, p.min_density)
 
     def doc_words(self) -> np.ndarray:
         """Words of every document added, in order."""
