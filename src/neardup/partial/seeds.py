@@ -21,6 +21,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..text.normalize import CHAR, WORD, char_classes
+from ..text.scripts import MAX_UNIT, fold_table, unit_cut
 
 #: One seed occurrence: its key, document and word position (16 bytes).
 SEED_RECORD = np.dtype([("key", "<u8"), ("doc", "<i4"), ("pos", "<i4")])
@@ -42,9 +43,13 @@ def _finish(h):
 
 
 @njit(parallel=True, cache=True)
-def _scan(cps, offsets, table):
+def _scan(cps, offsets, table, fold):
     """Words of each document of ``cps`` (code points): hash, start and end (characters in
-    the document), written at the document's character offset; returns them and counts."""
+    the document), written at the document's character offset; returns them and counts.
+
+    Code points are folded (``fold``: :func:`neardup.text.scripts.fold_table`; a dropped
+    one -- a combining mark -- is skipped inside its word) and runs of CHAR characters are
+    cut into units (:func:`neardup.text.scripts.unit_cut`) as the tokenizer does."""
     n_docs = offsets.shape[0] - 1
     total = offsets[n_docs]
     hashes = np.empty(total, dtype=np.uint64)
@@ -55,24 +60,39 @@ def _scan(cps, offsets, table):
         lo, hi = offsets[d], offsets[d + 1]
         n = lo
         tok = -1
+        unit = 0
+        prev = np.uint32(0)
         h = _FNV_OFFSET
         for p in range(lo, hi):
             cp = cps[p]
             cls = table[cp] if cp < table.shape[0] else WORD
+            if cp < fold.shape[0]:
+                cp = fold[cp]
             if cls == WORD:
+                if tok >= 0 and unit > 0:  # a letter after a unit: the unit ends
+                    hashes[n], starts[n], ends[n] = _finish(h), tok - lo, p - lo
+                    n += 1
+                    tok = -1
+                if cp == 0:  # a dropped mark: part of the word, not hashed
+                    continue
                 if tok < 0:
                     tok = p
+                    unit = 0
                     h = _FNV_OFFSET
                 h = (h ^ np.uint64(cp)) * _FNV_PRIME
                 continue
-            if tok >= 0:
+            if tok >= 0 and (cls != CHAR or unit == 0 or unit >= MAX_UNIT or unit_cut(prev, cp)):
                 hashes[n], starts[n], ends[n] = _finish(h), tok - lo, p - lo
                 n += 1
                 tok = -1
-            if cls == CHAR:  # a script without spaces: every character is a word
-                hashes[n] = _finish((_FNV_OFFSET ^ np.uint64(cp)) * _FNV_PRIME)
-                starts[n], ends[n] = p - lo, p + 1 - lo
-                n += 1
+            if cls == CHAR:  # a script without spaces: characters join into units
+                if tok < 0:
+                    tok = p
+                    unit = 0
+                    h = _FNV_OFFSET
+                h = (h ^ np.uint64(cp)) * _FNV_PRIME
+                unit += 1
+                prev = cp
         if tok >= 0:
             hashes[n], starts[n], ends[n] = _finish(h), tok - lo, hi - lo
             n += 1
@@ -84,16 +104,15 @@ def tokens(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np
     """Word hashes, character starts and ends of every word of ``texts`` (in order), and
     each text's word count.
 
-    Words are lower-cased (``str.lower``, which keeps character positions; a text whose
-    lower-cased form has another length -- a dotted capital I -- is compared as written)
-    and split by the tokenizer's character classes (:func:`neardup.text.normalize.char_classes`).
+    Words are folded code point by code point (:func:`neardup.text.scripts.fold_table`:
+    lower case, diacritics and the Turkish I; character positions are kept), split by the
+    tokenizer's character classes (:func:`neardup.text.normalize.char_classes`), and runs of
+    characters of scripts without spaces are cut into units as the tokenizer cuts them.
     """
-    low = [t.lower() for t in texts]
-    low = [x if len(x) == len(t) else t for x, t in zip(low, texts)]
-    lengths = np.fromiter(map(len, low), dtype=np.int64, count=len(low))
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
     offsets = np.r_[0, np.cumsum(lengths)].astype(np.int64)
-    cps = np.frombuffer("".join(low).encode("utf-32-le"), dtype=np.uint32)
-    hashes, starts, ends, counts = _scan(cps, offsets, char_classes())
+    cps = np.frombuffer("".join(texts).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    hashes, starts, ends, counts = _scan(cps, offsets, char_classes(), fold_table())
     keep = np.repeat(offsets[:-1], counts) + (np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts))
     return hashes[keep], starts[keep], ends[keep], counts
 
