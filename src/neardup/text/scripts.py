@@ -26,6 +26,7 @@ same amount of text in English, Turkish and Chinese.  Three things make it so:
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections import Counter
 from functools import lru_cache
@@ -111,16 +112,17 @@ def unit_cut(prev, cp):
 @lru_cache(maxsize=1)
 def _script_table() -> np.ndarray:
     """``uint8`` script id of every code point below TABLE_SIZE (letters only; 0 otherwise)."""
-    from .normalize import CHAR, char_classes
+    from .normalize import char_classes
 
     table = np.zeros(TABLE_SIZE, dtype=np.uint8)
     for lo, hi, sid in _RANGES:
         table[lo:hi + 1] = sid
     classes = char_classes()
     table[classes == 0] = 0  # spaces, punctuation, symbols
-    table[[ord(c) for c in "0123456789_"]] = 0
     table[(classes != 0) & (table == 0)] = len(SCRIPTS) - 1  # letters of scripts not listed
-    table[0] = 0
+    codes = np.arange(TABLE_SIZE, dtype="<u4").tobytes().decode("utf-32-le", "surrogatepass")
+    for run in re.finditer(r"\d+|_+", codes):  # digits of every script, underscores
+        table[run.start():run.end()] = 0
     return table
 
 
