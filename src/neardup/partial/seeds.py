@@ -274,6 +274,30 @@ def _chain_one(pa, pb, n, gap, min_words):
 
 
 @njit(cache=True)
+def _drop_echoes(passages, valid):
+    """``valid`` without echoes: a passage whose span in one document lies inside the span of
+    a larger valid passage of the same pair is the same copied text met a second time (one
+    document holds it twice: a repeated lead, a crawl that doubled a paragraph), so it is
+    dropped and the copy stays one passage (granularity 1)."""
+    k = passages.shape[0]
+    out = valid.copy()
+    for i in range(k):
+        if not valid[i]:
+            continue
+        pi = passages[i]
+        for j in range(k):
+            if j == i or not valid[j]:
+                continue
+            pj = passages[j]
+            if pj[4] < pi[4] or (pj[4] == pi[4] and j > i):
+                continue
+            if (pj[0] <= pi[0] and pi[1] <= pj[1]) or (pj[2] <= pi[2] and pi[3] <= pj[3]):
+                out[i] = False
+                break
+    return out
+
+
+@njit(cache=True)
 def chain_pairs(a, b, pa, pb, words, n, gap, min_seeds, min_words, min_density):
     """Stages 3-4 over seed pairs sorted by ``(a, b, pa, pb)``: the valid passages of every
     document pair with ``min_seeds`` matches.  Valid: ``min_words`` matched words (inside
@@ -295,12 +319,19 @@ def chain_pairs(a, b, pa, pb, words, n, gap, min_seeds, min_words, min_density):
             hi += 1
         if hi - lo >= min_seeds:
             passages = _chain_one(pa[lo:hi].astype(np.int64), pb[lo:hi].astype(np.int64), n, gap, min_words)
+            valid = np.zeros(passages.shape[0], dtype=np.bool_)
+            for i in range(passages.shape[0]):
+                p = passages[i]
+                aw, bw = p[1] - p[0], p[3] - p[2]
+                valid[i] = p[4] >= min_words and min(aw, bw) >= min_words and p[4] / max(min(aw, bw), 1) >= min_density
+            valid = _drop_echoes(passages, valid)
             first = k
-            for p in passages:
+            for i in range(passages.shape[0]):
+                if not valid[i]:
+                    continue
+                p = passages[i]
                 aw, bw = p[1] - p[0], p[3] - p[2]
                 density = min(1.0, p[4] / max(min(aw, bw), 1))
-                if p[4] < min_words or min(aw, bw) < min_words or density < min_density:
-                    continue
                 out[k, 0], out[k, 1] = a[lo], b[lo]
                 out[k, 2], out[k, 3], out[k, 4], out[k, 5] = p[0], p[1], p[2], p[3]
                 cov[k, 0] = density
