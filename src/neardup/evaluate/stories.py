@@ -96,11 +96,14 @@ def prepare_stories(articles: Iterable[dict], min_words: int = 80, max_digit_sha
     company, so they would be near-duplicates labeled as different stories) and any
     source sharing a passage with an earlier one: exact repeats, resends and corrections
     (Reuters holds ~350 groups of resends, BBC ~140 repeated files) and digests of other
-    stories.  A shared passage is two or more common sampled 8-word shingles.  Each
+    stories.  A shared passage is two or more common sampled 8-word shingles.  Sources
+    that mark their own near-duplicate groups (``group``: news-tr, news-zh) give one
+    story per group.  Each
     kept story can thus make its own cluster with no unrecorded overlap with others.
     """
     seen: set[bytes] = set()
     seen_shingles: set[int] = set()
+    seen_groups: set = set()
     word_ids: dict[str, int] = {}
     out = []
     for a in articles:
@@ -117,8 +120,10 @@ def prepare_stories(articles: Iterable[dict], min_words: int = 80, max_digit_sha
         key = hashlib.blake2b(" ".join(low).encode(), digest_size=16).digest()
         ids = np.fromiter((word_ids.setdefault(w, len(word_ids)) for w in low), dtype=np.uint64, count=len(low))
         shingles = _sampled_shingles(ids)
-        if key in seen or sum(x in seen_shingles for x in shingles) >= 2:
+        if key in seen or sum(x in seen_shingles for x in shingles) >= 2 or a.get("group") in seen_groups:
             continue
+        if a.get("group") is not None:  # a source's own near-duplicate group (news-tr, news-zh): one story
+            seen_groups.add(a["group"])
         seen.add(key)
         seen_shingles.update(shingles)
         title = _WS.sub(" ", a.get("title") or "").strip() or ("".join if unspaced else " ".join)(words[:8])

@@ -130,10 +130,11 @@ class Syndicator:
         self.stories = prepare_stories(articles, cfg.min_source_words, cfg.max_digit_share)
         if not self.stories:
             raise UserError("no usable source articles (check min_source_words)")
-        self.titles = [s.title for s in self.stories]
         self.lang = language(cfg.lang, [" ".join(s.paras[:3]) for s in self.stories[:200]])
+        self.stories = self.lang.unrelated(self.stories)
         for s in self.stories:
             s.paras = self.lang.paragraphs(s.paras)
+        self.titles = [s.title for s in self.stories]
         self.words = Words(self.py)
         self.sites = [make_site(i, self.py, self.words, self.titles) for i in range(cfg.n_sites)]
         pop = 1.0 / np.arange(1, cfg.n_sites + 1) ** 0.8

@@ -42,14 +42,58 @@ def _finish(h):
     return h ^ (h >> np.uint64(31))
 
 
-@njit(parallel=True, cache=True)
-def _scan(cps, offsets, table, fold):
-    """Words of each document of ``cps`` (code points): hash, start and end (characters in
-    the document), written at the document's character offset; returns them and counts.
+@njit(cache=True)
+def _scan_doc(cps, lo, hi, table, fold, hashes, starts, ends):
+    """Words of the document ``cps[lo:hi]`` written at ``lo`` (see :func:`_scan`); returns how many.
 
     Code points are folded (``fold``: :func:`neardup.text.scripts.fold_table`; a dropped
     one -- a combining mark -- is skipped inside its word) and runs of CHAR characters are
     cut into units (:func:`neardup.text.scripts.unit_cut`) as the tokenizer does."""
+    n = lo
+    tok = -1
+    unit = 0
+    prev = np.uint32(0)
+    h = _FNV_OFFSET
+    for p in range(lo, hi):
+        cp = cps[p]
+        cls = table[cp] if cp < table.shape[0] else WORD
+        if cp < fold.shape[0]:
+            cp = fold[cp]
+        if cls == WORD:
+            if tok >= 0 and unit > 0:  # a letter after a unit: the unit ends
+                hashes[n], starts[n], ends[n] = _finish(h), tok - lo, p - lo
+                n += 1
+                tok = -1
+            if cp == 0:  # a dropped mark: part of the word, not hashed
+                continue
+            if tok < 0:
+                tok = p
+                unit = 0
+                h = _FNV_OFFSET
+            h = (h ^ np.uint64(cp)) * _FNV_PRIME
+            continue
+        if tok >= 0 and (cls != CHAR or unit == 0 or unit >= MAX_UNIT or unit_cut(prev, cp)):
+            hashes[n], starts[n], ends[n] = _finish(h), tok - lo, p - lo
+            n += 1
+            tok = -1
+        if cls == CHAR:  # a script without spaces: characters join into units
+            if tok < 0:
+                tok = p
+                unit = 0
+                h = _FNV_OFFSET
+            h = (h ^ np.uint64(cp)) * _FNV_PRIME
+            unit += 1
+            prev = cp
+    if tok >= 0:
+        hashes[n], starts[n], ends[n] = _finish(h), tok - lo, hi - lo
+        n += 1
+    return n - lo
+
+
+@njit(parallel=True, cache=True)
+def _scan(cps, offsets, table, fold):
+    """Words of each document of ``cps`` (code points): hash, start and end (characters in
+    the document), written at the document's character offset; returns them and counts."""
     n_docs = offsets.shape[0] - 1
     total = offsets[n_docs]
     hashes = np.empty(total, dtype=np.uint64)
@@ -57,46 +101,21 @@ def _scan(cps, offsets, table, fold):
     ends = np.empty(total, dtype=np.int32)
     counts = np.zeros(n_docs, dtype=np.int64)
     for d in prange(n_docs):
-        lo, hi = offsets[d], offsets[d + 1]
-        n = lo
-        tok = -1
-        unit = 0
-        prev = np.uint32(0)
-        h = _FNV_OFFSET
-        for p in range(lo, hi):
-            cp = cps[p]
-            cls = table[cp] if cp < table.shape[0] else WORD
-            if cp < fold.shape[0]:
-                cp = fold[cp]
-            if cls == WORD:
-                if tok >= 0 and unit > 0:  # a letter after a unit: the unit ends
-                    hashes[n], starts[n], ends[n] = _finish(h), tok - lo, p - lo
-                    n += 1
-                    tok = -1
-                if cp == 0:  # a dropped mark: part of the word, not hashed
-                    continue
-                if tok < 0:
-                    tok = p
-                    unit = 0
-                    h = _FNV_OFFSET
-                h = (h ^ np.uint64(cp)) * _FNV_PRIME
-                continue
-            if tok >= 0 and (cls != CHAR or unit == 0 or unit >= MAX_UNIT or unit_cut(prev, cp)):
-                hashes[n], starts[n], ends[n] = _finish(h), tok - lo, p - lo
-                n += 1
-                tok = -1
-            if cls == CHAR:  # a script without spaces: characters join into units
-                if tok < 0:
-                    tok = p
-                    unit = 0
-                    h = _FNV_OFFSET
-                h = (h ^ np.uint64(cp)) * _FNV_PRIME
-                unit += 1
-                prev = cp
-        if tok >= 0:
-            hashes[n], starts[n], ends[n] = _finish(h), tok - lo, hi - lo
-            n += 1
-        counts[d] = n - lo
+        counts[d] = _scan_doc(cps, offsets[d], offsets[d + 1], table, fold, hashes, starts, ends)
+    return hashes, starts, ends, counts
+
+
+@njit(cache=True)
+def _scan_serial(cps, offsets, table, fold):
+    """:func:`_scan` in the calling thread: for a few texts, where starting threads costs more."""
+    n_docs = offsets.shape[0] - 1
+    total = offsets[n_docs]
+    hashes = np.empty(total, dtype=np.uint64)
+    starts = np.empty(total, dtype=np.int32)
+    ends = np.empty(total, dtype=np.int32)
+    counts = np.zeros(n_docs, dtype=np.int64)
+    for d in range(n_docs):
+        counts[d] = _scan_doc(cps, offsets[d], offsets[d + 1], table, fold, hashes, starts, ends)
     return hashes, starts, ends, counts
 
 
@@ -112,7 +131,8 @@ def tokens(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np
     lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
     offsets = np.r_[0, np.cumsum(lengths)].astype(np.int64)
     cps = np.frombuffer("".join(texts).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-    hashes, starts, ends, counts = _scan(cps, offsets, char_classes(), fold_table())
+    scan = _scan if len(texts) >= 16 else _scan_serial
+    hashes, starts, ends, counts = scan(cps, offsets, char_classes(), fold_table())
     keep = np.repeat(offsets[:-1], counts) + (np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts))
     return hashes[keep], starts[keep], ends[keep], counts
 
