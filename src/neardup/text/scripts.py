@@ -91,12 +91,21 @@ def _translation() -> dict[int, int | None]:
     return {int(cp): (int(table[cp]) or None) for cp in changed}
 
 
+@lru_cache(maxsize=1)
+def _foldable() -> re.Pattern:
+    """A character class of the code points :func:`fold_text` changes."""
+    return re.compile("[" + "".join(re.escape(chr(cp)) for cp in sorted(_translation())) + "]")
+
+
 def fold_text(text: str) -> str:
     """``text`` folded for matching (lower case, diacritics and the Turkish I folded).
 
     For an already case-folded text (see :func:`neardup.text.normalize.normalize`).  Only
-    code points below U+2000 change, so texts of other scripts come back as they were.
+    code points below U+2000 change, so texts of other scripts come back as they were; a
+    text with none of them (English with a curly quote, Chinese) is only scanned, in C.
     """
+    if _foldable().search(text) is None:
+        return text
     return text.translate(_translation())
 
 
