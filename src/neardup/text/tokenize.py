@@ -123,10 +123,11 @@ def scan_tokens(buf, start, end, table, starts, ends, pos):
 
 
 @njit(cache=True)
-def doc_tokens(buf, lo, hi, table, seed, out):
+def doc_tokens(buf, lo, hi, table, seed, out, units=True):
     """Hash the tokens of ``buf[lo:hi]`` into ``out`` in text order; returns how many.
 
-    The tokens of :func:`scan_tokens` (words; units of scripts without spaces), each hashed as soon as it ends: one pass over the
+    The tokens of :func:`scan_tokens` (words; units of scripts without spaces, or with
+    ``units=False`` one character each, as the extraction model's features were made), each hashed as soon as it ends: one pass over the
     bytes and no span arrays, 15-20% faster than scanning first.  Its per-byte step (ASCII
     class and lower-casing inline) repeats :func:`scan_tokens`'s on purpose: moved into one
     shared kernel, called or inlined by numba (``inline="always"``), this loop ran 1.9-2.3x
@@ -149,7 +150,7 @@ def doc_tokens(buf, lo, hi, table, seed, out):
         else:
             cls, width, cp = _multibyte(buf, p, table)
         if cls == SEP or cls == CHAR:
-            if tok >= 0 and (cls == SEP or unit == 0 or unit >= MAX_UNIT or unit_cut(prev, cp)):
+            if tok >= 0 and (cls == SEP or unit == 0 or not units or unit >= MAX_UNIT or unit_cut(prev, cp)):
                 out[n] = xxh64_bytes(buf, tok, p, seed)
                 n += 1
                 tok = -1
