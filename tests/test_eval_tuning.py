@@ -72,3 +72,55 @@ def test_plots_mark_thresholds_and_add_pr_scores_and_bcubed(tmp_path, monkeypatc
     assert seen["marks"]["minhash"]["default"] == 0.8 and 0 < seen["marks"]["minhash"]["chosen"] < 0.8
     thresholds, f1 = seen["bcubed"]["minhash"]
     assert len(thresholds) == len(f1) and 0 <= f1.min() and f1.max() == pytest.approx(1.0)
+
+
+def test_the_precision_recall_dot_sits_at_the_chosen_threshold(tmp_path, monkeypatch):
+    # issue 29 item 4: the sweep's thresholds decrease; the dot was looked up as if they increased
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+
+    from neardup.evaluate import plots
+    from neardup.evaluate.measures import threshold_sweep
+
+    rng = np.random.default_rng(0)
+    labels = rng.random(400) < 0.3
+    scores = np.where(labels, rng.uniform(0.3, 1.0, 400), rng.uniform(0.0, 0.5, 400))
+    chosen = 0.35
+    flagged = scores >= chosen
+    want_recall = (flagged & labels).sum() / labels.sum()
+    want_precision = (flagged & labels).sum() / flagged.sum()
+    sweep = threshold_sweep(scores, labels)
+    k = plots.chosen_point(sweep.thresholds, chosen)
+    assert sweep.recall[k] == pytest.approx(want_recall) and sweep.precision[k] == pytest.approx(want_precision)
+
+    dots = []
+    real_close = plt.close
+
+    def keep(fig=None):
+        for ax in getattr(fig, "axes", []):
+            if ax.get_xlabel() == "recall":
+                dots.extend((ln.get_xdata()[0], ln.get_ydata()[0]) for ln in ax.lines if ln.get_marker() == "o")
+        return real_close(fig)
+
+    monkeypatch.setattr(plt, "close", keep)
+    plots.write_plots({"m": (scores, labels)}, tmp_path, "t", marks={"m": {"chosen": chosen}})
+    assert dots == [(pytest.approx(want_recall), pytest.approx(want_precision))]
+
+
+def test_folds_print_every_split_the_spread_and_an_evaluated_threshold(capsys, tmp_path):
+    # issue 29 item 5: one mean threshold, never evaluated itself; per-split values only in --json
+    argv = ["eval", str(SAMPLE), "--method", "minhash", "--shingle-size", "3", "--folds", "3", "--split-seed", "1"]
+    report = _eval(capsys, *argv[2:])
+    chosen = [run["threshold"] for run in report["per_split"]]
+    assert report["recommended_threshold"] in chosen
+    assert report["recommended_threshold"] == sorted(chosen)[1]  # the median
+    assert main([*argv, "--plot", str(tmp_path)]) == 0
+    printed = capsys.readouterr()
+    out = printed.out
+    for k, run in enumerate(report["per_split"]):
+        assert f"| {k + 1}     | {run['threshold']:.3f}" in out
+    assert f"chosen thresholds {min(chosen):.3f} to {max(chosen):.3f}" in out
+    assert f"recommended threshold: {report['recommended_threshold']:.3f}" in out
+    row = next(line for line in out.splitlines() if line.startswith("| minhash"))
+    assert row.split("|")[3].strip() == f"{report['recommended_threshold']:.3f}"
+    assert "the plots cover all 1,128 pairs of sample.jsonl, development and held-out halves together" in printed.err

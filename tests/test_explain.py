@@ -21,6 +21,15 @@ def test_the_score_is_the_one_dedup_reports(tmp_path, capsys):
     shown = json.loads(capsys.readouterr().out)
     assert shown["score"] == pytest.approx(pair["score"], abs=1e-6)
     assert shown["near_duplicate"] and shown["method"] == "ffp"
+    assert shown["relation"] == pair["relation"]
+    assert shown["coverage"] == {"a": pytest.approx(pair["coverage_a"], abs=1e-4),
+                                 "b": pytest.approx(pair["coverage_b"], abs=1e-4)}
+
+
+def test_a_quote_is_explained_as_shares(capsys):
+    """The relation of every listed pair of the sample is the one explain gives (quotes included)."""
+    assert main(["explain", "d00000001", "d00000014", "--in", str(SAMPLE)]) == 0
+    assert capsys.readouterr().out.startswith("relation: shares")
 
 
 def test_passages_are_located_by_character_offsets():
@@ -57,3 +66,20 @@ def test_a_missing_document_is_a_user_error(tmp_path, capsys):
     assert main(["explain", "nope", "d00000001", "--in", str(SAMPLE)]) == 2
     assert "nope" in capsys.readouterr().err
     assert main(["explain", str(tmp_path / "missing.html"), str(tmp_path / "other.html")]) == 2
+
+
+def test_a_paragraph_wrapped_in_the_source_is_not_shown_as_dropped(tmp_path, capsys):
+    # issue 29 item 6: the lede, wrapped over source lines and cut by a link, was listed as "dropped"
+    nav = "".join(f"<li><a href='/{i}'>Section number {i}</a></li>" for i in range(5))
+    lede = ("<p>The city council voted on Tuesday evening to approve the new\n    harbor bridge, ending a "
+            "<a href='/x'>four-year dispute</a> over\n    its cost and the route it will take across the bay.</p>")
+    body = "<p>" + "The mayor said work would start in the spring and take three years to finish. " * 4 + "</p>"
+    for name in ("a.html", "b.html"):
+        (tmp_path / name).write_text(f"<html><body><ul>{nav}</ul><article>{lede}\n{body}</article></body></html>")
+    assert main(["extract", str(tmp_path / "a.html"), "--jsonl", str(tmp_path / "x.jsonl")]) == 0
+    assert "ending a four-year dispute over its cost" in " ".join(
+        json.loads((tmp_path / "x.jsonl").read_text())["text"].split())
+    capsys.readouterr()
+    assert main(["explain", str(tmp_path / "a.html"), str(tmp_path / "b.html"), "--json"]) == 0
+    dropped = json.loads(capsys.readouterr().out)["a"]["dropped"]
+    assert dropped and all("Section number" in d for d in dropped)

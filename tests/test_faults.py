@@ -436,3 +436,22 @@ def test_an_output_set_aside_by_a_killed_fallback_swap_is_restored(tmp_path, cap
     rc, _ = run(["dedup", str(path), "-o", str(out), "--unique", str(path / "u.jsonl")], capsys)  # fails
     assert rc == 2 and {p.name: p.read_bytes() for p in out.iterdir()} == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.jsonl", "o"]
+
+
+def test_unique_keeps_records_with_empty_or_missing_text(tmp_path, capsys):
+    # issue 29 item 3: "(rejected records kept)" was printed while records with empty text were dropped
+    path = write_jsonl(tmp_path / "t.jsonl", [{"id": "a", "text": "x y"}, {"id": "b", "text": ""},
+                                             {"id": "c"}, {"id": "d", "text": "  ", "extra": 1}])
+    folder = tmp_path / "pages"
+    folder.mkdir()
+    (folder / "p.txt").write_text(article(2))
+    (folder / "empty.txt").write_text("")
+    unique = tmp_path / "u.jsonl"
+    rc, err = run(["dedup", str(path), str(folder), "-o", str(tmp_path / "o"), "--unique", str(unique)], capsys)
+    rows = [orjson.loads(x) for x in unique.read_bytes().splitlines()]
+    assert rc == 0 and "rejected records kept" in err
+    assert [r["id"] for r in rows] == ["a", "b", "c", "d", f"{folder}/empty.txt", f"{folder}/p.txt"]
+    assert rows[1] == {"id": "b", "text": ""} and rows[3] == {"id": "d", "text": "  ", "extra": 1}
+    rc, err = run(["dedup", str(path), "-o", str(tmp_path / "o"), "--unique", str(unique), "--no-keep-rejected"],
+                  capsys)
+    assert [orjson.loads(x)["id"] for x in unique.read_bytes().splitlines()] == ["a"]

@@ -54,8 +54,8 @@ def _warc(path, records):
 
     with open(path, "wb") as fh:
         writer = WARCWriter(fh, gzip=True)
-        for url, ctype, body in records:
-            http = StatusAndHeaders("200 OK", [("Content-Type", ctype)], protocol="HTTP/1.1")
+        for url, ctype, body, *status in records:
+            http = StatusAndHeaders(status[0] if status else "200 OK", [("Content-Type", ctype)], protocol="HTTP/1.1")
             writer.write_record(writer.create_warc_record(url, "response", payload=io.BytesIO(body),
                                                           http_headers=http))
         writer.write_record(writer.create_warc_record("https://x.example/req", "request",
@@ -73,13 +73,35 @@ def test_warc_html_responses_are_pages_and_the_rest_is_counted(tmp_path):
     pages = [i for i in items if isinstance(i, Record)]
     assert [p.id for p in pages] == ["https://a.example/1", "https://b.example/2"]
     assert pages[0].fields["date"] and pages[0].html
-    reasons = sorted(i.reason for i in items if isinstance(i, Rejection))
-    assert reasons == ["not HTML (WARC)", "not a response (WARC)"]
+    reasons = sorted(i.reason for i in items if isinstance(i, Rejection) and i.skipped)
+    assert reasons == ["WARC request", "not HTML"]
     out = tmp_path / "out"
     assert main(["dedup", str(tmp_path / "crawl.warc.gz"), "-o", str(out), "--quiet"]) == 0
     assert _pairs(out) == {("https://a.example/1", "https://b.example/2")}
     docs = _summary(out)["documents"]
-    assert docs["read"] == 4 and docs["kept"] == 2 and docs["rejected"] == 2
+    assert docs["read"] == 2 and docs["kept"] == 2 and docs["rejected"] == 0 and docs["skipped"] == 2
+
+
+def test_warc_records_that_are_not_pages_are_skipped_by_type_and_status_not_rejected(tmp_path, capsys):
+    # issue 29 item 2: requests and metadata read as "rejected"; a 404 page was kept as an article
+    page = f"<html><body><article><p>{STORY}</p></article></body></html>".encode()
+    gone = f"<html><body><article><p>{OTHER}</p></article></body></html>".encode()
+    _warc(tmp_path / "crawl.warc.gz", [
+        ("https://a.example/1", "text/html", page),
+        ("https://b.example/2", "text/html", page),
+        ("https://a.example/missing", "text/html", gone, "404 Not Found"),
+        ("https://a.example/old", "text/html", b"<html><body>Moved</body></html>", "301 Moved Permanently"),
+        ("https://a.example/logo.png", "image/png", b"\x89PNG...."),
+    ])
+    out = tmp_path / "out"
+    assert main(["dedup", str(tmp_path / "crawl.warc.gz"), "-o", str(out), "--strict"]) == 0
+    err = capsys.readouterr().err
+    docs = _summary(out)["documents"]
+    assert docs["read"] == docs["kept"] == 2 and docs["rejected"] == 0
+    assert docs["skipped_by_reason"] == {"HTTP 301 (redirect)": 1, "HTTP 404 (error)": 1, "WARC request": 1,
+                                         "not HTML": 1}
+    assert "documents  read 2   kept 2   rejected 0" in err
+    assert "skipped 4 (not read): HTTP 301 (redirect) 1, HTTP 404 (error) 1" in err
 
 
 def test_a_folder_of_shards_is_read_as_records(tmp_path):

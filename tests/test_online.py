@@ -52,7 +52,7 @@ def docs() -> list[dict]:
 
 
 def _dedup_pairs(docs: list[dict], name: str, params: dict) -> set[tuple[str, str, float]]:
-    result = Deduplicator(method=name, **params).run(docs)
+    result = Deduplicator(method=name, relations=False, **params).run(docs)
     return {(p.a, p.b, p.score) for p in result.pairs}
 
 
@@ -487,3 +487,71 @@ def test_partial_index_format_and_cli(tmp_path, capsys):
     db.close()
     with pytest.raises(UserError, match="cannot hold --partial"):
         Index.open(ix)
+
+
+def _page(words: str) -> str:
+    return f"<html><body><article><p>{(words + ' ') * 5}</p></article></body></html>"
+
+
+def test_crawl_folders_added_one_run_at_a_time_keep_every_page(tmp_path, capsys, monkeypatch):
+    # issue 29 item 1: with one input per run ids were relative to the folder, so crawl/day2/index.html was
+    # refused as a duplicate of crawl/day1/index.html (exit 2, one document stored)
+    monkeypatch.chdir(tmp_path)
+    for day, words in (("day1", "The city council voted to build a new bridge across the harbor on Tuesday."),
+                       ("day2", "A small bakery in the old town raised the price of its bread for the first time.")):
+        Path("crawl", day).mkdir(parents=True)
+        Path("crawl", day, "index.html").write_text(_page(words))
+    assert main(["index", "create", "ix"]) == 0
+    assert main(["index", "add", "ix", "crawl/day1", "-o", "o1"]) == 0
+    assert main(["index", "add", "ix", "crawl/day2", "-o", "o2"]) == 0
+    with Index.open("ix", write=False) as index:
+        assert len(index) == 2 and "crawl/day1/index.html" in index and "crawl/day2/index.html" in index
+    capsys.readouterr()
+
+    # a repeated id is the user's choice: fail (the default), skip or replace -- never lost silently
+    Path("crawl", "day2", "index.html").write_text(_page("The bakery in the old town raised the price of its bread "
+                                                         "again this week, the second time in a month."))
+    assert main(["index", "add", "ix", "crawl/day2", "-o", "o3"]) == 2
+    assert "crawl/day2/index.html is already in the index" in capsys.readouterr().err
+    assert main(["index", "add", "ix", "crawl/day2", "-o", "o3", "--on-duplicate-id", "skip"]) == 0
+    docs = json.loads(Path("o3", "summary.json").read_text())["documents"]
+    assert docs["kept"] == 0 and docs["skipped_by_reason"] == {"id already in the index": 1}
+    assert main(["index", "add", "ix", "crawl/day2", "-o", "o4", "--on-duplicate-id", "replace"]) == 0
+    summary = json.loads(Path("o4", "summary.json").read_text())
+    assert summary["added"] == 1 and summary["index_documents_after"] == 2
+    assert summary["documents"]["notes"] == {"documents replaced (--on-duplicate-id replace)": 1}
+    assert main(["index", "query", "ix", "crawl/day2", "-o", "q"]) == 0
+    (row,) = [json.loads(x) for x in Path("q", "matches.jsonl").read_text().splitlines()]
+    assert row["id"] == "crawl/day2/index.html" and [m["id"] for m in row["matches"]] == ["crawl/day2/index.html"]
+    assert [m["score"] for m in row["matches"]] == [1.0]  # the stored version is the new one
+
+    # other id schemes: relative to the folder (the old behaviour), or absolute
+    assert main(["index", "add", "ix", "crawl/day1", "-o", "o5", "--file-ids", "relative"]) == 0
+    assert main(["index", "add", "ix", "crawl/day1", "-o", "o6", "--file-ids", "absolute"]) == 0
+    with Index.open("ix", write=False) as index:
+        assert "index.html" in index and str(tmp_path / "crawl" / "day1" / "index.html") in index
+
+
+def test_a_time_window_that_evicts_nearly_everything_warns(tmp_path, capsys):
+    # issue 29 item 10: one record dated today, the rest years older: a --window 7d index evicted all but one, silently
+    from datetime import UTC, datetime
+
+    today = datetime.now(UTC).isoformat()
+    rows = [{"id": f"old-{k}", "text": f"Story number {k} about the harbor bridge vote and its cost {k}.",
+             "time": f"2015-03-{k + 1:02d}T10:00:00Z"} for k in range(20)]
+    rows.append({"id": "new", "text": "A story of today about a bakery raising its bread prices.", "time": today})
+    path = tmp_path / "docs.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    ix = str(tmp_path / "ix")
+    assert main(["index", "create", ix, "--window", "7d"]) == 0
+    assert main(["index", "add", ix, str(path), "-o", str(tmp_path / "o")]) == 0
+    err = capsys.readouterr().err
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert summary["evicted"] == 20 and summary["index_documents_after"] == 1
+    (warning,) = summary["warnings"]
+    assert "the --window 7d evicted 20 of 21 documents in this run" in warning and f"warning    {warning}" in err
+    # documents within the window: no warning
+    fresh = [{**r, "id": f"fresh-{r['id']}", "time": today} for r in rows]
+    path.write_text("".join(json.dumps(r) + "\n" for r in fresh))
+    assert main(["index", "add", ix, str(path), "-o", str(tmp_path / "o2"), "--quiet"]) == 0
+    assert json.loads((tmp_path / "o2" / "summary.json").read_text())["warnings"] == []

@@ -69,3 +69,49 @@ def test_readme_example_prints_what_it_shows(tmp_path, number, commands, shown):
             at += 1
         assert at < len(got), f"README:{number}: not printed: {want!r}\nprinted:\n" + "\n".join(printed)
         at += 1
+
+
+# -- issue 29 item 11: what a new user reads is true and usable -------------------------------------
+
+README = (ROOT / "README.md").read_text()
+
+
+def test_the_readme_s_install_commands_work_from_a_checkout():
+    # neardup is not on the package index: `pip install 'neardup[spark]'` fails
+    assert "pip install 'neardup[" not in README and 'pip install "neardup[' not in README
+    assert "pip install -e '.[spark]'" in README and "pip install -e '.[serve]'" in README
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "apt-get install" in ci and "chromium" in ci
+    intro = README.split("## On your pages")[0]
+    assert ".ci/run" in intro and "chromium" in intro and "apt-get" in intro and "as root" in intro
+
+
+def test_the_readme_points_users_at_no_maintainers_data_and_no_issue_numbers():
+    users = README.split("## Developing")[0]
+    assert "../shared/data" not in users
+    assert not re.search(r"\bissue(?:'s| \d+| #\d+)", README, re.I)
+
+
+def test_the_readme_s_statements_match_the_code():
+    from neardup.cluster import CLUSTERINGS
+    from neardup.methods import DEFAULT_METHOD, method_defaults
+
+    assert CLUSTERINGS[0] == "propagation" and "connected components of the pairs" not in README
+    assert "the most accurate default on pages" not in README and DEFAULT_METHOD == "ffp"
+    listed = re.search(r"`ffp`[^;]*?`--threshold` \(([\d.]+)\)", README)
+    assert listed and float(listed.group(1)) == method_defaults("ffp")["threshold"]
+    for name in ("minhash", "spotsigs"):
+        given = re.search(rf"`{name}`: [^;]*?`--threshold` \(([\d.]+)\)", README)
+        assert given and float(given.group(1)) == method_defaults(name)["threshold"], name
+
+
+def test_every_table_row_of_the_readme_belongs_to_a_table():
+    lines = README.splitlines()
+    k = 0
+    while k < len(lines):
+        if lines[k].startswith("|"):
+            start = k
+            while k < len(lines) and lines[k].startswith("|"):
+                k += 1
+            assert k - start >= 3 and re.fullmatch(r"\|(?:-+\|)+", lines[start + 1]), f"README:{start + 1}"
+        k += 1

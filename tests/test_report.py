@@ -84,7 +84,11 @@ def test_the_report_in_headless_chromium(built):
         # a cluster, then a member: the pair side by side with its shared passages
         page.click("#nav-clusters")
         page.click(".cluster-link >> nth=0")
+        members = page.locator("#members").inner_text()
+        assert "relation (representative to it)" in members and "duplicate" in members and "removed" in members
+        page.screenshot(path=str(tmp / "cluster.png"))
         page.click(".member-link >> nth=0")
+        assert "relation: duplicate" in page.locator("#main").inner_text()
         assert page.locator("mark.span-a").count() > 0 and page.locator("mark.span-b").count() > 0
         page.screenshot(path=str(tmp / "pair.png"))
         # a located partial copy: the highlighted text is exactly the spans of partials.jsonl
@@ -102,3 +106,59 @@ def test_the_report_in_headless_chromium(built):
     assert errors == []
     assert opened < 3.0
     assert (tmp / "pair.png").stat().st_size > 0
+
+
+# -- issue 29 item 7 ---------------------------------------------------------------------------------
+
+def test_parquet_outputs_are_read(tmp_path, capsys):
+    out = tmp_path / "d"
+    assert main(["dedup", str(SAMPLE), "-o", str(out), "--format", "parquet", "--quiet"]) == 0
+    assert main(["partial", str(SAMPLE), "-o", str(tmp_path / "p"), "--format", "parquet", "--quiet"]) == 0
+    report = tmp_path / "r.html"
+    assert main(["report", str(out), str(tmp_path / "p"), "-o", str(report)]) == 0
+    data = _data(report)
+    assert len(data["clusters"]) == json.loads((out / "summary.json").read_text())["clusters"] == 8
+    assert any(v["kind"] == "partial" for v in data["views"])
+    assert data["texts"]["d00000001"] == _texts()["d00000001"]
+
+
+def test_the_jobs_field_options_are_recorded_and_used(tmp_path):
+    rows = [{"key": r["id"], "body": r["text"]} for r in map(json.loads, SAMPLE.read_text().splitlines())]
+    path = tmp_path / "renamed.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "d"
+    assert main(["dedup", str(path), "-o", str(out), "--id-field", "key", "--text-field", "body", "--quiet"]) == 0
+    assert json.loads((out / "summary.json").read_text())["read_as"] == {
+        "id_field": "key", "text_field": "body", "html_field": "html", "html": False}
+    report = tmp_path / "r.html"
+    assert main(["report", str(out), "-o", str(report)]) == 0  # no field options given
+    assert _data(report)["texts"]["d00000001"] == _texts()["d00000001"]
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium installed (apt-get install chromium)")
+def test_the_browser_s_back_button_moves_between_views(built):
+    sync_api = pytest.importorskip("playwright.sync_api")
+    _, report = built
+    args = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--no-first-run"]
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=args)
+        page = browser.new_page()
+        page.goto(report.as_uri())
+        page.wait_for_selector("#main h2")
+        page.click("#nav-clusters")
+        page.click(".cluster-link >> nth=0")
+        page.wait_for_selector("#members")
+        page.click(".member-link >> nth=0")
+        page.wait_for_selector("mark.span-a")
+        pair_url = page.url
+        page.go_back()
+        page.wait_for_selector("#members")
+        page.go_back()
+        page.wait_for_selector("#clusters")
+        assert page.url.startswith(report.as_uri()) and "#clusters" in page.url
+        page.go_forward()
+        page.wait_for_selector("#members")
+        page.goto(pair_url)  # a view can be opened from its address
+        page.wait_for_selector("mark.span-a")
+        browser.close()

@@ -156,3 +156,57 @@ def test_real_server_on_loopback_groups_concurrent_writes_and_stops_cleanly(tmp_
     assert "serving" in err
     with Index.open(tmp_path / "ix") as index:  # the writer lock was released, every add is there
         assert len(index) == 48 and index.check() == []
+
+
+def _local_assets(client, page: str) -> list[str]:
+    import re
+
+    html = client.get(page).text
+    urls = re.findall(r"""(?:src|href)=["']([^"']+)["']|(?:url|openapi_url|swagger_js_url)\s*[:=]\s*["']([^"']+)["']""",
+                      html)
+    return [a or b for a, b in urls]
+
+
+def test_docs_work_offline(client, monkeypatch):
+    # issue 29 item 9: /docs loaded Swagger UI from a CDN, so it was blank offline
+    page = client.get("/docs")
+    assert page.status_code == 200 and "cdn." not in page.text and "https://" not in page.text
+    assets = [u for u in _local_assets(client, "/docs") if u.endswith((".js", ".css"))]
+    assert assets and all(client.get(u).status_code == 200 for u in assets)
+    assert client.get("/openapi.json").json()["info"]["title"] == "neardup index"
+    assert "cdn." not in client.get("/redoc").text
+
+
+def test_docs_without_fastapi_offline_are_a_static_page(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "fastapi_offline", None)  # not installed
+    Index.create(tmp_path / "ix", method="minhash").close()
+    with TestClient(create_app(Index.open(tmp_path / "ix"))) as c:
+        page = c.get("/docs")
+        assert page.status_code == 200 and "http" not in page.text and "<script" not in page.text
+        assert "/documents" in page.text and "check documents without adding them" in page.text
+        assert c.get("/openapi.json").status_code == 200
+
+
+@pytest.mark.skipif(not (os.path.exists("/usr/bin/chromium")), reason="no Chromium installed (apt-get install chromium)")
+def test_docs_render_in_a_browser_with_no_network(client):
+    sync_api = pytest.importorskip("playwright.sync_api")
+    outside: list[str] = []
+
+    def serve(route):
+        url = route.request.url
+        if not url.startswith("http://testserver/"):
+            outside.append(url)
+            return route.abort()
+        got = client.get(url[len("http://testserver"):])
+        route.fulfill(status=got.status_code, body=got.content,
+                      headers={"content-type": got.headers.get("content-type", "text/plain")})
+
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=["--headless", "--no-sandbox"])
+        page = browser.new_page()
+        page.route("**/*", serve)
+        page.goto("http://testserver/docs")
+        page.wait_for_selector(".opblock", timeout=20_000)  # the operations, rendered by Swagger UI
+        assert page.locator(".opblock").count() >= 6
+        browser.close()
+    assert outside == []

@@ -194,3 +194,15 @@ def test_refusals_before_reading(tmp_path):
     assert main(["contain", str(SAMPLE), "-o", str(tmp_path / "c"), "--method", "codet", *SPARK]) == 2
     assert not (tmp_path / "c").exists() and not (tmp_path / "t").exists()
     assert not (tmp_path / "x").exists() and not (tmp_path / "z").exists()
+
+
+def test_quiet_silences_spark(tmp_path):
+    # issue 29 item 10: --quiet left Spark's (and Java's) log on stderr; a run of its own, so its JVM starts here
+    import subprocess
+    import sys
+
+    assert main(["dedup", str(SAMPLE), "-o", str(tmp_path / "l"), "--quiet"]) == 0
+    done = subprocess.run([sys.executable, "-m", "neardup", "dedup", str(SAMPLE), "-o", str(tmp_path / "s"), "--quiet",
+                           *SPARK], capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0 and done.stderr == "" and done.stdout == ""
+    assert (tmp_path / "s" / "pairs.jsonl").read_bytes() == (tmp_path / "l" / "pairs.jsonl").read_bytes()

@@ -197,3 +197,59 @@ def test_the_dedup_warm_up_runs_every_method_without_error(tmp_path):
     for name in sorted(REGISTRY):
         args = build_parser("dedup").parse_args(["dedup", "in.jsonl", "-o", str(tmp_path / name), "--method", name])
         _warm_dedup(args)
+
+
+# -- issue 29 item 8: what a new user sees of start-up -------------------------------------------
+
+SAMPLE = Path(__file__).resolve().parents[1] / "examples" / "sample.jsonl"
+
+
+def test_version_is_printed(capsys):
+    import pytest
+
+    from neardup import __version__
+    from neardup.cli import main
+
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0 and capsys.readouterr().out.strip() == f"neardup {__version__}"
+
+
+def test_the_report_s_time_is_the_command_s_wall_time(tmp_path, capsys, monkeypatch):
+    # the time of a run whose start-up (here a slow step before the job) took 0.6 s was printed as the job's 0.03 s
+    import time
+
+    from neardup import cli
+
+    real = cli._cmd_dedup
+
+    def slow_start(args):
+        time.sleep(0.6)
+        return real(args)
+
+    monkeypatch.setattr(cli, "_cmd_dedup", slow_start)
+    assert cli.main(["dedup", str(SAMPLE), "-o", str(tmp_path / "o")]) == 0
+    seconds = json.loads((tmp_path / "o" / "summary.json").read_text())["seconds"]
+    assert seconds["wall"] - seconds["total"] >= 0.55  # the sleep before the job is counted
+    line = next(x for x in capsys.readouterr().err.splitlines() if x.startswith("time"))
+    assert float(line.split()[1]) >= 0.6
+
+
+def test_compiling_kernels_shows_as_one_line_and_is_counted(capsys):
+    import numba
+
+    from neardup.job import CLOCK, time_line
+    from neardup.startup import compile_notice
+
+    CLOCK.start()
+    with compile_notice():
+        numba.njit(lambda x: x + 1)(1)  # not cached: compiled now
+        numba.njit(lambda x: x + 2)(1)
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "compiling its kernels for this machine, once" in err
+    assert CLOCK.compiled == 2 and CLOCK.compiling > 0
+    assert "of it compiling kernels" in time_line({"total": 0.1, **CLOCK.seconds()})
+    CLOCK.start()
+    with compile_notice(quiet=True):
+        numba.njit(lambda x: x + 3)(1)
+    assert capsys.readouterr().err == "" and CLOCK.compiled == 1

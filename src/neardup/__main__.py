@@ -6,12 +6,17 @@ pause (:mod:`neardup.startup`).  :func:`neardup.cli.main` is the same program wi
 
 import gc
 import sys
+import time
 
 
 def program() -> int:
     """Run one ``neardup`` command from ``sys.argv``; returns the exit code."""
+    started = time.perf_counter()
     gc.disable()
     from .cli import main
+    from .job import CLOCK
+
+    CLOCK.start(started)  # the report's wall time counts the imports too
 
     return main()
 

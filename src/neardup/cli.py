@@ -20,6 +20,7 @@ from .cli_options import (
     method_options,
 )
 from .cluster import CLUSTERINGS
+from .relations import DEFAULT_MIN_COVERAGE, DEFAULT_UNIQUE_COVERAGE, SITE_MAX_DF
 from .errors import UserError
 from .job import print_report, run_command
 from .methods import REGISTRY, method_defaults, method_params
@@ -79,16 +80,23 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         from .evaluate.plots import write_learning_curves, write_plots
 
         lines, marks, bcubed = _plot_inputs(curves, reports, args)
-        paths = write_plots(lines, args.plot, data.name, marks=marks, bcubed=bcubed)
+        from .methods import get_method
+
+        learns = get_method(names[0], **{k: v for k, v in given.items() if k in method_defaults(names[0])}).learns
+        covers = _plots_cover(reports[0], data.name, learns)
+        paths = write_plots(lines, args.plot, f"{data.name} ({covers.split(';')[0]})", marks=marks, bcubed=bcubed)
         if args.learning_curve:
             paths.append(write_learning_curves({r["method"]: r["learning_curve"] for r in reports}, args.plot, data.name))
         for path in paths:
             print(f"wrote {path}", file=sys.stderr)
+        print(f"the plots cover {covers}", file=sys.stderr)
     if args.json:
         out = reports[0] if len(reports) == 1 else reports
         print(json.dumps(out, indent=2, default=float))
     else:
         print(_eval_table(reports))
+        if any("per_split" in r for r in reports):
+            print(_splits_table(reports))
         for r in reports:
             if "learning_curve" in r:
                 print(f"\n{r['method']} learning curve (held-out max F1, mean +- std over splits):")
@@ -111,9 +119,50 @@ def _plot_inputs(scored: dict, reports: list[dict], args: argparse.Namespace):
         default = method_defaults(name).get("threshold")
         if default is None and sc.method is not None:  # andd: its model's recorded threshold
             default = sc.method.method.decision_threshold()
-        marks[name] = {"default": default, "chosen": report["threshold"]}
+        marks[name] = {"default": default, "chosen": report.get("recommended_threshold", report["threshold"])}
         bcubed[name] = (grid, bcubed_curve(sc.scores, sc.i, sc.j, len(sc.data.ids), sc.clusters, args.cluster, grid))
     return curves, marks, bcubed
+
+
+def _plots_cover(report: dict, name: str, learns: bool = False) -> str:
+    """Which pairs the plots of an evaluation show, and which threshold they mark as chosen."""
+    if "per_split" in report:
+        model = ", scored by the model trained on the first split's development half" if learns else ""
+        return (f"all {report['pairs']:,} pairs of {name}, development and held-out halves together{model}; "
+                f"chosen: the recommended threshold {report['recommended_threshold']:.3f}")
+    if "tuned_on" in report:
+        return f"all {report['pairs']:,} pairs of {name}; chosen: the threshold tuned on {report['tuned_on']}"
+    return f"all {report['pairs']:,} pairs of {name}; chosen: the threshold the table reports"
+
+
+def _splits_table(reports: list[dict]) -> str:
+    """Per split: the threshold the development half chose and what the held-out half gave at it;
+    then the spread and the recommended threshold (one that was evaluated)."""
+    out = []
+    for r in reports:
+        if "per_split" not in r:
+            continue
+        rows = [["split", "thr (dev)", "dev max F1", "held-out P", "R", "F1", "B3 F1", "max F1"]]
+        for k, run in enumerate(r["per_split"]):
+            rows.append([str(k + r["split_seed"]), f"{run['threshold']:.3f}", f"{run['dev_max_f1']:.3f}",
+                         f"{run['precision']:.3f}", f"{run['recall']:.3f}", f"{run['f1']:.3f}",
+                         f"{run['b3_f1']:.3f}", f"{run['max_f1']:.3f}"])
+        widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]))]
+        lines = ["| " + " | ".join(v.ljust(w) for v, w in zip(row, widths)) + " |" for row in rows]
+        lines.insert(1, "|" + "|".join("-" * (w + 2) for w in widths) + "|")
+        runs = r["per_split"]
+        lo, hi = r["threshold_range"]
+        f1 = [x["f1"] for x in runs]
+        b3 = [x["b3_f1"] for x in runs]
+        best = r["per_split"][r["recommended_split"]]
+        out += [f"\n{r['method']}, per split (split = seed; the held-out half measured at its development "
+                f"half's threshold):", *lines,
+                f"spread: chosen thresholds {lo:.3f} to {hi:.3f}; held-out F1 {min(f1):.3f} to {max(f1):.3f}, "
+                f"B-cubed F1 {min(b3):.3f} to {max(b3):.3f}",
+                f"recommended threshold: {r['recommended_threshold']:.3f} (the median of the chosen thresholds, split "
+                f"{r['recommended_split'] + r['split_seed']}'s: held-out F1 {best['f1']:.3f}, B-cubed F1 "
+                f"{best['b3_f1']:.3f}); `neardup eval DATASET --threshold T` shows any threshold on all of it"]
+    return "\n".join(out)
 
 
 _COLUMNS = (
@@ -133,7 +182,8 @@ def _eval_table(reports: list[dict]) -> str:
         f"threshold {first['fixed_threshold']:g} as given" if first.get("fixed_threshold") is not None
         else f"threshold of {best} on {first['tuned_on']}" if "tuned_on" in first
         else (f"{first['splits']} random half splits by cluster, seed {first['split_seed']}: threshold of {best} on "
-              "one half (training there too, for methods that learn), measures on the other; mean over splits")
+              "one half (training there too, for methods that learn), measures on the other; mean over splits; "
+              "thr: the recommended threshold, the splits' median (per split below)")
         if "splits" in first
         else f"threshold of {best} on the dataset itself"
     )
@@ -142,7 +192,8 @@ def _eval_table(reports: list[dict]) -> str:
         f"{first['positives']:,} positive; {how}"
     )
     rows = [[c[0] for c in _COLUMNS]]
-    rows += [[fmt.format(r[key]) for _, key, fmt in _COLUMNS] for r in reports]
+    rows += [[fmt.format(r.get("recommended_threshold", r[key]) if key == "threshold" else r[key])
+              for _, key, fmt in _COLUMNS] for r in reports]
     widths = [max(len(row[c]) for row in rows) for c in range(len(_COLUMNS))]
     lines = ["| " + " | ".join(v.ljust(w) for v, w in zip(row, widths)) + " |" for row in rows]
     lines.insert(1, "|" + "|".join("-" * (w + 2) for w in widths) + "|")
@@ -154,10 +205,18 @@ def _cmd_dedup(args: argparse.Namespace) -> int:
     from .startup import skip_numba_blas_probe
 
     skip_numba_blas_probe()
+    if args.unique and not args.relations:
+        raise UserError("--unique needs the relations (it drops only documents that the one kept covers): "
+                        "leave out --no-relations")
     _, summary = dedup_files(
         args.inputs,
         args.output,
         unique=args.unique,
+        relations=args.relations,
+        min_coverage=args.min_coverage,
+        unique_coverage=args.unique_coverage,
+        list=args.list,
+        site_max_df=args.site_max_df,
         keep_rejected=args.keep_rejected,
         cluster=args.cluster,
         fmt=args.format,
@@ -219,11 +278,26 @@ def _cmd_synth(args: argparse.Namespace) -> int:
 
 
 def _print_summary(s: dict, outdir: str) -> None:
-    lines = [
-        f"pairs      {s['pairs']:,} near-duplicate pairs (from {s['candidate_pairs']:,} candidates)",
-        f"clusters   {s['clusters']:,} clusters holding {s['documents_in_clusters']:,} documents; "
-        f"{s['duplicates_removable']:,} removable duplicates",
-    ]
+    if "relations" in s:
+        rel = s["relations"]
+        unlisted = [r for r in rel if r not in s["relations_listed"] and rel[r]]
+        lines = [f"pairs      {s['pairs']:,} pairs (from {s['candidate_pairs']:,} candidates): "
+                 + ", ".join(f"{r} {rel[r]:,}" for r in s["relations_listed"])
+                 + "".join(f"; {rel[r]:,} {r} not listed" for r in unlisted)]
+        aligned = s["aligned"]
+        if aligned.get("site_boilerplate_seeds"):
+            lines.append(f"           boilerplate: {aligned['site_boilerplate_seeds']:,} seeds recurring "
+                         "within one site ignored")
+        smallest = s.get("smallest_removed_coverage")
+        lines.append(f"clusters   {s['clusters']:,} clusters of copies holding {s['documents_in_clusters']:,} documents; "
+                     f"{s['duplicates_removable']:,} removable duplicates"
+                     + (f" (each covered >= {smallest:.0%} by the one kept)" if smallest is not None else ""))
+    else:
+        lines = [
+            f"pairs      {s['pairs']:,} near-duplicate pairs (from {s['candidate_pairs']:,} candidates)",
+            f"clusters   {s['clusters']:,} clusters holding {s['documents_in_clusters']:,} documents; "
+            f"{s['duplicates_removable']:,} removable duplicates",
+        ]
     lines.extend(f"warning    {w}" for w in s.get("warnings", ()))
     if "unique_file" in s:
         which = "rejected records kept" if s["unique_keeps_rejected"] else "rejected records left out"
@@ -246,7 +320,9 @@ def _cmd_explain(args: argparse.Namespace) -> int:
 def _cmd_report(args: argparse.Namespace) -> int:
     from .report import build_report
 
-    path = build_report(args.folders, args.output, args.html, input_fields(args))
+    given = {"id": args.id_field, "text": args.text_field, "html": args.html_field}
+    path = build_report(args.folders, args.output, True if args.html else None,
+                        {k: v for k, v in given.items() if v is not None})
     print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)", file=sys.stderr)
     return 0
 
@@ -311,10 +387,11 @@ def add_imported_commands(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("report", help="one self-contained HTML report of dedup/contain/partial/eval outputs")
     p.add_argument("folders", nargs="+", metavar="OUTDIR", help="output folders of dedup, contain, partial, eval --plot")
     p.add_argument("-o", "--output", default="report.html", metavar="FILE", help="the HTML file (report.html)")
-    p.add_argument("--html", action="store_true", help="the jobs read the 'html' field (as they were run with --html)")
-    p.add_argument("--id-field", default="id", metavar="NAME", help="as the jobs were run (id)")
-    p.add_argument("--text-field", default="text", metavar="NAME", help="as the jobs were run (text)")
-    p.add_argument("--html-field", default="html", metavar="NAME", help="as the jobs were run (html)")
+    p.add_argument("--html", action="store_true",
+                   help="read the 'html' field (by default: as the jobs did, from their summary.json)")
+    p.add_argument("--id-field", metavar="NAME", help="the id field (by default: the jobs', from their summary.json)")
+    p.add_argument("--text-field", metavar="NAME", help="the text field (by default: the jobs')")
+    p.add_argument("--html-field", metavar="NAME", help="the html field (by default: the jobs')")
     p.set_defaults(func=_cmd_report)
 
     register_extract(sub)
@@ -325,11 +402,23 @@ def add_imported_commands(sub: argparse._SubParsersAction) -> None:
     register_online(sub)
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("neardup")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        from . import __version__
+
+        return __version__
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The ``neardup`` parser; for a ``command`` in :data:`LEAN_COMMANDS`, only the lean ones."""
     parser = argparse.ArgumentParser(
         prog="neardup", description="Find the same news story wherever it was republished."
     )
+    parser.add_argument("--version", action="version", version=f"neardup {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("dedup", help="find near-duplicate pairs and clusters")
@@ -342,6 +431,21 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                    help="how pairs become clusters: label propagation (resists chaining through a few bridging "
                         "pairs), leader (each member a near-duplicate of its representative), or connected "
                         f"components (the transitive closure) ({CLUSTERINGS[0]})")
+    g = p.add_argument_group("relations (a quote is not a copy)")
+    g.add_argument("--relations", dest="list", metavar="R1,R2,...",
+                   help="relations listed in pairs: duplicate, contains, contained, shares, similar "
+                        "(duplicate,contains,contained,shares; similar: the method's pair shares no passage)")
+    g.add_argument("--min-coverage", type=float, default=DEFAULT_MIN_COVERAGE, metavar="C",
+                   help="a document covers another when the passages they share hold this share of the other's "
+                        f"words; only such copies cluster ({DEFAULT_MIN_COVERAGE})")
+    g.add_argument("--unique-coverage", type=float, default=DEFAULT_UNIQUE_COVERAGE, metavar="U",
+                   help="--unique drops a document only when the document kept for it covers this share of its "
+                        f"words ({DEFAULT_UNIQUE_COVERAGE})")
+    g.add_argument("--site-max-df", type=int, default=SITE_MAX_DF, metavar="N",
+                   help="a passage in more than N documents of one site (record field 'site', or the host of "
+                        f"'url' or of a URL id) is that site's boilerplate and counts for nothing ({SITE_MAX_DF}; 0: off)")
+    g.add_argument("--no-relations", dest="relations", action="store_false",
+                   help="pairs and clusters by the method's score alone, as before relations (faster; no --unique)")
     add_method_options(p)
     add_engine_options(p)
     p.set_defaults(func=_cmd_dedup, warm=_warm_dedup)
@@ -392,13 +496,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     of the collector, whose passes at interpreter shutdown would otherwise walk everything
     numba builds (0.2 s per run).
     """
+    from .job import CLOCK
+
     program = argv is None
+    if not program or CLOCK.started is None:
+        CLOCK.start()
     argv = sys.argv[1:] if program else list(argv)
     args = build_parser(argv[0] if argv else None).parse_args(argv)
-    func = _after_start_up(args.func, args.command not in NO_KERNEL_COMMANDS) if program else args.func
+    kernels = args.command not in NO_KERNEL_COMMANDS
+    func = _after_start_up(args.func, kernels) if program else args.func
     try:
-        return run_command(func, args)
+        if not kernels:
+            return run_command(func, args)
+        from .startup import compile_notice
+
+        # the line is the program's: a caller of main() (a test, a script) gets its stderr as it was
+        with compile_notice(quiet=not program or bool(getattr(args, "quiet", False))):
+            return run_command(func, args)
     finally:
+        CLOCK.started = None  # a library call after this command reports no wall time of it
         if program:
             gc.freeze()
 

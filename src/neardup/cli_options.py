@@ -46,7 +46,7 @@ def add_engine_options(p: argparse.ArgumentParser) -> None:
 
     g = p.add_argument_group("engine (where the stages run; every engine gives the same outputs)")
     g.add_argument("--engine", choices=ENGINES, default=ENGINES[0],
-                   help="local: this process; spark: Apache Spark stages (needs neardup[spark], Java 17+) (local)")
+                   help="local: this process; spark: Apache Spark stages (needs the spark extra, pip install -e '.[spark]', and Java 17+) (local)")
     g.add_argument("--spark-master", metavar="URL", help="Spark master URL: local[N], spark://host:7077, yarn (local[2])")
     g.add_argument("--spark-connect", metavar="sc://HOST:PORT", help="a Spark Connect endpoint instead of a master")
     g.add_argument("--spark-partitions", type=int, metavar="N", help="partitions of the documents and shuffles (Spark's)")
@@ -67,7 +67,7 @@ def engine_of(args: argparse.Namespace) -> object:
     from .engines import get_engine
 
     return get_engine("spark", master=args.spark_master, connect=args.spark_connect,
-                      partitions=args.spark_partitions, work=args.spark_work)
+                      partitions=args.spark_partitions, work=args.spark_work, quiet=bool(getattr(args, "quiet", False)))
 
 
 def add_method_options(p: argparse.ArgumentParser) -> None:

@@ -4,10 +4,14 @@ For two documents -- two files, or two ids of an input -- it shows what the dete
 see and decide:
 
 * the text of each after extraction, and how much of the page's visible text extraction
-  dropped (navigation, ads, related links: the lines that are not in the article);
+  dropped (navigation, ads, related links: the page's blocks whose text is not in the
+  article, compared by text with whitespace collapsed);
 * the method's score with the method's own code (:meth:`Method.score` on the two
   documents), its threshold, and the verdict; methods with corpus statistics (IDF) see
   only these two documents here, so their score can differ from a run over a corpus;
+* the relation ``dedup`` reports for the pair (:mod:`neardup.relations`: duplicate,
+  contains, contained, shares, similar), from the passages its aligner finds between the two
+  and the share of each document inside them;
 * the shared text: passages of at least ``min_words`` words found in both, with their
   character offsets in each text (difflib's longest matching blocks over the word
   sequences), the share of each document inside them (containment both ways), and the
@@ -43,7 +47,7 @@ class Side:
     id: str
     text: str
     visible_chars: int  # characters of the page's visible text (equal to len(text) for a text record)
-    dropped: list[str] = field(default_factory=list)  # visible lines extraction left out (first ones)
+    dropped: list[str] = field(default_factory=list)  # blocks of the page extraction left out (first ones)
 
 
 @dataclass
@@ -62,6 +66,10 @@ class Explanation:
     shared_grams: list[str]
     grams_a: int
     grams_b: int
+    #: What dedup reports for the pair: the relation and each side's share inside the aligned passages.
+    relation: str = "similar"
+    coverage_a: float = 0.0
+    coverage_b: float = 0.0
 
     @property
     def duplicate(self) -> bool:
@@ -71,6 +79,7 @@ class Explanation:
         return {
             "a": vars(self.a), "b": vars(self.b), "method": self.method, "params": self.params,
             "score": self.score, "threshold": self.threshold, "near_duplicate": self.duplicate,
+            "relation": self.relation, "coverage": {"a": self.coverage_a, "b": self.coverage_b},
             "containment": {"a_in_b": self.contained_a_in_b, "b_in_a": self.contained_b_in_a},
             "passages": self.passages,
             "shared_grams": {"n": GRAM, "shared": len(self.shared_grams), "a": self.grams_a, "b": self.grams_b,
@@ -103,9 +112,17 @@ def side(record: Record, text: str, extract: str) -> Side:
     """``record`` with its extracted ``text`` and what extraction dropped of the page."""
     if record.html is None:
         return Side(record.id, text, len(text))
+    from .extract.blocks import page_blocks
+
     visible = get_extractor("none")(record.html)
-    kept = {line.strip() for line in text.splitlines() if line.strip()}
-    dropped = [line.strip() for line in visible.splitlines() if line.strip() and line.strip() not in kept]
+    # compared by text, block by block (the units extraction keeps or drops), never by source
+    # line: a paragraph the page's source wraps over lines, or cuts with links, is one block
+    kept = " ".join(text.split())
+    dropped = []
+    for block in page_blocks(record.html).texts:
+        words = " ".join(block.split())
+        if words and words not in kept and words not in dropped:
+            dropped.append(words)
     return Side(record.id, text, len(visible), dropped[:12])
 
 
@@ -122,8 +139,26 @@ def explain_texts(a: Side, b: Side, method: str = DEFAULT_METHOD, **params: Any)
     in_passages = sum(p["words"] for p in passages)
     ga, gb = _grams(wa), _grams(wb)
     shared = sorted(ga & gb)
+    relation, cov_a, cov_b = aligned_relation(a.text, b.text)
     return Explanation(a, b, method, m.get_params(), score, m.decision_threshold(), passages,
-                       in_passages / max(len(wa), 1), in_passages / max(len(wb), 1), shared, len(ga), len(gb))
+                       in_passages / max(len(wa), 1), in_passages / max(len(wb), 1), shared, len(ga), len(gb),
+                       relation, cov_a, cov_b)
+
+
+def aligned_relation(a: str, b: str) -> tuple[str, float, float]:
+    """The relation ``dedup`` reports for two texts (alone: no corpus, so no boilerplate statistics),
+    and the share of each inside the passages its aligner finds."""
+    import numpy as np
+
+    from .partial.align import AlignParams, align_texts
+    from .relations import DEDUP_MAX_DF, DEFAULT_MIN_COVERAGE, RELATIONS, relation_codes
+
+    found = next(iter(align_texts([a, b], AlignParams(max_df=DEDUP_MAX_DF))), None)
+    if found is None:
+        return "similar", 0.0, 0.0
+    code = relation_codes(np.array([found.coverage_a]), np.array([found.coverage_b]), np.array([True]),
+                          DEFAULT_MIN_COVERAGE)[0]
+    return RELATIONS[int(code)], found.coverage_a, found.coverage_b
 
 
 def load_pair(a: str, b: str, inputs: Sequence[str] = (), extract: str = DEFAULT_EXTRACTOR,
@@ -155,10 +190,14 @@ def load_pair(a: str, b: str, inputs: Sequence[str] = (), extract: str = DEFAULT
 
 def render(e: Explanation, width: int = 100) -> str:
     """The explanation as plain text for a terminal."""
-    verdict = "SAME STORY" if e.duplicate else "not the same story"
-    lines = [f"{e.method} score {e.score:.3f} vs threshold {e.threshold:.3f}: {verdict}",
-             f"containment: {e.contained_a_in_b:.0%} of A's words are in passages shared with B, "
-             f"{e.contained_b_in_a:.0%} of B's in A",
+    verdict = "similar" if e.duplicate else "not similar"
+    what = {"duplicate": "copies of each other", "contains": "A contains B", "contained": "B contains A",
+            "shares": "they share a passage, neither is a copy", "similar": "no shared passage"}[e.relation]
+    lines = [f"relation: {e.relation} ({what}): the aligned passages hold {e.coverage_a:.0%} of A's words and "
+             f"{e.coverage_b:.0%} of B's (what dedup reports)",
+             f"{e.method} score {e.score:.3f} vs threshold {e.threshold:.3f}: {verdict}",
+             f"exact runs of {MIN_WORDS}+ words (listed below): {e.contained_a_in_b:.0%} of A's words, "
+             f"{e.contained_b_in_a:.0%} of B's",
              f"shared word {GRAM}-grams: {len(e.shared_grams):,} (A has {e.grams_a:,}, B {e.grams_b:,})"]
     for name, s in (("A", e.a), ("B", e.b)):
         lines.append(f"\n{name}: {s.id} -- {len(s.text):,} characters of text"

@@ -47,6 +47,9 @@ def documents(
     extractor = get_extractor(extract)
     seen: set[str] = set()
     for item in as_records(records, fields):
+        if isinstance(item, Rejection) and item.skipped:
+            stats.reject(item)  # not a document: counted apart, never read
+            continue
         stats.read += 1
         if isinstance(item, Record):
             item = _text_of(item, extractor, seen)

@@ -36,6 +36,31 @@ MAX_LISTED_REJECTIONS = 1000
 REPORT_TO = "the neardup issue tracker"
 
 
+class RunClock:
+    """The command's wall clock and the time spent compiling kernels (the first run after an
+    install or an edit): what the report's ``time`` line says, whatever the job's own stages took."""
+
+    def __init__(self) -> None:
+        self.started: float | None = None
+        self.compiling = 0.0
+        self.compiled = 0
+
+    def start(self, at: float | None = None) -> None:
+        """Start counting now, or at ``at`` (a ``time.perf_counter()`` taken earlier)."""
+        self.started, self.compiling, self.compiled = time.perf_counter() if at is None else at, 0.0, 0
+
+    def seconds(self) -> dict[str, float]:
+        """``wall`` since the command started (when it did), and ``compiling`` when kernels were compiled."""
+        out = {} if self.started is None else {"wall": round(time.perf_counter() - self.started, 3)}
+        if self.compiled:
+            out["compiling_kernels"] = round(self.compiling, 3)
+        return out
+
+
+#: Set by :func:`neardup.cli.main` when a command starts.
+CLOCK = RunClock()
+
+
 def listed_rejections(messages: list[str], total: int, listed: int = 5, more: str = "") -> list[str]:
     """The first ``listed`` rejection messages as report lines, and how many more there were (``more``: where)."""
     lines = [f"  rejected {msg}" for msg in messages[:listed]]
@@ -58,9 +83,15 @@ class RunStats:
     notes: Counter = field(default_factory=Counter)
     #: Kept documents by detected script (:func:`neardup.text.scripts.document_scripts`).
     scripts: Counter = field(default_factory=Counter)
+    #: Input units that are not documents (WARC records that are not pages), by reason: not read.
+    skipped: Counter = field(default_factory=Counter)
 
     def reject(self, rejection: Rejection, strict: bool = False) -> None:
-        """Count ``rejection`` and list it, or raise it in strict mode."""
+        """Count ``rejection`` and list it, or raise it in strict mode; a skipped one only counts
+        under ``skipped`` (the caller does not count it as read)."""
+        if rejection.skipped:
+            self.skipped[rejection.reason] += 1
+            return
         if strict:
             raise InputError(rejection.message())
         self.reasons[rejection.reason] += 1
@@ -79,6 +110,9 @@ class RunStats:
             out["detected_encodings"] = dict(sorted(self.encodings.items()))
         if self.notes:
             out["notes"] = dict(sorted(self.notes.items()))
+        if self.skipped:
+            out["skipped"] = sum(self.skipped.values())
+            out["skipped_by_reason"] = dict(sorted(self.skipped.items()))
         return out
 
     def rejection_report(self, source: str, listed: int = 5) -> list[str]:
@@ -105,6 +139,12 @@ class RunStats:
         raise InputError(f"no usable record: read {c['read']:,}, rejected {c['rejected']:,} ({why}){first}")
 
 
+def read_as(prefer_html: bool, fields: Any) -> dict[str, Any]:
+    """How a job read its records (``summary.json`` ``read_as``): the field options and ``--html``,
+    so that ``neardup report`` reads the inputs again as the job did."""
+    return {"id_field": fields.id, "text_field": fields.text, "html_field": fields.html, "html": bool(prefer_html)}
+
+
 def run_report(stats: RunStats, inputs: Sequence[Any], parameters: dict[str, Any], total: float | None = None,
                **results: Any) -> dict[str, Any]:
     """The summary of a run (``summary.json``): counts, ``results``, time, parameters, rejections.
@@ -115,6 +155,7 @@ def run_report(stats: RunStats, inputs: Sequence[Any], parameters: dict[str, Any
     seconds = {k: round(v, 3) for k, v in stats.seconds.items() if k != "total"}
     seconds["total"] = round(sum(seconds.values()) if total is None else total, 3)
     scripts = {"scripts": dict(stats.scripts.most_common())} if stats.scripts else {}
+    seconds.update(CLOCK.seconds())
     return {
         "documents": stats.counts(),
         **scripts,
@@ -127,11 +168,23 @@ def run_report(stats: RunStats, inputs: Sequence[Any], parameters: dict[str, Any
     }
 
 
+def time_line(seconds: dict[str, float]) -> str:
+    """The report's time: the command's wall time (start-up included), and the compilation in it."""
+    wall = max(seconds.get("wall", 0.0), seconds["total"])
+    line = f"{wall:.2f} s"
+    if seconds.get("compiling_kernels"):
+        line += f" ({seconds['compiling_kernels']:.1f} s of it compiling kernels, once: later runs load them)"
+    return line
+
+
 def print_report(s: dict[str, Any], outdir: str, lines: Sequence[str]) -> None:
     """A few lines about a run on stderr: the input account, the job's own ``lines``, time, output, rejections."""
     d = s["documents"]
     out = [f"documents  read {d['read']:,}   kept {d['kept']:,}   rejected {d['rejected']:,}"]
     out += [f"           rejected: {reason}: {n:,}" for reason, n in d["rejected_by_reason"].items()]
+    if d.get("skipped"):
+        out.append(f"           skipped {d['skipped']:,} (not read): "
+                   + ", ".join(f"{reason} {n:,}" for reason, n in d["skipped_by_reason"].items()))
     if d.get("detected_encodings"):
         out.append("           decoded as: " + ", ".join(f"{e} {n:,}" for e, n in d["detected_encodings"].items()))
     out.extend(f"           {note}: {n:,}" for note, n in d.get("notes", {}).items())
@@ -139,7 +192,7 @@ def print_report(s: dict[str, Any], outdir: str, lines: Sequence[str]) -> None:
     if set(scripts) - {"Latin", "none"}:  # English-only runs print as they always did
         out.append("scripts    " + "   ".join(f"{k} {n:,}" for k, n in scripts.items()))
     out += list(lines)
-    out += [f"time       {s['seconds']['total']:.2f} s", f"output     {outdir}"]
+    out += [f"time       {time_line(s['seconds'])}", f"output     {outdir}"]
     listed = len(s["rejections"])
     where = " in summary.json" if listed >= d["rejected"] else f" (summary.json lists the first {listed:,})"
     out += listed_rejections(s["rejections"], d["rejected"], more=where)

@@ -1,14 +1,17 @@
-"""The detection pipeline: read -> extract -> method (features, sketch, index, verify) -> cluster.
+"""The detection pipeline: read -> extract -> method (features, sketch, index, verify) -> relate -> cluster.
 
 :class:`Deduplicator` is the Python API behind ``neardup dedup``.  It streams records
 in batches through the chosen extractor and method, so memory grows with the
 signatures, not with the text, and it accounts for every input: documents read, kept
-and rejected (with reasons), which the run summary reports.
+and rejected (with reasons), which the run summary reports.  The same batches go to the
+aligner (:mod:`neardup.partial.align`), whose passages type each pair the method found
+(:mod:`neardup.relations`: duplicate, contains, contained, shares); only copies cluster,
+and a document is dropped from the deduplicated set only when the one kept for it covers it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
@@ -21,6 +24,8 @@ from .input_stage import batches, progress_bar
 from .io.readers import FIELDS, Fields, Rejection
 from .job import RunStats, run_report
 from .methods import DEFAULT_METHOD, get_method
+from .relations import (DEFAULT_MIN_COVERAGE, DEFAULT_UNIQUE_COVERAGE, DEDUP_MAX_DF, RELATIONS, SITE_MAX_DF,
+                        Coverage, Related, parse_relations)
 
 #: A cluster holding more than this share of the kept documents (of at least
 #: ``LARGE_CLUSTER_MIN_DOCS``) is reported as a warning: stories merged by chaining.
@@ -28,20 +33,36 @@ LARGE_CLUSTER_SHARE, LARGE_CLUSTER_MIN_DOCS = 0.2, 50
 
 @dataclass
 class Pair:
-    """A near-duplicate pair: ids in input order and the method's similarity."""
+    """A pair the method found: ids in input order, the method's similarity and, unless relations
+    are off, the relation, the share of each document inside the shared passages and the
+    longest shared passage in words."""
 
     a: str
     b: str
     score: float
+    relation: str | None = None
+    coverage_a: float | None = None
+    coverage_b: float | None = None
+    longest: int | None = None
+
+
+@dataclass
+class Removed:
+    """A clustered document a deduplicated set leaves out: the kept one that covers it, and how far."""
+
+    id: str
+    kept: str
+    coverage: float
 
 
 @dataclass
 class Cluster:
-    """A group of two or more near-duplicates and the one to keep."""
+    """A group of two or more copies, the representative (kept) and the members it is safe to drop."""
 
     cluster: int
     ids: list[str]
     representative: str
+    removed: list[Removed] = field(default_factory=list)
 
 
 @dataclass
@@ -57,25 +78,59 @@ class DedupResult:
     candidate_pairs: int
     stats: RunStats
     params: dict[str, Any]
+    #: The relation of every pair (``None``: relations off, the method's score alone).
+    related: Related | None = None
+    #: Relations listed in ``pairs`` (all pairs when relations are off).
+    listed: tuple[str, ...] = RELATIONS
+    #: Per document: the row of the kept document covering it (-1: kept), and that coverage.
+    kept_for: np.ndarray | None = None
+    kept_coverage: np.ndarray | None = None
+    #: Each cluster's representative (row).
+    representatives: np.ndarray | None = None
+    #: What the aligner found (pairs sharing a passage, boilerplate seeds ignored, ...).
+    align_counts: dict[str, int] = field(default_factory=dict)
 
     # The index arrays are turned into lists first: a list indexed by numpy integers is
     # several times slower, 0.06 s for the clusters of 20,000 documents.
 
+    def listed_rows(self) -> np.ndarray:
+        """Rows of ``a``/``b`` whose relation is listed (every row when relations are off)."""
+        if self.related is None:
+            return np.arange(self.a.shape[0])
+        codes = [RELATIONS.index(r) for r in self.listed]
+        return np.flatnonzero(np.isin(self.related.relation, codes))
+
     @property
     def pairs(self) -> list[Pair]:
-        ids = self.ids
-        return [Pair(ids[i], ids[j], s) for i, j, s in zip(self.a.tolist(), self.b.tolist(), self.scores.tolist())]
+        ids, rows = self.ids, self.listed_rows()
+        a, b, s = self.a[rows].tolist(), self.b[rows].tolist(), self.scores[rows].tolist()
+        if self.related is None:
+            return [Pair(ids[i], ids[j], x) for i, j, x in zip(a, b, s)]
+        r = self.related
+        rel = [RELATIONS[k] for k in r.relation[rows].tolist()]
+        ca, cb, lg = np.round(r.cov_a[rows], 4).tolist(), np.round(r.cov_b[rows], 4).tolist(), r.longest[rows].tolist()
+        return [Pair(ids[i], ids[j], x, q, u, v, w) for i, j, x, q, u, v, w in zip(a, b, s, rel, ca, cb, lg)]
 
     @property
     def clusters(self) -> list[Cluster]:
         ids = self.ids
         members = [g.tolist() for g in self.groups]
-        return [Cluster(n, [ids[i] for i in m], ids[m[0]]) for n, m in enumerate(members)]
+        if self.kept_for is None or self.representatives is None or self.kept_coverage is None:
+            return [Cluster(n, [ids[i] for i in m], ids[m[0]]) for n, m in enumerate(members)]
+        kept_for, cov = self.kept_for.tolist(), np.round(self.kept_coverage, 4).tolist()
+        reps = self.representatives.tolist()
+        return [Cluster(n, [ids[i] for i in m], ids[reps[n]],
+                        [Removed(ids[i], ids[kept_for[i]], cov[i]) for i in m if kept_for[i] >= 0])
+                for n, m in enumerate(members)]
 
     def dropped_ids(self, keep_rejected: bool = False) -> set[str]:
-        """Ids not in the unique output: non-representatives, and documents without words unless ``keep_rejected``."""
+        """Ids not in the unique output: clustered documents covered by the one kept for them (with
+        relations off: every non-representative), and documents without words unless ``keep_rejected``."""
         ids = self.ids
-        dropped = {ids[i] for g in self.groups for i in g[1:].tolist()}
+        if self.kept_for is None:
+            dropped = {ids[i] for g in self.groups for i in g[1:].tolist()}
+        else:
+            dropped = {ids[i] for i in np.flatnonzero(self.kept_for >= 0).tolist()}
         if not keep_rejected:
             dropped.update(ids[i] for i in np.flatnonzero(~self.usable).tolist())
         return dropped
@@ -91,15 +146,25 @@ class DedupResult:
 
     def results(self) -> dict[str, Any]:
         """What was found, in numbers (the job-specific part of the run report)."""
-        return {
+        out: dict[str, Any] = {
             "candidate_pairs": self.candidate_pairs,
-            "pairs": int(self.a.shape[0]),
+            "pairs": int(self.listed_rows().shape[0]),
             "clusters": len(self.groups),
             "documents_in_clusters": int(sum(g.shape[0] for g in self.groups)),
-            "duplicates_removable": int(sum(g.shape[0] - 1 for g in self.groups)),
-            "largest_cluster": max((int(g.shape[0]) for g in self.groups), default=0),
-            "warnings": self.warnings(),
         }
+        if self.kept_for is None or self.kept_coverage is None:
+            out["duplicates_removable"] = int(sum(g.shape[0] - 1 for g in self.groups))
+        else:
+            removed = self.kept_for >= 0
+            out["duplicates_removable"] = int(removed.sum())
+            out["smallest_removed_coverage"] = round(float(self.kept_coverage[removed].min()), 4) if removed.any() else None
+        if self.related is not None:
+            out["relations"] = self.related.counts()
+            out["relations_listed"] = list(self.listed)
+            out["aligned"] = self.align_counts
+        out["largest_cluster"] = max((int(g.shape[0]) for g in self.groups), default=0)
+        out["warnings"] = self.warnings()
+        return out
 
     def summary(self, inputs: Sequence[Any] = (), total: float | None = None, **extra: Any) -> dict[str, Any]:
         """The run report (:func:`neardup.job.run_report`) of this result, with ``extra`` results."""
@@ -123,6 +188,13 @@ class Deduplicator:
     With ``strict`` the first rejected input raises :class:`InputError`.  ``engine`` runs
     the stages (:mod:`neardup.engines`): ``"local"`` (default), ``"spark"`` or an engine
     object such as ``SparkEngine(master="local[2]")``; every engine gives the same result.
+
+    Relations (:mod:`neardup.relations`, on unless ``relations=False``): a document covers
+    another when their shared passages hold ``min_coverage`` of the other's words; pairs get
+    ``duplicate``/``contains``/``contained``/``shares`` (``similar``: no passage), ``list``
+    names the ones reported (default: the first four); only copies cluster, and
+    ``unique_coverage`` is how much of a dropped document the kept one must hold.  A seed in
+    more than ``site_max_df`` documents of one site is that site's boilerplate.
     """
 
     def __init__(
@@ -135,10 +207,20 @@ class Deduplicator:
         cluster: str = CLUSTERINGS[0],
         fields: Fields = FIELDS,
         engine: str | Engine = "local",
+        relations: bool = True,
+        min_coverage: float = DEFAULT_MIN_COVERAGE,
+        unique_coverage: float = DEFAULT_UNIQUE_COVERAGE,
+        list: str | Sequence[str] | None = None,
+        site_max_df: int = SITE_MAX_DF,
         **params: Any,
     ) -> None:
         if cluster not in CLUSTERINGS:
             raise UserError(f"unknown clustering {cluster!r}; choose from {', '.join(CLUSTERINGS)}")
+        if not (0 < min_coverage <= 1 and 0 < unique_coverage <= 1) or site_max_df < 0:
+            raise UserError(f"min coverage and unique coverage must be in (0, 1], site max df at least 0; got "
+                            f"{min_coverage}, {unique_coverage}, {site_max_df}")
+        self.relations, self.min_coverage, self.unique_coverage = relations, min_coverage, unique_coverage
+        self.listed, self.site_max_df = parse_relations(list), site_max_df
         self.cluster = cluster
         self.fields = fields
         self.method_name = method
@@ -150,29 +232,74 @@ class Deduplicator:
         self.engine = get_engine(engine) if isinstance(engine, str) else engine
         self.engine.check(get_method(method, **params))  # parameters, and what the engine runs, before reading
 
+    def _aligner(self) -> Any:
+        """The aligner of the relations, on this run's engine (``None`` with relations off)."""
+        if not self.relations:
+            return None
+        from .partial.align import AlignParams, Aligner
+
+        params = AlignParams(max_df=DEDUP_MAX_DF, site_max_df=self.site_max_df)
+        return Aligner(params) if self.engine.name == "local" else self.engine.aligner(params)
+
     def run(self, docs: Iterable[Any]) -> DedupResult:
         """Detect near-duplicates among ``docs`` (see :func:`as_records` for accepted items)."""
+        import time
+
+        from .relations import SiteCodes
+
         method = get_method(self.method_name, **self.params)
         stats = RunStats()
         ids: list[str] = []
         where: list[tuple[str, int | None]] = []
         bar = progress_bar(self.progress)
+        aligner, sites = self._aligner(), SiteCodes()
 
         def texts() -> Iterator[list[str]]:
             for batch in batches(docs, self.extract, stats, self.strict, self.fields, self.batch_bytes):
                 ids.extend(batch.ids)
                 where.extend(batch.where(i) for i in range(len(batch)))
+                if aligner is not None:
+                    aligner.add(batch.texts, sites.of(batch.records) if self.site_max_df else None)
                 bar.update(len(batch))
                 yield batch.texts
 
-        found = self.engine.dedup(method, texts(), stats, self.cluster)
-        bar.close()
-        good, a, b, scores = found.usable, found.a, found.b, found.scores
-        for i in np.flatnonzero(~good):
-            stats.reject(Rejection(*where[i], "no words", ids[i]), self.strict)
-        stats.kept = int(good.sum())
-        params = {"method": self.method_name, "extract": self.extract, "cluster": self.cluster, **method.applied_params(),
-                  **found.info}
-        if self.engine.name != "local":
-            params["engine"] = self.engine.name
-        return DedupResult(ids, a, b, scores, found.groups, good, found.candidate_pairs, stats, params)
+        try:
+            found = self.engine.dedup(method, texts(), stats, None if aligner is not None else self.cluster)
+            bar.close()
+            good, a, b, scores = found.usable, found.a, found.b, found.scores
+            for i in np.flatnonzero(~good):
+                stats.reject(Rejection(*where[i], "no words", ids[i]), self.strict)
+            stats.kept = int(good.sum())
+            params = {"method": self.method_name, "extract": self.extract, "cluster": self.cluster,
+                      **method.applied_params(), **found.info}
+            if self.engine.name != "local":
+                params["engine"] = self.engine.name
+            result = DedupResult(ids, a, b, scores, found.groups, good, found.candidate_pairs, stats, params)
+            if aligner is not None:
+                t = time.perf_counter()
+                coverage = Coverage.from_chains(aligner.chains())
+                t = stats.timed("align", t)
+                self._relate(result, coverage, aligner.counts)
+                stats.timed("relate", t)
+        finally:
+            if aligner is not None:
+                aligner.close()
+        return result
+
+    def _relate(self, result: DedupResult, coverage: Coverage, counts: dict[str, int]) -> None:
+        """Type ``result``'s pairs by ``coverage``, cluster the copies, choose what may be dropped."""
+        from .cluster import clusters_from_pairs
+        from .relations import copy_pairs, relate, removals
+
+        n = len(result.ids)
+        related = relate(result.a, result.b, coverage, self.min_coverage)
+        copy = copy_pairs(related)
+        weight = np.maximum(related.cov_a, related.cov_b)[copy]
+        groups = clusters_from_pairs(n, result.a[copy], result.b[copy], weight, self.cluster)
+        kept_for, kept_cov, reps = removals(n, groups, coverage, self.unique_coverage)
+        result.groups, result.related, result.listed = groups, related, self.listed
+        result.kept_for, result.kept_coverage, result.representatives = kept_for, kept_cov, reps
+        result.align_counts = {"pairs_sharing_a_passage": len(coverage),
+                               **{k: v for k, v in counts.items() if k in ("shared_seeds", "site_boilerplate_seeds")}}
+        result.params.update(relations=True, min_coverage=self.min_coverage, unique_coverage=self.unique_coverage,
+                             site_max_df=self.site_max_df, align_max_df=DEDUP_MAX_DF)

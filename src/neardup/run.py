@@ -3,9 +3,10 @@
 :func:`dedup_files` reads the inputs, runs a :class:`~neardup.pipeline.Deduplicator`,
 and writes ``pairs``, ``clusters`` and ``summary.json`` into an output folder, all at
 once or not at all (:class:`~neardup.io.writers.OutputFolder`); with ``unique`` it reads
-the inputs a second time and writes every record, unchanged, except the
-non-representative members of each cluster (and, with ``keep_rejected=False``, the
-records that were rejected).
+the inputs a second time and writes every record, unchanged, except the clustered
+documents that the document kept for them covers (``unique_coverage`` of their words; with
+relations off, every non-representative), and with ``keep_rejected=False`` the records
+that were rejected.
 """
 
 from __future__ import annotations
@@ -15,17 +16,35 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, Sequence
 
-from .io.readers import FIELDS, Fields, Record, read_inputs
+from .io.readers import FIELDS, Fields, Record, Rejection, read_inputs
 from .io.writers import OutputFolder, atomic_file, format_for, write_json, write_rows
-from .pipeline import DedupResult, Deduplicator
+from .job import read_as
+from .pipeline import Cluster, DedupResult, Deduplicator, Pair
+
+
+def pair_row(p: Pair) -> dict[str, Any]:
+    """A ``pairs`` row: ids, score and, with relations, the relation, coverages and longest passage."""
+    row: dict[str, Any] = {"a": p.a, "b": p.b, "score": round(p.score, 6)}
+    if p.relation is not None:
+        row.update(relation=p.relation, coverage_a=p.coverage_a, coverage_b=p.coverage_b, longest=p.longest)
+    return row
+
+
+def cluster_row(c: Cluster, typed: bool) -> dict[str, Any]:
+    """A ``clusters`` row; with relations (``typed``), the members a deduplicated set drops, each with
+    the kept document covering it and how far."""
+    row: dict[str, Any] = {"cluster": c.cluster, "ids": c.ids, "representative": c.representative}
+    if typed:
+        row["removed"] = [{"id": r.id, "kept": r.kept, "coverage": r.coverage} for r in c.removed]
+    return row
 
 
 def write_unique(result: DedupResult, inputs: Sequence[str], path: Path, prefer_html: bool = False,
                  fields: Fields = FIELDS, keep_rejected: bool = True, fmt: str = "jsonl") -> int:
     """Write the input records minus the dropped duplicates; returns how many were written.
 
-    ``keep_rejected``: records that were read but rejected for their content (no text after
-    extraction, no words, undecodable, extraction failed) are written too -- they were not
+    ``keep_rejected``: records that were read but rejected for their content (empty or missing
+    text, no text after extraction, no words, undecodable, extraction failed) are written too -- they were not
     found to be duplicates of anything; without it only the documents that were compared are
     written.  An id is written once (a later record repeating it is left out), and input that
     is not a record at all (invalid JSON, an unreadable file) cannot be written back.
@@ -36,6 +55,13 @@ def write_unique(result: DedupResult, inputs: Sequence[str], path: Path, prefer_
 
     def rows():
         for item in read_inputs(inputs, prefer_html, fields):
+            if isinstance(item, Rejection):
+                # a record rejected before it was a document (empty or missing text): kept too
+                rid = None if item.row is None else str(item.row.get(fields.id, item.row.get("id")))
+                if keep_rejected and rid is not None and rid not in written:
+                    written.add(rid)
+                    yield item.row
+                continue
             if not isinstance(item, Record) or item.id in dropped:
                 continue
             if item.id in written or not (keep_rejected or item.id in compared):
@@ -72,17 +98,10 @@ def dedup_files(
         result = Deduplicator(**options).run(read_inputs(inputs, prefer_html, fields))
         result.stats.require_usable()
         ext = "jsonl" if fmt == "jsonl" else "parquet"
-        write_rows(
-            out.path(f"pairs.{ext}"),
-            ({"a": p.a, "b": p.b, "score": round(p.score, 6)} for p in result.pairs),
-            fmt,
-        )
-        write_rows(
-            out.path(f"clusters.{ext}"),
-            ({"cluster": c.cluster, "ids": c.ids, "representative": c.representative} for c in result.clusters),
-            fmt,
-        )
-        extra: dict[str, Any] = {}
+        write_rows(out.path(f"pairs.{ext}"), (pair_row(p) for p in result.pairs), fmt)
+        typed = result.related is not None
+        write_rows(out.path(f"clusters.{ext}"), (cluster_row(c, typed) for c in result.clusters), fmt)
+        extra: dict[str, Any] = {"read_as": read_as(prefer_html, fields)}
         if unique is not None and unique_tmp is not None:
             extra["unique_written"] = write_unique(result, inputs, unique_tmp, prefer_html, fields, keep_rejected,
                                                    format_for(Path(unique)))

@@ -40,9 +40,12 @@ imports neardup may rely on numba's behaviour.
 
 from __future__ import annotations
 
+import contextlib
 import gc
+import os
 import sys
-from typing import Callable
+import time
+from typing import Callable, Iterator
 
 
 def skip_numba_blas_probe() -> None:
@@ -82,6 +85,50 @@ def lean_cache_loads() -> None:
 
     load_overload.lean = True  # type: ignore[attr-defined]
     cache.load_overload = load_overload  # type: ignore[method-assign]
+
+
+@contextlib.contextmanager
+def compile_notice(quiet: bool = False) -> Iterator[None]:
+    """Count and time numba's compilations while a command runs (:data:`neardup.job.CLOCK`), and
+    say so in one line on stderr when the first one starts, unless ``quiet``.
+
+    numba raises its ``numba:compile`` event only for kernels it compiles, never for those it
+    loads from the on-disk cache, so the line shows on the first run after an install or an
+    edit of a kernel, and whatever command compiles first.  numba is imported only when it was
+    already (nothing of it is loaded for a command that runs no kernel).
+    """
+    from .job import CLOCK
+
+    if "numba" not in sys.modules:
+        import numba  # noqa: F401 -- the commands that get here run kernels
+    from numba.core import event
+
+    class Notice(event.Listener):
+        def __init__(self) -> None:
+            self.depth = 0
+            self.began = 0.0
+
+        def on_start(self, ev: event.Event) -> None:
+            if self.depth == 0:
+                self.began = time.perf_counter()
+                if not CLOCK.compiled and not quiet:
+                    where = os.environ.get("NUMBA_CACHE_DIR", "numba's cache")
+                    print(f"neardup: compiling its kernels for this machine, once (tens of seconds; a minute or "
+                          f"more on a busy machine); later runs load them from {where}", file=sys.stderr, flush=True)
+                CLOCK.compiled += 1
+            self.depth += 1
+
+        def on_end(self, ev: event.Event) -> None:
+            self.depth -= 1
+            if self.depth == 0:
+                CLOCK.compiling += time.perf_counter() - self.began
+
+    listener = Notice()
+    event.register("numba:compile", listener)
+    try:
+        yield
+    finally:
+        event.unregister("numba:compile", listener)
 
 
 def end_start_up() -> None:

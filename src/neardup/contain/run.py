@@ -17,6 +17,7 @@ from typing import Any, Iterator, Sequence
 from ..errors import UserError
 from ..io.readers import FIELDS, Fields, read_inputs
 from ..io.writers import OutputFolder, write_json, write_rows
+from ..job import read_as
 from .detector import ContainmentDetector
 from .evaluate import evaluate_containments
 from .truth import Truth
@@ -57,7 +58,7 @@ def contain_files(
     with OutputFolder(outdir) as out:
         write_rows(out.path(f"containments.{fmt}"), rows(), fmt)
         detector.run_stats.require_usable()
-        extra: dict[str, Any] = {}
+        extra: dict[str, Any] = {"read_as": read_as(prefer_html, fields)}
         if save_stats is not None:
             save_word_stats(detector.input_df, save_stats, detector.word_prefix)
             extra["stats_saved"] = str(save_stats)

@@ -47,6 +47,8 @@ class Engine(Protocol):
         """Raise :class:`UserError` when this engine cannot run ``method`` (before anything is read)."""
         ...
 
-    def dedup(self, method: "Method", batches: Iterable[Sequence[str]], stats: "RunStats", cluster: str) -> Found:
-        """Sketch the text ``batches`` (in input order), find, verify and cluster the pairs."""
+    def dedup(self, method: "Method", batches: Iterable[Sequence[str]], stats: "RunStats",
+              cluster: str | None) -> Found:
+        """Sketch the text ``batches`` (in input order), find, verify and cluster the pairs (with the
+        clustering ``cluster``; ``None``: no clusters, the caller clusters after typing the pairs)."""
         ...

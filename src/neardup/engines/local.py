@@ -43,7 +43,7 @@ class LocalEngine:
     def check(self, method: Method) -> None:
         """Every method runs locally."""
 
-    def dedup(self, method: Method, batches: Iterable[Sequence[str]], stats: RunStats, cluster: str) -> Found:
+    def dedup(self, method: Method, batches: Iterable[Sequence[str]], stats: RunStats, cluster: str | None) -> Found:
         t = time.perf_counter()
         store = PartStore(self.memory_budget, self.spill_dir)
         try:
@@ -67,12 +67,14 @@ class LocalEngine:
         finally:
             store.close()
 
-    def _pairs(self, method: Method, sk: Any, good: np.ndarray, stats: RunStats, cluster: str, t: float) -> Found:
-        """Candidates, verification and clusters of the finished sketches ``sk``."""
+    def _pairs(self, method: Method, sk: Any, good: np.ndarray, stats: RunStats, cluster: str | None,
+               t: float) -> Found:
+        """Candidates, verification and clusters (none when ``cluster`` is ``None``) of the finished sketches ``sk``."""
         cands = method.candidate_pairs(sk)
         t = stats.timed("candidates", t)
         a, b, scores = method.verify(sk, cands)
         t = stats.timed("verify", t)
-        groups = clusters_from_pairs(good.shape[0], a, b, scores, cluster)
-        stats.timed("cluster", t)
+        groups = [] if cluster is None else clusters_from_pairs(good.shape[0], a, b, scores, cluster)
+        if cluster is not None:
+            stats.timed("cluster", t)
         return Found(good, a, b, scores, int(cands.a.shape[0]), groups, dict(sk.info))

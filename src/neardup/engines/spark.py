@@ -31,6 +31,7 @@ shared filesystem, or a URI pyarrow and Spark both write, e.g. ``s3://bucket/tmp
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import sys
@@ -82,6 +83,17 @@ def plan_for(method: Method) -> Plan:
                     f"use --engine local")
 
 
+def _remove_unless_errors(path: str) -> None:
+    """At exit: the quiet run's Spark log is removed unless it holds an error worth reading."""
+    try:
+        with open(path, "rb") as fh:
+            text = fh.read()
+        if b" ERROR " not in text and b"Exception" not in text:
+            os.remove(path)
+    except OSError:
+        pass
+
+
 class SparkEngine:
     """Runs the stages on Spark (see the module docstring).
 
@@ -89,7 +101,9 @@ class SparkEngine:
     every shuffle (default: Spark's, 8 on a local master); ``shuffle_seed``: spread the rows over the partitions by a hash
     of this seed and scramble their order inside each (tests of order independence);
     ``work``: folder of the stages' Parquet (default: a temporary folder, removed after
-    the run unless ``keep_work``); ``conf``: more Spark settings.
+    the run unless ``keep_work``); ``conf``: more Spark settings.  ``quiet``: nothing of
+    Spark's on stderr -- the JVM it starts writes its log (and Java's own warnings) to
+    :attr:`log_path` instead, where an error can still be read (``--quiet``).
     """
 
     name = "spark"
@@ -103,6 +117,7 @@ class SparkEngine:
         keep_work: bool = False,
         shuffle_seed: int | None = None,
         conf: dict[str, str] | None = None,
+        quiet: bool = False,
     ) -> None:
         if master and connect:
             raise UserError("give --spark-master or --spark-connect, not both")
@@ -117,6 +132,8 @@ class SparkEngine:
         self.keep_work = keep_work
         self.shuffle_seed = shuffle_seed
         self.conf = dict(conf or {})
+        self.quiet = quiet
+        self.log_path: str | None = None
 
     # -- session -----------------------------------------------------------------------
     def session(self) -> Any:
@@ -124,7 +141,7 @@ class SparkEngine:
         try:
             from pyspark.sql import SparkSession
         except ImportError:
-            raise UserError("--engine spark needs pyspark: pip install 'neardup[spark]' (and Java 17 or later)") from None
+            raise UserError("--engine spark needs pyspark: pip install -e '.[spark]' in the neardup checkout (and Java 17 or later)") from None
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         if self.connect:
             builder = SparkSession.builder.remote(self.connect)
@@ -138,10 +155,32 @@ class SparkEngine:
             settings["spark.sql.shuffle.partitions"] = "8"
         if not self.connect and (self.master or "local").startswith("local"):
             settings["spark.driver.memory"] = "2g"
+        if self.quiet:
+            settings["spark.log.level"] = "ERROR"
         settings.update(self.conf)
         for key, value in settings.items():
             builder = builder.config(key, value)
-        return builder.getOrCreate()
+        if not self.quiet:
+            return builder.getOrCreate()
+        with self._stderr_to_log():  # the JVM (started here, if none runs) inherits it
+            return builder.getOrCreate()
+
+    @contextmanager
+    def _stderr_to_log(self) -> Iterator[None]:
+        """File descriptor 2 pointed at a log file while the session starts: a JVM started
+        meanwhile writes its stderr there for the rest of its life; ours is restored after."""
+        fd, self.log_path = tempfile.mkstemp(prefix="neardup-spark-", suffix=".log")
+        atexit.register(_remove_unless_errors, self.log_path)
+        sys.stderr.flush()
+        saved = os.dup(2)
+        try:
+            os.dup2(fd, 2)
+            yield
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+            os.close(fd)
 
     @contextmanager
     def workdir(self) -> Iterator[str]:
@@ -194,7 +233,7 @@ class SparkEngine:
         """Refuse a method the Spark engine cannot run (:func:`plan_for`)."""
         plan_for(method)
 
-    def dedup(self, method: Method, batches: Iterable[Sequence[str]], stats: RunStats, cluster: str) -> Found:
+    def dedup(self, method: Method, batches: Iterable[Sequence[str]], stats: RunStats, cluster: str | None) -> Found:
         """See :class:`neardup.engines.Engine`."""
         from . import spark_stages as st
         from .codec import SketchLayout
@@ -226,7 +265,7 @@ class SparkEngine:
             scores = got["score"].to_numpy(np.float64)[order]
             t = stats.timed("verify", t)
             groups: list[np.ndarray] = []
-            if a.shape[0]:
+            if a.shape[0] and cluster is not None:
                 comps = stored(st.connected_components(pairs), f"{work}/components")
                 n_groups = max(int(spark.conf.get("spark.sql.shuffle.partitions")), a.shape[0] // PAIRS_PER_GROUP + 1)
                 found = stored(st.clusters(pairs, comps, cluster, n_groups), f"{work}/clusters").toPandas()

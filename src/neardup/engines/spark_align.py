@@ -31,13 +31,14 @@ Arrow batch is held back and joined to the next (:func:`complete_runs`).
 
 from __future__ import annotations
 
+import os
 from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 import numpy as np
 import pandas as pd
 
-from ..partial.align import AlignedPair, AlignParams, aligned_pairs, pair_ranges, word_chars
+from ..partial.align import AlignedPair, AlignParams, aligned_pairs, pair_ranges, site_boilerplate, word_chars
 from .shards import DocumentShards, stored
 from .spark_stages import _batches, one_thread
 
@@ -66,26 +67,42 @@ class SparkAligner:
         self._stack = ExitStack()
         self.work = self._stack.enter_context(engine.workdir())
         self._shards = DocumentShards(f"{self.work}/documents")
+        self._sites: list[np.ndarray] = []
         self.documents = 0
         self.counts: dict[str, int] = {}
 
-    def add(self, texts: Sequence[str]) -> None:
-        """Write a batch of texts as the next rows of the input shards."""
+    def add(self, texts: Sequence[str], sites: np.ndarray | None = None) -> None:
+        """Write a batch of texts as the next rows of the input shards (``sites``: each text's site
+        code, -1 unknown, for ``site_max_df``)."""
+        self._sites.append(np.full(len(texts), -1, np.int64) if sites is None else np.asarray(sites, np.int64))
         self._shards.add(texts)
         self.documents += len(texts)
 
     def pairs(self) -> Iterator[AlignedPair]:
         """Stages 0-4 on Spark; every document pair sharing a valid passage, in order of ``(a, b)``."""
+        found = self._found()
+        if found is not None:
+            yield from aligned_pairs(*found, self.counts)
+
+    def chains(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """Stages 0-4 as arrays ``(out, cov)``, as :meth:`~neardup.partial.align.Aligner.chains`."""
+        found = self._found()
+        if found is not None:
+            yield found[0], found[1]
+
+    def _found(self) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, ...]] | None:
+        """The passages of every pair, sorted as locally: ``out``, ``cov`` and character spans."""
         from pyspark.sql import functions as F
 
         n = self._shards.close()
         self.counts = {"documents": n, "words": 0, "shared_seeds": 0, "seed_pairs": 0, "pairs": 0, "passages": 0}
         if n == 0:
-            return
+            return None
         p, work = self.params, self.work
         spark = self.engine.session()
         words = stored(word_stage(self.engine.documents(spark, f"{work}/documents"), p.n), f"{work}/words")
-        index = stored(index_stage(words, p.max_df), f"{work}/index")
+        sites = self._site_frame(spark)
+        index = stored(index_stage(words, p.max_df, sites, p.site_max_df), f"{work}/index")
         seed_pairs = pair_stage(index)
         passages = stored(passage_stage(seed_pairs, p), f"{work}/passages")
         found = char_stage(passages, words).toPandas()
@@ -93,12 +110,32 @@ class SparkAligner:
             F.sum("shared").alias("shared"), F.sum("pairs").alias("pairs")).first()
         self.counts.update(words=int(words.agg(F.sum("words")).first()[0] or 0),
                            shared_seeds=int(totals["shared"] or 0), seed_pairs=int(totals["pairs"] or 0))
+        if sites is not None:
+            self.counts["site_boilerplate_seeds"] = int(index.where(F.length("docs") == 0).count())
         order = np.lexsort(tuple(found[c].to_numpy(np.int64) for c in ("idx", "b", "a")))
         out = np.column_stack([found[c].to_numpy(np.int64)[order] for c in ("a", "b", "a_lo", "a_hi", "b_lo", "b_hi")])
         cov = np.column_stack([found[c].to_numpy(np.float64)[order]
                                for c in ("density", "cover_a", "cover_b", "new_a", "new_b")])
         chars = tuple(found[c].to_numpy(np.int64)[order] for c in ("a_start", "a_end", "b_start", "b_end"))
-        yield from aligned_pairs(out.reshape(-1, 6), cov.reshape(-1, 5), chars, self.counts)
+        return out.reshape(-1, 6), cov.reshape(-1, 5), chars
+
+    def _site_frame(self, spark: Any) -> Any:
+        """``(doc, site)`` of the documents with a known site, as a DataFrame (``None``: no site known or
+        ``site_max_df`` off); written as Parquet beside the documents."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+        from pyarrow import fs as pafs
+
+        sites = np.concatenate(self._sites) if self._sites else np.zeros(0, np.int64)
+        known = np.flatnonzero(sites >= 0)
+        if not self.params.site_max_df or not known.shape[0]:
+            return None
+        path = f"{self.work}/sites"
+        filesystem, root = pafs.FileSystem.from_uri(path if "://" in path else os.path.abspath(path))
+        filesystem.create_dir(root, recursive=True)
+        pq.write_table(pa.table({"doc": known.astype(np.int32), "site": sites[known]}), f"{root}/part-00000.parquet",
+                       filesystem=filesystem)
+        return spark.read.parquet(path)
 
     def close(self) -> None:
         """Remove the work folder (unless the engine keeps it)."""
@@ -176,9 +213,11 @@ def word_stage(docs: Any, n: int) -> Any:
     return docs.mapInPandas(_batches(fn), _WORDS)
 
 
-def index_stage(words: Any, max_df: int) -> Any:
+def index_stage(words: Any, max_df: int, sites: Any = None, site_max: int = 0) -> Any:
     """Stage 1: the inverted index of shared seeds, one row per kept key: its documents,
-    positions and the documents' word counts, in ``(doc, pos)`` order."""
+    positions and the documents' word counts, in ``(doc, pos)`` order.  With ``sites`` (a
+    ``(doc, site)`` frame), a key that is one site's boilerplate
+    (:func:`~neardup.partial.align.site_boilerplate`) is dropped first, as locally."""
     from ..partial.seeds import shared_seeds
     from .codec import joined, segment_bytes
 
@@ -191,14 +230,28 @@ def index_stage(words: Any, max_df: int) -> Any:
                              "words": np.repeat(frame["words"].to_numpy(np.int32), sizes)})
 
     def reduce(frame: pd.DataFrame) -> pd.DataFrame:
+        bad = np.zeros(0, np.int64)
+        if "site" in frame:
+            bad = site_boilerplate(frame["key"].to_numpy(np.int64), frame["doc"].to_numpy(np.int32),
+                                   frame["site"].to_numpy(np.int64), site_max)
+            if bad.shape[0]:
+                frame = frame[~np.isin(frame["key"].to_numpy(np.int64), bad)]
         key, doc = frame["key"].to_numpy(np.int64).view(np.uint64), frame["doc"].to_numpy(np.int32)
         keep, starts = shared_seeds(key, doc, max_df)
         sizes = np.diff(starts)
         pick = lambda c: segment_bytes(frame[c].to_numpy(np.int32)[keep], sizes)  # noqa: E731
-        return pd.DataFrame({"key": key[keep[starts[:-1]]].view(np.int64), "docs": pick("doc"), "pos": pick("pos"),
+        kept = pd.DataFrame({"key": key[keep[starts[:-1]]].view(np.int64), "docs": pick("doc"), "pos": pick("pos"),
                              "words": pick("words")})
+        if not bad.shape[0]:
+            return kept
+        # a boilerplate key stays as a row without documents: it makes no pair, and it is counted
+        empty = [b""] * bad.shape[0]
+        return pd.concat([kept, pd.DataFrame({"key": bad, "docs": empty, "pos": empty, "words": empty})],
+                         ignore_index=True)
 
     seeds = words.select("row", "words", "keys").mapInPandas(_batches(explode), _SEEDS)
+    if sites is not None:
+        seeds = seeds.join(sites, "doc", "left").fillna(-1, ["site"])
     ordered = seeds.repartition("key").sortWithinPartitions("key", "doc", "pos")
     return ordered.mapInPandas(_runs(["key"], reduce), _INDEX)
 

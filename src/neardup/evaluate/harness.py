@@ -341,7 +341,19 @@ def evaluate(
     report = _header(every[0], method)
     report.update(_mean_and_spread(runs, REPORT_KEYS + ("dev_max_f1",)))
     report.update({"splits": splits, "split_seed": split_seed, "per_split": runs})
+    report.update(recommended(runs))
     return _how(report, objective, clustering, threshold), every[0]
+
+
+def recommended(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The threshold to use after split-half runs: the median of the thresholds the splits chose
+    (the lower middle one for an even count), so it is one that *was* evaluated -- on that
+    split's held-out half -- unlike their mean; with the range of the chosen thresholds."""
+    thresholds = np.array([r["threshold"] for r in runs], dtype=np.float64)
+    order = np.argsort(thresholds, kind="stable")
+    k = int(order[(len(runs) - 1) // 2])
+    return {"recommended_threshold": float(thresholds[k]), "recommended_split": k,
+            "threshold_range": [float(thresholds.min()), float(thresholds.max())]}
 
 
 def _how(report: dict[str, Any], objective: str, clustering: str, threshold: float | None) -> dict[str, Any]:

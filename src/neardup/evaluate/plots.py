@@ -22,7 +22,7 @@ def _pyplot():
     try:
         import matplotlib
     except ImportError:
-        raise UserError("--plot needs matplotlib: pip install 'neardup[plot]'") from None
+        raise UserError("--plot needs matplotlib: pip install -e '.[plot]' in the neardup checkout (or pip install matplotlib)") from None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -39,6 +39,19 @@ def roc_curve(scores: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.nd
     tpr = np.r_[0.0, tp / max(int(y.sum()), 1)]
     fpr = np.r_[0.0, fp / max(int((~y).sum()), 1)]
     return fpr, tpr
+
+
+def chosen_point(thresholds: np.ndarray, chosen: float | None) -> int | None:
+    """The index of the sweep entry that threshold ``chosen`` gives, or None.
+
+    ``thresholds`` are a :func:`threshold_sweep`'s, strictly *decreasing*; ``score >= chosen``
+    flags exactly the pairs of the last entry whose threshold is still ``>= chosen``.  A
+    threshold above every score flags nothing: the first entry is the nearest point drawn.
+    """
+    if chosen is None or not np.isfinite(chosen) or not thresholds.size:
+        return None
+    at_or_above = int(np.count_nonzero(thresholds >= chosen))
+    return max(at_or_above - 1, 0)
 
 
 def _mark(ax, marks: dict[str, float], color) -> None:
@@ -87,9 +100,8 @@ def write_plots(curves: dict[str, tuple[np.ndarray, np.ndarray]], outdir: str | 
     for name, (scores, labels) in curves.items():
         sweep = threshold_sweep(scores, labels)
         ax.plot(sweep.recall, sweep.precision, label=name, color=colors[name])
-        chosen = marks.get(name, {}).get("chosen")
-        if chosen is not None and np.isfinite(chosen) and sweep.thresholds.size:
-            k = min(int(np.searchsorted(sweep.thresholds, chosen)), sweep.thresholds.size - 1)
+        k = chosen_point(sweep.thresholds, marks.get(name, {}).get("chosen"))
+        if k is not None:
             ax.plot(sweep.recall[k], sweep.precision[k], "o", color=colors[name])
     ax.set_xlabel("recall")
     ax.set_ylabel("precision")

@@ -21,6 +21,13 @@ each as a wire story and models what happens to it on the web:
 - **hard negatives**: consecutive stories come from the same topic with probability
   ``p_same_topic`` (when the source gives topics), so same-topic, different-story pages
   appear close together in time; they simply are in different clusters.
+- **quotes of another story** (``p_shared_quote``, 0 by default): a story's original holds
+  one sentence of the previous story's original as a paragraph of its own, and so does
+  every version made from it -- two wire versions of one event sharing a quote, across
+  all their copies (recorded as a ``"shared quote"`` partial between the two originals).
+- **site boilerplate** (``p_site_about``, 0 by default): a page ends with its site's "About
+  us" paragraph (the same 60-100 made-up words on every page of the site that has it), as
+  when extraction leaves it in or a site prints it under every press release.
 
 Each document's ``text`` is what a perfect extractor returns: the headline line, then
 the paragraphs (the dateline opens the first one), separated by ``"\\n\\n"``.  Bylines,
@@ -94,6 +101,8 @@ class SynthConfig:
     max_delay_hours: float = 48.0  # republications are all within this window
     start: str = "2024-01-01T00:00:00Z"  # time of the first story
     recent_window: int = 256  # documents of past stories that can be quoted
+    p_shared_quote: float = 0.0  # a story's original quotes one sentence of the previous story's
+    p_site_about: float = 0.0  # a page ends with its site's "About us" paragraph
     lang: str = "auto"  # the sources' language (en, tr, zh, ja): edits, headlines; auto: detected
 
 
@@ -141,6 +150,7 @@ class Syndicator:
         self._site_cdf = np.cumsum(pop / pop.sum())
         self.counts: dict[str, int] = {"docs": 0, "clusters": 0, "containment": 0, "partial": 0}
         self._seq = 0
+        self._last_original: tuple[str, str] | None = None  # (id, text) of the previous story's original
 
     # ---- planning
 
@@ -286,6 +296,22 @@ class Syndicator:
                 return doc_id, text[s:e], (s, e)
         return None
 
+    def _shared_quote(self, v0: _Version) -> tuple[str, tuple[int, int], int] | None:
+        """With ``p_shared_quote``, put one 10-40-word sentence of the previous story's original into
+        ``v0`` as a paragraph of its own: (source id, span in its text, paragraph index in ``v0``'s text)."""
+        p = self.config.p_shared_quote
+        if p <= 0 or self._last_original is None or self.rng.random() >= p:
+            return None
+        src_id, text = self._last_original
+        body = text.find("\n\n") + 2  # after the headline
+        spans = [(s, e) for s, e in sentence_spans(text, body, len(text)) if 10 <= len(text[s:e].split()) <= 40]
+        if not spans:
+            return None
+        s, e = spans[int(self.rng.integers(len(spans)))]
+        at = int(self.rng.integers(1, len(v0.paras) + 1))
+        v0.paras.insert(at, text[s:e])
+        return src_id, (s, e), at
+
     # ---- a cluster
 
     def _new_id(self) -> tuple[int, str]:
@@ -307,7 +333,14 @@ class Syndicator:
             return d
 
         v0 = _Version(story.title, story.dateline, list(story.paras))
-        add("original", compose(v0.headline, v0.full_paras())[0], base_time, v0)
+        shared = self._shared_quote(v0)
+        text0, starts0 = compose(v0.headline, v0.full_paras())
+        original = add("original", text0, base_time, v0)
+        if shared is not None:
+            src_id, (s, e), at = shared
+            truth.append({"type": "partial", "a": src_id, "b": original["id"], "a_chars": [s, e],
+                          "b_chars": [starts0[at], starts0[at] + e - s], "why": "shared quote"})
+        self._last_original = (original["id"], text0)
         full = [0]  # indices in docs of full versions (original and rewrites)
         left = size - 1
         while left > 0:
@@ -407,6 +440,8 @@ class Syndicator:
         """Render the page of a pending document with its own seeded generator."""
         rng = random.Random(self.seed << 40 | d["seq"])
         site = self.sites[d["site"]]
+        if self.config.p_site_about > 0:
+            d["text"] = self._with_about(d)
         when = datetime.fromtimestamp(d["time"], UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         byline = f"By {rng.choice(site.staff)}" if rng.random() < 0.6 else f"By {site.name} staff and agencies"
         caption = f"{self.words.name(rng)} {self.words.phrase(rng, 4, 10)}. (Photo: {self.words.word(rng, True)})"
@@ -417,6 +452,22 @@ class Syndicator:
         return {"id": d["id"], "url": f"https://{site.domain}/{d['seq']}/{slug}", "site": site.key,
                 "cluster": d["cluster"], "time": when, "kind": d["kind"], "source": d["source"],
                 "text": d["text"], "html": page}
+
+
+    def _about(self, site_index: int) -> str:
+        """The "About us" paragraph of a site (its own seeded generator: no other draw moves)."""
+        r = random.Random(f"{self.seed}:about:{site_index}")
+        name = self.sites[site_index].name
+        return f"About {name}: {name} is " + self.words.phrase(r, 8, 14) + ". " + " ".join(
+            self.words.sentence(r, 10, 18) for _ in range(r.randint(4, 6)))
+
+    def _with_about(self, d: dict) -> str:
+        """``d``'s text, ending with its site's "About us" paragraph with probability ``p_site_about``."""
+        r = random.Random(f"{self.seed}:about-page:{d['seq']}")
+        if r.random() >= self.config.p_site_about:
+            return d["text"]
+        self.counts["about"] = self.counts.get("about", 0) + 1
+        return d["text"] + "\n\n" + self._about(d["site"])
 
 
 def simulate(articles: Iterable[dict], seed: int, n_docs: int | None = None,

@@ -88,6 +88,9 @@ def _extract(argv: Sequence[str]) -> int:
         out: TextIO = (stack.enter_context(open(stack.enter_context(atomic_file(args.jsonl)), "w", encoding="utf-8"))
                        if args.jsonl else sys.stdout)
         for item in read_inputs(args.inputs):
+            if isinstance(item, Rejection) and item.skipped:
+                stats.reject(item)
+                continue
             stats.read += 1
             if isinstance(item, Record):
                 try:

@@ -177,7 +177,7 @@ def read_document_file(path: Path, rid: str) -> Record | Rejection:
     else:
         body, encoding = decode_page(data) if is_html else decode(data)
     if not body or body.isspace():
-        return Rejection(source, None, "empty text")
+        return Rejection(source, None, "empty text", row={"id": rid, "html" if is_html else "text": body})
     if mostly_replacement(body):
         return Rejection(source, None, "undecodable", f"mostly U+FFFD after decoding as {encoding or 'utf-8'}")
     return Record(rid, None if is_html else body, body if is_html else None, source, None, {}, encoding)
@@ -266,16 +266,32 @@ def read_input(path: str | os.PathLike[str], prefer_html: bool = False, fields: 
                          ".txt or .html)")
 
 
+#: How documents read from files (a folder's ``.html``/``.txt``, a single page) are named:
+#: ``given`` -- the input as given, then the path inside it (``crawl/day1/index.html``);
+#: ``absolute`` -- the same from the absolute path; ``relative`` -- the path inside the folder
+#: (a single file: its name); ``auto`` -- ``given`` with two or more inputs, else ``relative``.
+FILE_IDS = ("auto", "given", "absolute", "relative")
+
+
 def read_inputs(
-    paths: Iterable[str | os.PathLike[str]], prefer_html: bool = False, fields: Fields = FIELDS
+    paths: Iterable[str | os.PathLike[str]], prefer_html: bool = False, fields: Fields = FIELDS,
+    file_ids: str = "auto",
 ) -> Iterator[Record | Rejection]:
     """Records of several inputs, in the order given.
 
     With two or more inputs, the ids of documents found in folders start with the input
     as given (``a/x.html``, ``b/x.html``), so two folders holding the same relative path
-    give two documents; one folder alone keeps ids relative to it.
+    give two documents; one folder alone keeps ids relative to it.  ``file_ids`` (one of
+    :data:`FILE_IDS`) chooses otherwise: the persistent index names files ``given`` by
+    default, so folders added in separate runs never collide.  Records of record files
+    (JSONL, Parquet, CSV, WARC) keep their own ids.
     """
+    if file_ids not in FILE_IDS:
+        raise ValueError(f"file_ids must be one of {', '.join(FILE_IDS)}, not {file_ids!r}")
     paths = list(paths)
+    prefixed = file_ids in ("given", "absolute") or (file_ids == "auto" and len(paths) > 1)
     for path in paths:
-        prefix = str(path).rstrip("/\\") + "/" if len(paths) > 1 else ""
+        if file_ids == "absolute" and "://" not in str(path):
+            path = Path(path).absolute()
+        prefix = str(path).rstrip("/\\") + "/" if prefixed else ""
         yield from read_input(path, prefer_html, fields, prefix)

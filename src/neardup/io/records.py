@@ -68,6 +68,12 @@ class Rejection:
     line: int | None
     reason: str
     detail: str = ""
+    #: the record as read, when it is one (it has an id) rejected for its content: what
+    #: ``dedup --unique`` writes back, since it duplicates nothing
+    row: dict | None = field(default=None, compare=False, repr=False)
+    #: not a document at all (a WARC request record, an image, an HTTP error page): counted
+    #: apart as *skipped*, never as a rejection, and never an error in ``--strict`` mode
+    skipped: bool = False
 
     def message(self) -> str:
         where = self.source if self.line is None else f"{self.source}:{self.line}"
@@ -91,12 +97,13 @@ def record_from_mapping(obj: Any, source: str, line: int, prefer_html: bool = Fa
     if prefer_html and html is not None:
         text = None
     if text is None and html is None:
-        return Rejection(source, line, "missing text", f"a record needs a '{fields.text}' or '{fields.html}' field")
+        return Rejection(source, line, "missing text", f"a record needs a '{fields.text}' or '{fields.html}' field",
+                         row=obj)
     body = text if text is not None else html
     if not isinstance(body, str):
-        return Rejection(source, line, "text is not a string", type(body).__name__)
+        return Rejection(source, line, "text is not a string", type(body).__name__, row=obj)
     if not body or body.isspace():
-        return Rejection(source, line, "empty text")
+        return Rejection(source, line, "empty text", row=obj)
     if text is not None and looks_like_html(text):
         return Record(str(rid), None, text, source, line, obj, html_in_text=True)
     return Record(str(rid), text if text is not None else None, None if text is not None else html, source, line, obj)

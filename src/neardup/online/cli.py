@@ -21,6 +21,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     from ..cli_options import add_method_options
     from ..cli_options import add_input_options
     from ..extract import DEFAULT_EXTRACTOR, EXTRACTORS
+    from ..io.readers import FILE_IDS
     from ..io.writers import FORMATS
     from ..partial.cli import add_align_options
 
@@ -55,6 +56,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         a.add_argument("--batch-size", type=int, default=1000, help="documents per batch (one commit each) (1000)")
         a.add_argument("--strict", action="store_true", help="stop with exit code 2 at the first bad record")
         a.add_argument("--quiet", action="store_true", help="no progress bar and no summary on stderr")
+        a.add_argument("--file-ids", choices=FILE_IDS[1:], default="given",
+                       help="ids of documents read from files: the input as given then the path inside a folder "
+                            "(crawl/day1/index.html; unique across runs), the same from the absolute path, or the "
+                            "path relative to the folder (given)")
+        if action == "add":
+            a.add_argument("--on-duplicate-id", choices=("fail", "skip", "replace"), default="fail",
+                           help="a document whose id is in the index already: fail (exit 2, nothing of its batch "
+                                "written), skip it (counted as skipped), or replace the stored one (fail)")
         a.set_defaults(func=_cmd_add if action == "add" else _cmd_query)
 
     r = actions.add_parser("remove", help="remove documents by id")
@@ -113,6 +122,7 @@ def _cmd_add(args: argparse.Namespace, add: bool = True) -> int:
         raise UserError(f"--batch-size must be at least 1, got {args.batch_size}")
     s = index_files(args.index, args.inputs, args.output, add=add, prefer_html=args.html, fields=input_fields(args),
                     strict=args.strict, fmt=args.format, batch_size=args.batch_size, extract=args.extract,
+                    on_duplicate=getattr(args, "on_duplicate_id", "fail"), file_ids=args.file_ids,
                     progress=not args.quiet and sys.stderr.isatty())
     if not args.quiet:
         what = f"added {s['added']:,}, " if add else ""
@@ -122,6 +132,7 @@ def _cmd_add(args: argparse.Namespace, add: bool = True) -> int:
             lines.append(f"passages   {s['documents_with_passages']:,} documents share passages with earlier ones "
                          f"({s['partials']:,} pairs, {s['passages']:,} passages)")
         lines.append(f"index      {s['index_documents_after']:,} documents in {args.index}")
+        lines.extend(f"warning    {w}" for w in s.get("warnings", ()))
         print_report(s, f"{args.output}/", lines)
     return 0
 
@@ -189,6 +200,6 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     try:
         from .server import serve
     except ImportError as exc:
-        raise UserError(f"neardup serve needs the web extra: pip install 'neardup[serve]' ({exc})") from None
+        raise UserError(f"neardup serve needs the web extra: pip install -e '.[serve]' in the neardup checkout ({exc})") from None
     token = args.token if args.token is not None else os.environ.get(TOKEN_ENV) or None
     return serve(args.index, host=args.host, port=args.port, token=token, max_body=args.max_body, sync=args.sync)

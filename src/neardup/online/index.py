@@ -45,7 +45,7 @@ import numpy as np
 
 from ..contain.detector import parse_window
 from ..contain.tree import COUNT_WINDOW, NO_WINDOW, TIME_WINDOW
-from ..errors import UserError
+from ..errors import InputError, UserError
 from ..extract import DEFAULT_EXTRACTOR
 from ..input_stage import batches
 from ..io.readers import FIELDS, Fields, Record, Rejection
@@ -62,6 +62,8 @@ from .storage import Damaged, Store, damage_named
 
 #: Documents per transaction of ``add`` (and per sketching batch of ``query``).
 BATCH_SIZE = 1000
+#: What adding a document whose id is already in the index does (:meth:`Index.add`).
+ON_DUPLICATE = ("reject", "skip", "replace", "fail")
 @dataclass
 class _Batch:
     """Documents of one batch that passed the input stage: ids, times, where they came from, sketches."""
@@ -84,6 +86,8 @@ class Index:
         self.layout = SketchLayout.from_json(m["layout"])
         self.scheme = KeyScheme.from_json(m["scheme"])
         self.window_kind, self.window_size = parse_window(m.get("window"))
+        #: documents the window evicted while this object added documents (not counting ``compact``)
+        self.evicted = 0
         self.extract: str = m.get("extract", DEFAULT_EXTRACTOR)
         #: The aligner's knobs when the index finds copied passages too (``create(partial=...)``), else None.
         self.partial: AlignParams | None = AlignParams(**m["partial"]) if m.get("partial") else None
@@ -288,37 +292,50 @@ class Index:
 
     # -- the API -------------------------------------------------------------------------
     def add(self, records: Iterable[Any], *, fields: Fields = FIELDS, strict: bool = False,
-            stats: RunStats | None = None, batch_size: int = BATCH_SIZE) -> list[Checked]:
+            stats: RunStats | None = None, batch_size: int = BATCH_SIZE,
+            on_duplicate: str = "reject") -> list[Checked]:
         """Check and add: each new document's matches among the index and the earlier ones of ``records``.
 
         Accepts what :meth:`Deduplicator.run` accepts.  Records that cannot be used
-        (no text, no words, an id already in the index, ...) are counted in ``stats``
+        (no text, no words, ...) are counted in ``stats``
         (or :attr:`last_stats`) and left out, or with ``strict`` raise
         :class:`~neardup.errors.InputError` before anything of their batch is written.
         One transaction per ``batch_size`` documents: when a batch's answers are
         returned (or the call returns), that batch is on disk.
+
+        ``on_duplicate``: what a record whose id is already in the index does (one of
+        :data:`ON_DUPLICATE`): ``reject`` -- counted as a rejection ("duplicate id") and left
+        out; ``skip`` -- left out, counted under ``skipped`` (not read, not an error);
+        ``replace`` -- the stored document is removed and the new one checked and added;
+        ``fail`` -- :class:`~neardup.errors.InputError` before anything of its batch is written.
         """
-        return list(self.add_stream(records, fields=fields, strict=strict, stats=stats, batch_size=batch_size))
+        return list(self.add_stream(records, fields=fields, strict=strict, stats=stats, batch_size=batch_size,
+                                    on_duplicate=on_duplicate))
 
     @damage_named
     def add_stream(self, records: Iterable[Any], *, fields: Fields = FIELDS, strict: bool = False,
-                   stats: RunStats | None = None, batch_size: int = BATCH_SIZE) -> Iterator[Checked]:
+                   stats: RunStats | None = None, batch_size: int = BATCH_SIZE,
+                   on_duplicate: str = "reject") -> Iterator[Checked]:
         """:meth:`add`, yielding each batch's answers once the batch is committed (for large inputs)."""
         if not self.store.write:
             raise UserError(f"index {self.path} was opened for reading only")
+        if on_duplicate not in ON_DUPLICATE:
+            raise UserError(f"on_duplicate must be one of {', '.join(ON_DUPLICATE)}, not {on_duplicate!r}")
         stats = self._stats(stats)
         for batch in self._batches(records, stats, strict, fields, batch_size):
             with kernel_threads(len(batch.ids)):
-                done = self._add_batch(batch, stats, strict)
+                done = self._add_batch(batch, stats, strict, on_duplicate)
             yield from done
 
-    def _add_batch(self, batch: _Batch, stats: RunStats, strict: bool) -> list[Checked]:
+    def _add_batch(self, batch: _Batch, stats: RunStats, strict: bool, on_duplicate: str = "reject") -> list[Checked]:
         db = self.store.db
         db.execute("BEGIN IMMEDIATE")
         try:
             known = Store.existing_ids(db, batch.ids)
-            if known:
-                batch = self._without(batch, known, stats, strict)
+            if known and on_duplicate == "replace":
+                self._replace(db, known, stats)
+            elif known:
+                batch = self._without(batch, known, stats, strict, on_duplicate)
             n = len(batch.ids)
             first = int(self.store.manifest["next_seq"])
             seqs = np.arange(first, first + n, dtype=np.int64)
@@ -353,10 +370,28 @@ class Index:
 
         return int(json.loads(self.store.db.execute("SELECT value FROM meta WHERE key='next_seq'").fetchone()[0]))
 
-    def _without(self, batch: _Batch, known: set[str], stats: RunStats, strict: bool) -> _Batch:
+    def _replace(self, db: Any, known: set[str], stats: RunStats) -> None:
+        """Remove the stored documents the batch replaces (inside the batch's transaction)."""
+        ids = sorted(known)
+        seqs = [r[0] for part in range(0, len(ids), 30000) for r in db.execute(
+            f"SELECT seq FROM docs WHERE id IN ({','.join('?' * len(ids[part:part + 30000]))})", ids[part:part + 30000])]
+        self._delete(np.array(seqs, dtype=np.int64))
+        stats.notes["documents replaced (--on-duplicate-id replace)"] += len(seqs)
+
+    def _without(self, batch: _Batch, known: set[str], stats: RunStats, strict: bool,
+                 on_duplicate: str = "reject") -> _Batch:
         keep = [i for i, d in enumerate(batch.ids) if d not in known]
         for i, d in enumerate(batch.ids):
-            if d in known:
+            if d not in known:
+                continue
+            if on_duplicate == "fail":
+                where = Rejection(*batch.where[i], "duplicate id").message()
+                raise InputError(f"{where}: {d} is already in the index (--on-duplicate-id skip leaves such "
+                                 f"documents out, replace stores the new version)")
+            if on_duplicate == "skip":
+                stats.read -= 1  # counted apart, as the other input that is not read
+                stats.reject(Rejection(*batch.where[i], "id already in the index", d, skipped=True))
+            else:
                 stats.reject(Rejection(*batch.where[i], "duplicate id", f"{d} is already in the index"), strict)
         rows = np.array(keep, dtype=np.int64)
         return _Batch([batch.ids[i] for i in keep], batch.times[keep], [batch.where[i] for i in keep],
@@ -387,6 +422,7 @@ class Index:
             rows = db.execute("SELECT seq FROM docs WHERE time < ?", (newest - self.window_size,)).fetchall()
         if rows:
             self._delete(np.array([r[0] for r in rows], dtype=np.int64))
+            self.evicted += len(rows)
 
     def _delete(self, seqs: np.ndarray) -> None:
         seq, _, _, cols, lists = Store.fetch(self.store.db, seqs)

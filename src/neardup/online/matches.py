@@ -32,8 +32,11 @@ class Match:
     ``score``: the method's similarity (what ``dedup`` writes).  ``new_in_match`` and
     ``match_in_new``: the share of each side's features found in the other (exact for
     ffp, spotsigs and minhash ``--exact``; estimated from the Jaccard and the set sizes for
-    minhash; None for simhash).  ``relation``: ``duplicate`` (each holds 60%+ of the
-    other), ``contained`` (the new document is 60%+ inside the match, not the other way),
+    minhash; None for simhash).  ``relation``: in an index made with ``--partial``, the
+    relation ``dedup`` reports, from the passages the two share (:mod:`neardup.relations`:
+    ``duplicate``, ``contains``, ``contained``, ``shares``, ``similar`` when no passage is
+    shared); otherwise from the features: ``duplicate`` (each holds 60%+ of the other),
+    ``contained`` (the new document is 60%+ inside the match, not the other way),
     ``contains`` (the reverse), ``similar`` (neither).
     """
 
@@ -65,8 +68,18 @@ class Partial:
     coverage_new: float
     coverage_match: float
 
+    @property
+    def relation(self) -> str:
+        """The relation of the new document to the earlier one, as ``dedup`` reports it."""
+        from ..relations import DEFAULT_MIN_COVERAGE, RELATIONS, relation_codes
+
+        code = relation_codes(np.array([self.coverage_new]), np.array([self.coverage_match]), np.array([True]),
+                              DEFAULT_MIN_COVERAGE)[0]
+        return RELATIONS[int(code)]
+
     def as_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "coverage_new": self.coverage_new, "coverage_match": self.coverage_match,
+        return {"id": self.id, "relation": self.relation, "coverage_new": self.coverage_new,
+                "coverage_match": self.coverage_match,
                 "passages": [{"a_chars": list(p.a_chars), "b_chars": list(p.b_chars), "a_words": p.a_words,
                               "b_words": p.b_words, "similarity": p.similarity} for p in self.passages]}
 
@@ -80,6 +93,14 @@ class Checked:
     matches: list[Match] = field(default_factory=list)
     added: bool = False
     partials: list[Partial] | None = None
+
+    def __post_init__(self) -> None:
+        """With passages (an index made with ``--partial``), each match's relation is the aligned one."""
+        if self.partials is None:
+            return
+        aligned = {p.id: p.relation for p in self.partials}
+        for m in self.matches:
+            m.relation = aligned.get(m.id, "similar")
 
     def as_dict(self) -> dict[str, Any]:
         out = {"id": self.id, "added": self.added, "matches": [m.as_dict() for m in self.matches]}

@@ -14,6 +14,7 @@ it goes: an interrupted ``add`` leaves the batches done in the index (and no OUT
 from __future__ import annotations
 
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -25,14 +26,40 @@ from ..job import RunStats, run_report
 from .index import BATCH_SIZE, Index
 
 
+#: Share of an index's documents (those it held plus those added) whose eviction by a time window
+#: in one run is worth a warning.
+EVICTED_WARNING_SHARE = 0.5
+
+
+def window_warnings(index: Index, had: int) -> list[str]:
+    """A warning when a time window evicted most of the ``had`` documents during one run: the
+    sign of a time far newer than the rest (a wrong date, a clock), or of a window too short."""
+    from datetime import UTC, datetime
+
+    from ..contain.tree import TIME_WINDOW
+
+    if index.window_kind != TIME_WINDOW or not had or index.evicted < EVICTED_WARNING_SHARE * had:
+        return []
+    newest = index.store.db.execute("SELECT max(time) FROM docs").fetchone()[0]
+    when = "" if newest is None else \
+        f" of the newest, {datetime.fromtimestamp(newest, UTC).isoformat(timespec='seconds')}"
+    return [f"the --window {index.info()['window']} evicted {index.evicted:,} of {had:,} documents in this run (an "
+            f"index keeps those within the window{when}): if that is not meant, check the records' time or date "
+            f"fields -- one far newer than the rest evicts the rest -- or make the window longer"]
+
+
 def index_files(index_path: str | Path, inputs: Sequence[str], outdir: str | Path, add: bool = True,
                 prefer_html: bool = False, fields: Fields = FIELDS, strict: bool = False, fmt: str = "jsonl",
                 batch_size: int = BATCH_SIZE, progress: bool = False, sync: str = "full",
-                extract: str | None = None) -> dict[str, Any]:
+                extract: str | None = None, on_duplicate: str = "fail", file_ids: str = "given") -> dict[str, Any]:
     """Check (``add``: and add) the documents of ``inputs`` against the index; write the matches; the summary.
 
     ``extract``: the extractor the caller expects; an index made with another is an error
-    (its documents must all be extracted alike).
+    (its documents must all be extracted alike).  ``on_duplicate``: what a document whose id
+    is in the index already does (:meth:`Index.add`; ``fail`` by default: a repeated id is the
+    user's choice, never a silent loss).  ``file_ids``: how documents read from files are
+    named (:data:`~neardup.io.readers.FILE_IDS`; ``given``: the input path as given, then the
+    path inside a folder, so folders added in separate runs never collide).
     """
     start = time.perf_counter()
     stats = RunStats()
@@ -45,9 +72,9 @@ def index_files(index_path: str | Path, inputs: Sequence[str], outdir: str | Pat
         counts = {"matched": 0, "matches": 0, "documents_with_passages": 0, "partials": 0, "passages": 0}
 
         def rows():
-            act = index.add_stream if add else index.query_stream
-            for doc in act(read_inputs(inputs, prefer_html, fields), fields=fields, strict=strict, stats=stats,
-                           batch_size=batch_size):
+            act = (partial(index.add_stream, on_duplicate=on_duplicate) if add else index.query_stream)
+            for doc in act(read_inputs(inputs, prefer_html, fields, file_ids), fields=fields, strict=strict,
+                           stats=stats, batch_size=batch_size):
                 counts["matched"] += bool(doc.matches)
                 counts["matches"] += len(doc.matches)
                 if doc.partials:
@@ -61,7 +88,8 @@ def index_files(index_path: str | Path, inputs: Sequence[str], outdir: str | Pat
         written = write_rows(out.path(f"matches.{ext}"), rows(), fmt)
         bar.close()
         stats.timed("add" if add else "query", t)
-        stats.require_usable()
+        if not (add and on_duplicate == "skip" and stats.skipped and not stats.reasons):
+            stats.require_usable()  # (every document already there and skipped is a finished run)
         results = {
             "index": str(index_path), "mode": "add" if add else "query", "checked": written,
             "added": stats.kept if add else 0, "documents_matched": counts["matched"], "matches": counts["matches"],
@@ -69,8 +97,12 @@ def index_files(index_path: str | Path, inputs: Sequence[str], outdir: str | Pat
         }
         if index.partial is not None:
             results.update({k: counts[k] for k in ("documents_with_passages", "partials", "passages")})
+        if add:
+            results["evicted"] = index.evicted
+            results["warnings"] = window_warnings(index, before + stats.kept)
         params = {"method": index.method.name, **index.method.get_params(), "window": index.info()["window"],
-                  "extract": index.extract, "batch_size": batch_size, "partial": index.info()["partial"]}
+                  "extract": index.extract, "batch_size": batch_size, "partial": index.info()["partial"],
+                  "file_ids": file_ids, **({"on_duplicate_id": on_duplicate} if add else {})}
         summary = run_report(stats, inputs, params, time.perf_counter() - start, **results)
         write_json(out.path("summary.json"), summary)
         out.commit()

@@ -1,6 +1,8 @@
 """``neardup serve``: an index over HTTP -- a JSON API on FastAPI and uvicorn (the ``serve`` extra).
 
-Endpoints (OpenAPI description at ``/openapi.json``, pages at ``/docs``):
+Endpoints (OpenAPI description at ``/openapi.json``, pages at ``/docs`` and ``/redoc``, their
+scripts served by the server itself from the files fastapi-offline ships -- no CDN, so they work
+offline; without fastapi-offline ``/docs`` is a static page of the endpoints):
 
 * ``POST /documents`` -- check and add a batch: ``{"documents": [{"id", "text" | "html",
   "time"?, ...}]}`` -> ``{"results": [{"id", "added", "matches": [...]}]}``;
@@ -230,6 +232,34 @@ def _http_error(exc: Exception) -> HTTPException:
     return HTTPException(400, text)
 
 
+def _offline_app_class() -> Any:
+    """fastapi-offline's app class (Swagger UI and ReDoc served from the files it ships), or None."""
+    try:
+        from fastapi_offline import FastAPIOffline
+    except ImportError:
+        return None
+    return FastAPIOffline
+
+
+def static_docs(schema: dict[str, Any]) -> str:
+    """A self-contained page of the API from its OpenAPI ``schema`` (no script, nothing fetched):
+    ``/docs`` when fastapi-offline is not installed."""
+    from html import escape
+
+    rows = []
+    for path, methods in schema.get("paths", {}).items():
+        for method, op in methods.items():
+            rows.append(f"<tr><td><code>{escape(method.upper())}</code></td><td><code>{escape(path)}</code></td>"
+                        f"<td>{escape(op.get('summary', ''))}</td></tr>")
+    info = schema.get("info", {})
+    return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+            f"<title>{escape(info.get('title', 'API'))}</title></head><body>"
+            f"<h1>{escape(info.get('title', 'API'))}</h1><p>{escape(info.get('description', ''))}</p>"
+            "<table>" + "".join(rows) + "</table>"
+            "<p>The full description: <a href='openapi.json'>openapi.json</a> "
+            "(install <code>fastapi-offline</code> for the interactive pages).</p></body></html>")
+
+
 def create_app(index: Index, token: str | None = None, max_body: int = 16 << 20) -> FastAPI:
     """The web app serving ``index`` (opened for writing); it closes the index when it shuts down."""
     state: dict[str, Any] = {}
@@ -243,8 +273,15 @@ def create_app(index: Index, token: str | None = None, max_body: int = 16 << 20)
             state["writer"].stop()  # what was queued is committed and answered first
             index.close()
 
-    app = FastAPI(title="neardup index", version="1", lifespan=lifespan,
-                  description="Check and add news documents against a persistent near-duplicate index.")
+    offline = _offline_app_class()  # /docs and /redoc from packaged assets, no CDN
+    app = (offline or FastAPI)(
+        title="neardup index", version="1", lifespan=lifespan,
+        description="Check and add news documents against a persistent near-duplicate index.",
+        **({} if offline else {"docs_url": None, "redoc_url": None}))
+    if offline is None:
+        @app.get("/docs", include_in_schema=False)
+        async def docs() -> Response:
+            return Response(static_docs(app.openapi()), media_type="text/html")
 
     def may_write(request: Request) -> None:
         if token is None:

@@ -64,14 +64,16 @@ class AlignParams:
     gap: int = 20  # words a passage may skip on either side between two seeds
     min_words: int = 12  # fewest matched words of a passage (words inside its seeds)
     min_density: float = 0.3  # matched words / passage words, on the shorter side
+    site_max_df: int = 0  # a seed in more documents of one site than this is the site's boilerplate (0: off)
 
     def check(self) -> None:
         """Reject knobs outside their domain with a clear message."""
         from ..errors import UserError
 
-        if self.n < 1 or self.max_df < 2 or self.min_seeds < 1 or self.gap < 0 or self.min_words < 1:
+        if (self.n < 1 or self.max_df < 2 or self.min_seeds < 1 or self.gap < 0 or self.min_words < 1
+                or self.site_max_df < 0):
             raise UserError("align: seed words, min seeds and min words must be at least 1, max df at least 2, "
-                            "word gap at least 0")
+                            "word gap and site max df at least 0")
         if not 0 <= self.min_density <= 1:
             raise UserError(f"align: min density must be in [0, 1], got {self.min_density}")
 
@@ -179,12 +181,16 @@ class Aligner:
         self._seeds = _Spill(SEED_RECORD, 1 << PARTITION_BITS, budget // 2, self._tmp.name)
         self._offsets = _Spill(OFFSETS, 1, budget // 2, self._tmp.name)
         self._words: list[np.ndarray] = []  # words per document, per batch
+        self._sites: list[np.ndarray] = []  # site code per document (-1: unknown), per batch
         self.documents = 0
         self.counts: dict[str, int] = {}
 
-    def add(self, texts: Sequence[str]) -> None:
-        """Stage 1 for a batch of texts: their words (offsets kept) and seeds (into the index)."""
+    def add(self, texts: Sequence[str], sites: np.ndarray | None = None) -> None:
+        """Stage 1 for a batch of texts: their words (offsets kept) and seeds (into the index).
+
+        ``sites``: each text's site as a code (-1 unknown), for ``site_max_df``."""
         hashes, starts, ends, counts = tokens(texts)
+        self._sites.append(np.full(len(texts), -1, np.int64) if sites is None else np.asarray(sites, np.int64))
         first = np.r_[0, np.cumsum(counts)].astype(np.int64)
         key, doc, pos = seed_keys(hashes, first, self.params.n)
         rec = np.empty(key.shape[0], SEED_RECORD)
@@ -199,9 +205,15 @@ class Aligner:
     def _shared(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Stage 1's reduce: seeds of 2..max_df documents, grouped by key (``doc``, ``pos``, group starts)."""
         docs, poss, groups, at = [], [], [], 0
+        sites = np.concatenate(self._sites) if self._sites else np.zeros(0, np.int64)
+        site_max = self.params.site_max_df if sites.shape[0] and sites.max() >= 0 else 0
+        if site_max:
+            self.counts["site_boilerplate_seeds"] = 0
         for p in range(self._seeds.parts):
             rec = self._seeds.read(p)
             rec = rec[np.argsort(rec["key"], kind="stable")]  # stable: documents stay in order within a key
+            if site_max:
+                rec = self._without_site_boilerplate(rec, sites, site_max)
             keep, starts = shared_seeds(rec["key"], rec["doc"], self.params.max_df)
             docs.append(rec["doc"][keep])
             poss.append(rec["pos"][keep])
@@ -211,26 +223,65 @@ class Aligner:
         groups.append(np.array([at], np.int64))
         return np.concatenate(docs), np.concatenate(poss), np.concatenate(groups)
 
-    def pairs(self) -> Iterator[AlignedPair]:
-        """Stages 2-4: every document pair sharing a valid passage, in order of ``(a, b)``."""
+    def _without_site_boilerplate(self, rec: np.ndarray, sites: np.ndarray, site_max: int) -> np.ndarray:
+        """``rec`` (sorted by key) less the seeds that are one site's boilerplate (:func:`site_boilerplate`)."""
+        bad = site_boilerplate(rec["key"], rec["doc"], sites[rec["doc"]], site_max)
+        self.counts["site_boilerplate_seeds"] += int(bad.shape[0])
+        return rec[~np.isin(rec["key"], bad)] if bad.shape[0] else rec
+
+    def chains(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """Stages 2-4 as arrays: :func:`~.seeds.chain_pairs` output ``(out, cov)`` per range of
+        documents, in order of ``(a, b)``; ``counts`` gets the input's numbers."""
         p = self.params
-        words = np.concatenate(self._words) if self._words else np.zeros(0, np.int64)
+        words = self.doc_words()
         first = np.r_[0, np.cumsum(words)].astype(np.int64)
-        offsets = self._offsets.read(0, mapped=True)
         doc, pos, groups = self._shared()
         per_doc = pair_counts(doc, groups, self.documents)
-        self.counts = {"documents": self.documents, "words": int(first[-1]), "shared_seeds": int(doc.shape[0]),
-                       "seed_pairs": int(per_doc.sum()), "pairs": 0, "passages": 0}
+        self.counts.update({"documents": self.documents, "words": int(first[-1]), "shared_seeds": int(doc.shape[0]),
+                            "seed_pairs": int(per_doc.sum()), "pairs": 0, "passages": 0})
         for lo, hi, total in pair_ranges(per_doc, self.pair_budget):  # "a" documents within the pair budget
             a, b, pa, pb = fill_pairs(doc, pos, groups, lo, hi, total)
             order = np.lexsort((pb, pa, b, a))
-            out, cov = chain_pairs(a[order], b[order], pa[order], pb[order], words, p.n, p.gap, p.min_seeds,
-                                   p.min_words, p.min_density)
+            yield chain_pairs(a[order], b[order], pa[order], pb[order], words, p.n, p.gap, p.min_seeds,
+                              p.min_words, p.min_density)
+
+    def doc_words(self) -> np.ndarray:
+        """Words of every document added, in order."""
+        return np.concatenate(self._words) if self._words else np.zeros(0, np.int64)
+
+    def pairs(self) -> Iterator[AlignedPair]:
+        """Stages 2-4: every document pair sharing a valid passage, in order of ``(a, b)``."""
+        first = np.r_[0, np.cumsum(self.doc_words())].astype(np.int64)
+        offsets = self._offsets.read(0, mapped=True)
+        for out, cov in self.chains():
             yield from report_pairs(out, cov, first, offsets, self.counts)
 
     def close(self) -> None:
         """Remove the temporary folder (also done when the aligner is collected)."""
         self._tmp.cleanup()
+
+
+def site_boilerplate(key: np.ndarray, doc: np.ndarray, site: np.ndarray, site_max: int) -> np.ndarray:
+    """The seed keys that are one site's boilerplate, from seed records ``key``, ``doc`` and the
+    record's ``site`` (-1: unknown): found in more than ``site_max`` documents of one site, and
+    those are most of the documents the seed is found in.
+
+    A template line, a disclaimer or an "About us" paragraph recurs on many pages of its own
+    site and nowhere else; a syndicated story recurs across sites, so its seeds stay even where
+    one site carries several copies.  Every record of a key must be given (a whole key partition).
+    """
+    if not (site >= 0).any():
+        return np.zeros(0, key.dtype)
+    order = np.lexsort((doc, site, key))
+    key, s, d = key[order], site[order], doc[order]
+    first = np.r_[True, (key[1:] != key[:-1]) | (s[1:] != s[:-1]) | (d[1:] != d[:-1])]
+    key, s = key[first], s[first]  # one row per (key, site, document)
+    new_key = np.r_[True, key[1:] != key[:-1]]
+    key_docs = np.diff(np.r_[np.flatnonzero(new_key), key.shape[0]])  # documents of each key
+    group = np.flatnonzero(np.r_[True, (key[1:] != key[:-1]) | (s[1:] != s[:-1])])
+    per_site = np.diff(np.r_[group, key.shape[0]])  # documents of each (key, site)
+    total = key_docs[np.cumsum(new_key)[group] - 1]
+    return np.unique(key[group[(s[group] >= 0) & (per_site > site_max) & (2 * per_site > total)]])
 
 
 def report_pairs(out: np.ndarray, cov: np.ndarray, first: np.ndarray, offsets: np.ndarray,

@@ -17,6 +17,7 @@ from ..contain.truth import Truth
 from ..errors import UserError
 from ..io.readers import FIELDS, Fields, read_inputs
 from ..io.writers import OutputFolder, write_json, write_rows
+from ..job import read_as
 from .align import DEFAULT_ALIGN, AlignParams
 from .detector import PartialDetector
 from .evaluate import evaluate_partials
@@ -110,9 +111,10 @@ def align_files(
             write_rows(out.path(f"partials.{fmt}"), rows(), fmt)
             stats.timed("align", t)
             counts = aligner.counts
-            extra = {} if gold is None else {"evaluation": {"pan": pan_measures(gold.partials, found),
-                                                            **_pasted(gold.partials, found),
-                                                            **evaluate_partials(found, gold, sentences)}}
+            extra: dict[str, Any] = {"read_as": read_as(prefer_html, fields)}
+            if gold is not None:
+                extra["evaluation"] = {"pan": pan_measures(gold.partials, found), **_pasted(gold.partials, found),
+                                       **evaluate_partials(found, gold, sentences)}
             summary = run_report(stats, inputs, {"method": "align", "extract": extract, **asdict(params)},
                                  time.perf_counter() - start, pairs=counts["pairs"], passages=counts["passages"],
                                  seeds={k: counts[k] for k in ("words", "shared_seeds", "seed_pairs")}, **extra)
@@ -157,8 +159,9 @@ def partial_files(
     with OutputFolder(outdir) as out:
         write_rows(out.path(f"partials.{fmt}"), rows(), fmt)
         detector.run_stats.require_usable()
-        extra = {} if gold is None else {
-            "evaluation": evaluate_partials(found, gold, detector.sentence_offsets(), detector.gamma)}
+        extra: dict[str, Any] = {"read_as": read_as(prefer_html, fields)}
+        if gold is not None:
+            extra["evaluation"] = evaluate_partials(found, gold, detector.sentence_offsets(), detector.gamma)
         summary = detector.summary(inputs, time.perf_counter() - start, **extra)
         write_json(out.path("summary.json"), summary)
         out.commit()

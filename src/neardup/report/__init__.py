@@ -44,18 +44,32 @@ def _jsonl(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
+def _parquet(path: Path) -> list[dict[str, Any]]:
+    import pyarrow.parquet as pq
+
+    try:
+        return pq.read_table(path).to_pylist()
+    except Exception as exc:  # noqa: BLE001 -- whatever pyarrow met, the file is not readable output
+        raise UserError(f"{path}: not a readable Parquet file ({type(exc).__name__}: {exc})") from None
+
+
 def collect(folders: Sequence[str | Path]) -> dict[str, Any]:
-    """What the output ``folders`` hold: summaries, clusters, pairs, containments, partials, plots."""
+    """What the output ``folders`` hold: summaries, clusters, pairs, containments, partials, plots.
+
+    Outputs are read in either format the jobs write (``--format jsonl`` or ``parquet``).
+    """
     found: dict[str, Any] = {"summaries": {}, "clusters": [], "pairs": [], "containments": [], "partials": [],
-                             "plots": {}, "inputs": [], "extract": None}
+                             "plots": {}, "inputs": [], "extract": None, "read_as": None}
     for folder in map(Path, folders):
         if not folder.is_dir():
             raise UserError(f"{folder}: not a folder of neardup outputs")
         known = False
-        for name, key in (("clusters.jsonl", "clusters"), ("pairs.jsonl", "pairs"),
-                          ("containments.jsonl", "containments"), ("partials.jsonl", "partials")):
-            if (folder / name).exists():
-                found[key] += _jsonl(folder / name)
+        for key in ("clusters", "pairs", "containments", "partials"):
+            if (folder / f"{key}.jsonl").exists():
+                found[key] += _jsonl(folder / f"{key}.jsonl")
+                known = True
+            elif (folder / f"{key}.parquet").exists():
+                found[key] += _parquet(folder / f"{key}.parquet")
                 known = True
         for png in sorted(folder.glob("*.png")):
             found["plots"][png.name] = "data:image/png;base64," + base64.b64encode(png.read_bytes()).decode()
@@ -67,10 +81,11 @@ def collect(folders: Sequence[str | Path]) -> dict[str, Any]:
                                                                  "warnings", "containments") if k in s}
             found["inputs"] += [i for i in s.get("inputs", []) if i not in found["inputs"]]
             found["extract"] = found["extract"] or s.get("parameters", {}).get("extract")
+            found["read_as"] = found["read_as"] or s.get("read_as")
             known = True
         if not known:
             raise UserError(f"{folder}: holds no neardup outputs (summary.json, pairs/clusters/containments/"
-                            "partials .jsonl, or plots)")
+                            "partials .jsonl or .parquet, or plots)")
     return found
 
 
@@ -124,12 +139,17 @@ def pair_views(found: dict[str, Any], texts: dict[str, str]) -> list[dict[str, A
                       "spans": None})
     score = {(p["a"], p["b"]): p["score"] for p in found["pairs"]}
     score.update({(b, a): s for (a, b), s in list(score.items())})
+    flip = {"contains": "contained", "contained": "contains"}
+    relation = {(p["a"], p["b"]): p["relation"] for p in found["pairs"] if "relation" in p}
+    relation.update({(b, a): flip.get(r, r) for (a, b), r in list(relation.items())})
     for cluster in sorted(found["clusters"], key=lambda c: -len(c["ids"])):
         rep = cluster["representative"]
+        removed = {r["id"]: r for r in cluster.get("removed", ())}
         for member in cluster["ids"]:
             if member != rep:
                 views.append({"kind": "cluster", "a": rep, "b": member, "score": score.get((rep, member)),
-                              "spans": None, "cluster": cluster["cluster"]})
+                              "relation": relation.get((rep, member)),
+                              "removed": member in removed, "spans": None, "cluster": cluster["cluster"]})
     done = 0
     for v in views:
         if v["spans"] is None and v["a"] in texts and v["b"] in texts and done < MAX_HIGHLIGHTED_PAIRS:
@@ -138,14 +158,25 @@ def pair_views(found: dict[str, Any], texts: dict[str, str]) -> list[dict[str, A
     return views
 
 
-def build_report(folders: Sequence[str | Path], out: str | Path, prefer_html: bool = False,
-                 fields: Fields = FIELDS, budget: int = TEXT_BUDGET) -> Path:
-    """Write the report of ``folders`` to ``out`` (one HTML file, written whole); returns its path."""
+def build_report(folders: Sequence[str | Path], out: str | Path, prefer_html: bool | None = None,
+                 fields: Fields | dict[str, str] | None = None, budget: int = TEXT_BUDGET) -> Path:
+    """Write the report of ``folders`` to ``out`` (one HTML file, written whole); returns its path.
+
+    ``prefer_html`` and ``fields``: how to read the inputs again; by default as the jobs read
+    them (``read_as`` in their ``summary.json``), else neardup's defaults.  ``fields`` may also
+    name only some of them (``{"text": "body"}``): the others are the jobs'.
+    """
     from jinja2 import Environment, PackageLoader, select_autoescape
 
     from ..io.writers import atomic_file
 
     found = collect(folders)
+    recorded = found["read_as"] or {}
+    if not isinstance(fields, Fields):
+        given = fields or {}
+        fields = Fields(*(given.get(k) or recorded.get(f"{k}_field") or getattr(FIELDS, k) for k in ("id", "text", "html")))
+    if prefer_html is None:
+        prefer_html = bool(recorded.get("html", False))
     texts = load_texts(found, found["extract"], prefer_html, fields, budget)
     data = {
         "summaries": found["summaries"],

@@ -1,0 +1,191 @@
+"""The relation defaults of `neardup dedup`, chosen for the worst fold as well as the mean.
+
+On the GoldSet development half (``../shared/data/goldset-dev``, model extraction) the
+default job is run once over every page: the method's pairs (ffp, containment, every pair
+down to the lowest threshold of the grid) and the aligned coverage of every pair sharing a
+passage.  Neither depends on which other pages are in the run (ffp needs no corpus
+statistics, and no seed reaches the aligner's document-frequency cap of 1,000 here; the
+script checks this by running the real job on one fold), so each fold's outcome is what
+``neardup dedup`` gives on that fold's pages alone.
+
+Protocol: cluster-grouped K-fold cross-validation (``--folds 5``), repeated over split seeds
+(``--seeds 10``).  For every (ffp threshold, min coverage) of the grid, each held-out fold is
+scored: pair F1 of the pairs ``dedup`` lists that are not ``shares`` (copies), and B-cubed F1
+of its clusters.  Printed: the grid with the mean and the worst fold of each (so flat regions
+show), and the nested choice -- on each fold's training folds the setting of best mean
+B-cubed F1 (ties: best worst fold), scored on the held-out fold -- with mean and worst.
+
+    python bench/bench_relations.py [--folds 5] [--seeds 10] [--extract model]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+GOLDSET = ROOT.parent / "shared" / "data" / "goldset-dev"
+THRESHOLDS = (0.05, 0.1, 0.2)
+COVERAGES = (0.3, 0.4, 0.5, 0.6, 0.7)
+MAX_NEW = (None, 20, 50, 100)
+
+
+def folds_of(cluster: np.ndarray, k: int, seed: int) -> list[np.ndarray]:
+    """Document indices of each of ``k`` folds, clusters dealt at random (``seed``)."""
+    names = np.random.default_rng(seed).permutation(np.unique(cluster))
+    return [np.flatnonzero(np.isin(cluster, names[f::k])) for f in range(k)]
+
+
+def outcome(docs, truth, a, b, scores, coverage, threshold, min_coverage, max_new=None, clustering="propagation"):
+    """Pair F1 (listed non-``shares`` pairs) and B-cubed F1 of ``dedup`` on the pages ``docs``."""
+    from neardup.cluster import clusters_from_pairs
+    from neardup.evaluate.cluster_measures import b3
+    from neardup.evaluate.measures import prf
+    from neardup.relations import SHARES, SIMILAR, copy_pairs, relate
+
+    n = truth.shape[0]
+    inside = np.zeros(n, bool)
+    inside[docs] = True
+    keep = inside[a] & inside[b] & (scores >= threshold)
+    local = np.full(n, -1, np.int64)
+    local[docs] = np.arange(docs.shape[0])
+    pa, pb = local[a[keep]], local[b[keep]]
+    sub = coverage_subset(coverage, inside, local)
+    related = relate(pa, pb, sub, min_coverage, max_new)
+    t = truth[docs]
+    copies = (related.relation != SHARES) & (related.relation != SIMILAR)
+    same = (t[pa] == t[pb]) & (t[pa] >= 0)
+    counts = np.bincount(t[t >= 0])
+    positives = int((counts * (counts - 1) // 2).sum())
+    tp = int(np.count_nonzero(copies & same))
+    pair = prf(tp, int(np.count_nonzero(copies)) - tp, positives - tp).f1
+    c = copy_pairs(related)
+    groups = clusters_from_pairs(docs.shape[0], pa[c], pb[c], np.maximum(related.cov_a, related.cov_b)[c],
+                                 clustering)
+    labels = np.arange(docs.shape[0]) + docs.shape[0]
+    for k, g in enumerate(groups):
+        labels[g] = k
+    return pair, b3(labels, t).f1
+
+
+def outcome_without(docs, truth, a, b, scores, threshold, clustering="propagation"):
+    """Pair and B-cubed F1 of ``dedup --no-relations`` on the pages ``docs`` (every pair counts)."""
+    from neardup.cluster import clusters_from_pairs
+    from neardup.evaluate.cluster_measures import b3
+    from neardup.evaluate.measures import prf
+
+    n = truth.shape[0]
+    inside = np.zeros(n, bool)
+    inside[docs] = True
+    keep = inside[a] & inside[b] & (scores >= threshold)
+    local = np.full(n, -1, np.int64)
+    local[docs] = np.arange(docs.shape[0])
+    pa, pb, t = local[a[keep]], local[b[keep]], truth[docs]
+    counts = np.bincount(t[t >= 0])
+    tp = int(np.count_nonzero((t[pa] == t[pb]) & (t[pa] >= 0)))
+    pair = prf(tp, pa.shape[0] - tp, int((counts * (counts - 1) // 2).sum()) - tp).f1
+    labels = np.arange(docs.shape[0]) + docs.shape[0]
+    for k, g in enumerate(clusters_from_pairs(docs.shape[0], pa, pb, scores[keep], clustering)):
+        labels[g] = k
+    return pair, b3(labels, t).f1
+
+
+def coverage_subset(coverage, inside, local):
+    """The aligned pairs of the pages ``inside``, renumbered ``local``."""
+
+    m = inside[coverage.a] & inside[coverage.b]
+    sub = coverage.take(m)
+    sub.a, sub.b = local[sub.a], local[sub.b]
+    return sub
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--seeds", type=int, default=10)
+    ap.add_argument("--extract", default="model")
+    ap.add_argument("--data", default=str(GOLDSET))
+    args = ap.parse_args(argv)
+    if not Path(args.data).is_dir():
+        print(f"no data at {args.data}", file=sys.stderr)
+        return 2
+    from neardup.evaluate.harness import load_labeled
+    from neardup.partial.align import AlignParams, Aligner
+    from neardup.pipeline import Deduplicator
+    from neardup.relations import DEDUP_MAX_DF, Coverage
+
+    data = load_labeled(args.data, args.extract)
+    truth, n = data.cluster, len(data)
+    base = Deduplicator(method="ffp", threshold=min(THRESHOLDS), relations=False).run(list(zip(data.ids, data.texts)))
+    a, b, scores = base.a, base.b, base.scores
+    aligner = Aligner(AlignParams(max_df=DEDUP_MAX_DF))
+    aligner.add(data.texts)
+    coverage = Coverage.from_chains(aligner.chains())
+    aligner.close()
+    print(f"{data.name}: {n} pages, {np.unique(truth[truth >= 0]).shape[0]} clusters; ffp pairs >= "
+          f"{min(THRESHOLDS)}: {a.shape[0]:,}; pairs sharing a passage: {len(coverage):,}")
+    check_equivalence(data, folds_of(truth, args.folds, 0)[0], a, b, scores, coverage)
+
+    grid = [(t, c, m) for t in THRESHOLDS for c in COVERAGES for m in MAX_NEW]
+    # scores[seed][fold][setting] = (pair, b3)
+    table = np.zeros((args.seeds, args.folds, len(grid), 2))
+    for seed in range(args.seeds):
+        for f, docs in enumerate(folds_of(truth, args.folds, seed)):
+            for g, (t, c, m) in enumerate(grid):
+                table[seed, f, g] = outcome(docs, truth, a, b, scores, coverage, t, c, m)
+    print(f"\nEvery setting on every held-out fold ({args.seeds} seeds x {args.folds} folds): mean / worst fold")
+    print("| ffp threshold | min coverage | max new words | pair F1 mean | pair F1 worst | B-cubed mean | B-cubed worst |")
+    print("|---|---|---|---|---|---|---|")
+    for g, (t, c, m) in enumerate(grid):
+        v = table[:, :, g, :].reshape(-1, 2)
+        print(f"| {t} | {c} | {m or '-'} | {v[:, 0].mean():.3f} | {v[:, 0].min():.3f} | {v[:, 1].mean():.3f} | "
+              f"{v[:, 1].min():.3f} |")
+    held, chosen = [], []
+    for seed in range(args.seeds):
+        for f in range(args.folds):
+            train = np.delete(table[seed, :, :, 1], f, axis=0)  # B-cubed of the other folds
+            best = max(range(len(grid)), key=lambda g: (round(train[:, g].mean(), 4), train[:, g].min()))
+            chosen.append(grid[best])
+            held.append(table[seed, f, best])
+    held_arr = np.array(held)
+    picks = {s: chosen.count(s) for s in sorted(set(chosen))}
+    base_rows = np.array([[outcome_without(docs, truth, a, b, scores, 0.1)
+                           for docs in folds_of(truth, args.folds, seed)] for seed in range(args.seeds)]).reshape(-1, 2)
+    print(f"| 0.1, relations off (before) | - | - | {base_rows[:, 0].mean():.3f} | {base_rows[:, 0].min():.3f} | "
+          f"{base_rows[:, 1].mean():.3f} | {base_rows[:, 1].min():.3f} |")
+    print(f"\nNested choice (best mean B-cubed on the training folds): chosen {picks}")
+    print(f"held out: pair F1 mean {held_arr[:, 0].mean():.3f} worst {held_arr[:, 0].min():.3f}; "
+          f"B-cubed mean {held_arr[:, 1].mean():.3f} worst {held_arr[:, 1].min():.3f}")
+    per_seed = held_arr.reshape(args.seeds, args.folds, 2)
+    print("per split seed (mean over folds, worst fold): " + "; ".join(
+        f"{s}: {per_seed[s, :, 0].mean():.3f}/{per_seed[s, :, 1].mean():.3f} "
+        f"(worst {per_seed[s, :, 0].min():.3f}/{per_seed[s, :, 1].min():.3f})" for s in range(args.seeds)))
+    return 0
+
+
+def check_equivalence(data, docs, a, b, scores, coverage) -> None:
+    """The real job on one fold's pages gives the outcome this script computes for it."""
+    from neardup.pipeline import Deduplicator
+    from neardup.relations import DEFAULT_MIN_COVERAGE
+
+    pages = [(data.ids[i], data.texts[i]) for i in docs.tolist()]
+    real = Deduplicator(method="ffp", threshold=0.1).run(pages)
+    local = np.full(len(data), -1, np.int64)
+    local[docs] = np.arange(docs.shape[0])
+    inside = np.zeros(len(data), bool)
+    inside[docs] = True
+    keep = inside[a] & inside[b] & (scores >= 0.1)
+    from neardup.relations import relate
+
+    mine = relate(local[a[keep]], local[b[keep]], coverage_subset(coverage, inside, local), DEFAULT_MIN_COVERAGE)
+    assert real.related is not None
+    if not (np.array_equal(real.a, local[a[keep]]) and np.array_equal(real.related.relation, mine.relation)):
+        raise SystemExit("the fold's own run differs from the whole-set computation: the shortcut does not hold")
+    print(f"check: the job on one fold ({docs.shape[0]} pages) gives the same pairs and relations")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
