@@ -297,8 +297,9 @@ def _chain_one(pa, pb, n, gap, min_words):
 def _drop_echoes(passages, valid):
     """``valid`` without echoes: a passage whose span in one document lies inside the span of
     a larger valid passage of the same pair is the same copied text met a second time (one
-    document holds it twice: a repeated lead, a crawl that doubled a paragraph), so it is
-    dropped and the copy stays one passage (granularity 1)."""
+    document holds it twice: a repeated lead, a crawl that doubled a paragraph), so it is not
+    reported and the copy stays one passage (granularity 1); the coverage of the pair still
+    counts it (:func:`chain_pairs`), so relations and containment see all the copied text."""
     k = passages.shape[0]
     out = valid.copy()
     for i in range(k):
@@ -344,10 +345,15 @@ def chain_pairs(a, b, pa, pb, words, n, gap, min_seeds, min_words, min_density):
                 p = passages[i]
                 aw, bw = p[1] - p[0], p[3] - p[2]
                 valid[i] = p[4] >= min_words and min(aw, bw) >= min_words and p[4] / max(min(aw, bw), 1) >= min_density
-            valid = _drop_echoes(passages, valid)
+            shown = _drop_echoes(passages, valid)
             first = k
+            wa, wb, ca, ra, cb, rb = 0, 0, 0, 0, 0, 0
+            if valid.any():  # coverage counts every valid passage, echoes too: that text is copied
+                wa, wb = words[a[lo]], words[b[lo]]
+                ca, ra = _cover(passages[valid, 0], passages[valid, 1], wa)
+                cb, rb = _cover(passages[valid, 2], passages[valid, 3], wb)
             for i in range(passages.shape[0]):
-                if not valid[i]:
+                if not shown[i]:
                     continue
                 p = passages[i]
                 aw, bw = p[1] - p[0], p[3] - p[2]
@@ -357,9 +363,6 @@ def chain_pairs(a, b, pa, pb, words, n, gap, min_seeds, min_words, min_density):
                 cov[k, 0] = density
                 k += 1
             if k > first:
-                wa, wb = words[a[lo]], words[b[lo]]
-                ca, ra = _cover(out[first:k, 2], out[first:k, 3], wa)
-                cb, rb = _cover(out[first:k, 4], out[first:k, 5], wb)
                 for i in range(first, k):
                     cov[i, 1], cov[i, 2] = ca / max(wa, 1), cb / max(wb, 1)
                     cov[i, 3], cov[i, 4] = ra, rb
