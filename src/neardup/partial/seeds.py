@@ -21,7 +21,8 @@ import numpy as np
 from numba import njit, prange
 
 from ..text.normalize import CHAR, WORD, char_classes
-from ..text.scripts import MAX_UNIT, fold_table, unit_cut
+from ..text.fold import fold_table
+from ..text.scripts import MAX_UNIT, unit_cut
 
 #: One seed occurrence: its key, document and word position (16 bytes).
 SEED_RECORD = np.dtype([("key", "<u8"), ("doc", "<i4"), ("pos", "<i4")])

@@ -14,7 +14,7 @@ same amount of text in English, Turkish and Chinese.  Three things make it so:
   only on the characters, a copied passage cuts the same way in both documents (an edit moves
   the cuts next to it only), which a fixed 2-character grid would not do.  The cut is
   :func:`unit_cut`, used by every tokenizer kernel, so every method and engine agrees.
-* **Folding** (:func:`fold_table`, :func:`fold_text`): matching ignores letter case and the
+* **Folding** (:func:`fold_table`, :func:`fold_text`, in :mod:`.fold`): matching ignores letter case and the
   diacritics of Latin, Greek and Cyrillic letters (``ş ğ ç ö ü â`` -> ``s g c o u a``; web
   copies often lose them), and folds the Turkish dotted and dotless I both to ``i``
   (``İSTANBUL``, ``ISTANBUL``, ``istanbul``, ``ıstanbul`` are one word; English ``I`` stays
@@ -27,7 +27,6 @@ same amount of text in English, Turkish and Chinese.  Three things make it so:
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections import Counter
 from functools import lru_cache
 from typing import Sequence
@@ -35,7 +34,7 @@ from typing import Sequence
 import numpy as np
 from numba import njit
 
-from .normalize import TABLE_SIZE
+from .fold import TABLE_SIZE, fold_table, fold_text  # noqa: F401 (the folding is part of this module's story)
 
 #: The longest unit, in characters, in scripts written without spaces.
 MAX_UNIT = 4
@@ -56,57 +55,6 @@ _RANGES = (  # (first, last, script id); letters only count (see _script_table)
     (0x3400, 0x4DBF, 10), (0x4E00, 0x9FFF, 10), (0xF900, 0xFAFF, 10), (0x20000, 0x2FFFF, 10),
     (0x3040, 0x30FF, 11), (0x31F0, 0x31FF, 11), (0xFF66, 0xFF9F, 11),
 )
-#: Code point ranges whose letters lose their diacritics when folded (Latin, Greek, Cyrillic).
-_FOLD_RANGES = ((0x00C0, 0x052F), (0x1E00, 0x1FFF))
-_DOTLESS_I, _DOTTED_CAPITAL_I = 0x0131, 0x0130
-
-
-@lru_cache(maxsize=1)
-def fold_table() -> np.ndarray:
-    """``uint32`` map of every code point below TABLE_SIZE to its folded form (0: drop it).
-
-    Lower case where that is one code point; Latin, Greek and Cyrillic letters without
-    their diacritics (the first code point of the canonical decomposition); combining
-    diacritical marks (U+0300-U+036F) dropped; ``ı`` and ``İ`` to ``i``.
-    """
-    codes = np.arange(TABLE_SIZE, dtype="<u4")
-    codes[_DOTTED_CAPITAL_I] = ord("i")  # the one code point whose lower case is two
-    text = codes.tobytes().decode("utf-32-le", "surrogatepass").lower()
-    table = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32).copy()
-    for lo, hi in _FOLD_RANGES:
-        for cp in range(lo, hi + 1):
-            base = unicodedata.normalize("NFD", chr(table[cp]))
-            if len(base) > 1 and unicodedata.category(base[1])[0] == "M":
-                table[cp] = ord(base[0])
-    table[0x0300:0x0370] = 0
-    table[_DOTLESS_I] = table[_DOTTED_CAPITAL_I] = ord("i")
-    return table
-
-
-@lru_cache(maxsize=1)
-def _translation() -> dict[int, int | None]:
-    """:func:`fold_table` for ``str.translate``: the code points it changes, marks to None."""
-    table = fold_table()
-    changed = np.flatnonzero(table[:0x2000] != np.arange(0x2000))
-    return {int(cp): (int(table[cp]) or None) for cp in changed}
-
-
-@lru_cache(maxsize=1)
-def _foldable() -> re.Pattern:
-    """A character class of the code points :func:`fold_text` changes."""
-    return re.compile("[" + "".join(re.escape(chr(cp)) for cp in sorted(_translation())) + "]")
-
-
-def fold_text(text: str) -> str:
-    """``text`` folded for matching (lower case, diacritics and the Turkish I folded).
-
-    For an already case-folded text (see :func:`neardup.text.normalize.normalize`).  Only
-    code points below U+2000 change, so texts of other scripts come back as they were; a
-    text with none of them (English with a curly quote, Chinese) is only scanned, in C.
-    """
-    if _foldable().search(text) is None:
-        return text
-    return text.translate(_translation())
 
 
 @njit(inline="always", cache=True)
