@@ -144,3 +144,13 @@ def test_synth_on_turkish_makes_copies_in_capitals_and_without_diacritics():
     texts = [d["text"].split("\n\n", 1)[1] for k, d in recs if k == "doc" and d["kind"] == "rewrite"]
     assert any(t.isupper() for t in texts)
     assert any(not any(c in t for c in "ışğçöüİŞĞÇÖÜ") for t in texts)
+
+
+def test_synth_shared_quotes_work_in_chinese():
+    recs = list(simulate(_zh_articles(), seed=4, config=SynthConfig(n_sites=3, p_shared_quote=1.0)))
+    docs = {r["id"]: r for k, r in recs if k == "doc"}
+    shared = [r for k, r in recs if k == "truth" and r.get("why") == "shared quote"]
+    assert shared
+    for q in shared:
+        (s, e), (s2, e2) = q["a_chars"], q["b_chars"]
+        assert docs[q["a"]]["text"][s:e] == docs[q["b"]]["text"][s2:e2] and "。" in docs[q["a"]]["text"][s:e]

@@ -48,6 +48,10 @@ class Language:
     def join(self) -> str:
         return " "
 
+    def count(self, text: str) -> int:
+        """Words of ``text`` (units in scripts without spaces)."""
+        return len(text.split()) if self.spaced else len(self.units(text))
+
     def headline(self, t: str, rng: np.random.Generator, op: int) -> str:
         """Headline ``t`` changed by operation ``op`` (0 update tag, 1 drop a unit, 2 an
         attribution, 3 replace a unit)."""

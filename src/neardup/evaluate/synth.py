@@ -304,7 +304,7 @@ class Syndicator:
             return None
         src_id, text = self._last_original
         body = text.find("\n\n") + 2  # after the headline
-        spans = [(s, e) for s, e in sentence_spans(text, body, len(text)) if 10 <= len(text[s:e].split()) <= 40]
+        spans = [(s, e) for s, e in sentence_spans(text, body, len(text)) if 10 <= self.lang.count(text[s:e]) <= 40]
         if not spans:
             return None
         s, e = spans[int(self.rng.integers(len(spans)))]
