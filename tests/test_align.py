@@ -174,3 +174,15 @@ def copy_words(text: str) -> str:
 
     words = list(re.finditer(r"\w+", text))
     return text[words[0].start():words[-1].end()]
+
+
+def test_a_passage_one_document_holds_twice_is_one_copy():
+    # the source repeats its lead (a crawl that doubled a paragraph); the paste is one copy, one passage
+    rng = random.Random(7)
+    lead, copy = sentence(rng, 20), " ".join(sentence(rng, 18) for _ in range(2))
+    a = lead + " " + filler(rng, 4) + " " + copy + " " + filler(rng, 4) + " " + copy + " " + filler(rng, 3)
+    b = filler(rng, 5) + " " + copy + " " + filler(rng, 5)
+    [(_, _, passages)] = align([a, b])
+    assert len(passages) == 1
+    (p,) = passages
+    assert b[p.b_chars[0]:p.b_chars[1]] == copy[:-1] == a[p.a_chars[0]:p.a_chars[1]]  # first to last matched word

@@ -12,15 +12,28 @@ def test_normalize_folds_case_and_compatibility_forms():
     assert normalize("Straße") == "strasse"
 
 
-def test_tokenize_splits_on_punctuation_and_keeps_accents():
+def test_tokenize_splits_on_punctuation_and_folds_accents():
     assert tokenize("Hello, WORLD! It's 3.5% — café naïve") == [
-        "hello", "world", "it", "s", "3", "5", "café", "naïve",
+        "hello", "world", "it", "s", "3", "5", "cafe", "naive",
     ]
 
 
-def test_tokenize_treats_cjk_and_thai_as_one_character_per_token():
-    assert tokenize("東京は晴れ Tokyo") == ["東", "京", "は", "晴", "れ", "tokyo"]
-    assert tokenize("ภาษาไทย") == list("ภาษาไทย")
+def test_turkish_i_and_diacritics_fold_without_harming_english_i():
+    words = "kırmızı KIRMIZI kirmizi İSTANBUL ISTANBUL istanbul Şişli ŞİŞLİ Sisli".split()
+    assert tokenize(" ".join(words)) == ["kirmizi"] * 3 + ["istanbul"] * 3 + ["sisli"] * 3
+    assert tokenize("I said I will") == ["i", "said", "i", "will"]
+
+
+def test_tokenize_cuts_scripts_without_spaces_into_units_by_content():
+    toks = tokenize("東京は晴れ Tokyo")
+    assert "".join(toks[:-1]) == "東京は晴れ" and toks[-1] == "tokyo"
+    assert all(1 <= len(t) <= 4 for t in toks[:-1])
+    assert "".join(tokenize("ภาษาไทย")) == "ภาษาไทย"
+    # the same characters cut the same way wherever they stand (a copy matches its source)
+    run = "国务院总理今天在人民大会堂会见了来访的外国客人"
+    a, b = tokenize("新华社北京电 " + run), tokenize("据报道，" + run + "。")
+    assert len(a) < len(run) and sum(map(len, tokenize(run))) == len(run)
+    assert "".join(a[-5:]) == "".join(b[-5:])
 
 
 def test_tokenize_empty_and_punctuation_only():

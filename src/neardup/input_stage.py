@@ -97,9 +97,12 @@ def batches(
     """The documents of :func:`documents` in batches of about ``batch_bytes`` characters of
     text, or of ``batch_docs`` documents: the one batcher of every job.
 
-    ``admit`` sees each record in input order; a :class:`Rejection` it returns is counted
+    The script of every batched document is counted in ``stats.scripts`` (the summaries'
+    ``scripts``).  ``admit`` sees each record in input order; a :class:`Rejection` it returns is counted
     (or raised in strict mode) like the input stage's own, anything else is kept in ``values``.
     """
+    from .text.scripts import document_scripts
+
     batch, size = Batch(), 0
     for record, text in documents(records, extract, stats, strict, fields):
         value = None if admit is None else admit(record)
@@ -111,9 +114,11 @@ def batches(
         batch.values.append(value)
         size += len(text)
         if (batch_bytes is not None and size >= batch_bytes) or len(batch.texts) == batch_docs:
+            stats.scripts.update(document_scripts(batch.texts))
             yield batch
             batch, size = Batch(), 0
     if batch.texts:
+        stats.scripts.update(document_scripts(batch.texts))
         yield batch
 
 

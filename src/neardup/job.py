@@ -82,6 +82,8 @@ class RunStats:
     encodings: Counter = field(default_factory=Counter)
     #: Things done to kept records a user should know of, e.g. a text field read as HTML.
     notes: Counter = field(default_factory=Counter)
+    #: Kept documents by detected script (:func:`neardup.text.scripts.document_scripts`).
+    scripts: Counter = field(default_factory=Counter)
     #: Input units that are not documents (WARC records that are not pages), by reason: not read.
     skipped: Counter = field(default_factory=Counter)
 
@@ -153,9 +155,11 @@ def run_report(stats: RunStats, inputs: Sequence[Any], parameters: dict[str, Any
     """
     seconds = {k: round(v, 3) for k, v in stats.seconds.items() if k != "total"}
     seconds["total"] = round(sum(seconds.values()) if total is None else total, 3)
+    scripts = {"scripts": dict(stats.scripts.most_common())} if stats.scripts else {}
     seconds.update(CLOCK.seconds())
     return {
         "documents": stats.counts(),
+        **scripts,
         **results,
         "seconds": seconds,
         "parameters": parameters,
@@ -185,6 +189,9 @@ def print_report(s: dict[str, Any], outdir: str, lines: Sequence[str]) -> None:
     if d.get("detected_encodings"):
         out.append("           decoded as: " + ", ".join(f"{e} {n:,}" for e, n in d["detected_encodings"].items()))
     out.extend(f"           {note}: {n:,}" for note, n in d.get("notes", {}).items())
+    scripts = s.get("scripts", {})
+    if set(scripts) - {"Latin", "none"}:  # English-only runs print as they always did
+        out.append("scripts    " + "   ".join(f"{k} {n:,}" for k, n in scripts.items()))
     out += list(lines)
     out += [f"time       {time_line(s['seconds'])}", f"output     {outdir}"]
     listed = len(s["rejections"])

@@ -48,7 +48,8 @@ class Truth:
                     truth.containments.append((str(rec["container"]), str(rec["contained"])))
                 elif kind == "partial":
                     truth.partials.append({"a": str(rec["a"]), "b": str(rec["b"]),
-                                           "a_chars": tuple(rec["a_chars"]), "b_chars": tuple(rec["b_chars"])})
+                                           "a_chars": tuple(rec["a_chars"]), "b_chars": tuple(rec["b_chars"]),
+                                           "why": rec.get("why")})
             except (orjson.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
                 raise UserError(f"{path}:{number}: not a truth record ({exc})") from None
         return truth

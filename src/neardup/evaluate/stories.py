@@ -16,7 +16,7 @@ import numpy as np
 
 __all__ = ["Story", "compose", "prepare_stories", "sentence_spans"]
 
-_SENT_END = re.compile(r"[.!?][\"')\]]*(?=\s)")
+_SENT_END = re.compile(r"[.!?][\"')\]]*(?=\s)|[。！？]+[”’」』）)》\"']*")
 _WS = re.compile(r"\s+")
 
 
@@ -24,13 +24,16 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
     """``[(s, e), ...]`` of the sentences of the single-spaced ``text[start:end]``.
 
     A sentence ends at ``.``, ``!`` or ``?`` (plus closing quotes/brackets) followed by
-    whitespace: crude (abbreviations split sentences) but every span is exact.
+    whitespace, or at ``。！？`` (no space follows them): crude (abbreviations split
+    sentences) but every span is exact.
     """
     end = len(text) if end is None else end
     spans, s = [], start
     for m in _SENT_END.finditer(text, start, end):
+        if m.end() <= s:
+            continue
         spans.append((s, m.end()))
-        s = m.end() + 1
+        s = m.end() + (m.end() < end and text[m.end()].isspace())
     if s < end:
         spans.append((s, end))
     return spans
@@ -70,6 +73,21 @@ def _sampled_shingles(ids: np.ndarray, k: int = 8) -> list[int]:
     return np.unique(h[(h >> np.uint64(60)) == 0]).tolist()
 
 
+def _unspaced(text: str) -> bool:
+    """Whether ``text`` is written mostly in a script without spaces (Chinese, Japanese)."""
+    from ..text.scripts import document_scripts
+
+    return document_scripts([text])[0] in ("Han", "Kana", "Thai")
+
+
+def _units(text: str) -> list[str]:
+    """The tokenizer's units of ``text`` (characters cut by content), as strings."""
+    from ..partial.seeds import tokens
+
+    _, starts, ends, _ = tokens([text])
+    return [text[s:e] for s, e in zip(starts.tolist(), ends.tolist())]
+
+
 def prepare_stories(articles: Iterable[dict], min_words: int = 80, max_digit_share: float = 0.15) -> list[Story]:
     """Clean source articles into stories: single-spaced paragraphs, unrelated texts.
 
@@ -78,11 +96,14 @@ def prepare_stories(articles: Iterable[dict], min_words: int = 80, max_digit_sha
     company, so they would be near-duplicates labeled as different stories) and any
     source sharing a passage with an earlier one: exact repeats, resends and corrections
     (Reuters holds ~350 groups of resends, BBC ~140 repeated files) and digests of other
-    stories.  A shared passage is two or more common sampled 8-word shingles.  Each
+    stories.  A shared passage is two or more common sampled 8-word shingles.  Sources
+    that mark their own near-duplicate groups (``group``: news-tr, news-zh) give one
+    story per group.  Each
     kept story can thus make its own cluster with no unrecorded overlap with others.
     """
     seen: set[bytes] = set()
     seen_shingles: set[int] = set()
+    seen_groups: set = set()
     word_ids: dict[str, int] = {}
     out = []
     for a in articles:
@@ -90,17 +111,22 @@ def prepare_stories(articles: Iterable[dict], min_words: int = 80, max_digit_sha
         paras = [p for p in paras if p]
         text = " ".join(paras)
         words = text.split()
+        unspaced = not text.isascii() and _unspaced(text)
+        if unspaced:  # Chinese, Japanese: count and compare units, not space-separated runs
+            words = _units(text)
         if len(words) < min_words or len(_DIGIT_WORD.findall(text)) > max_digit_share * len(words):
             continue
-        low = text.lower().split()
+        low = [w.lower() for w in words] if unspaced else text.lower().split()
         key = hashlib.blake2b(" ".join(low).encode(), digest_size=16).digest()
         ids = np.fromiter((word_ids.setdefault(w, len(word_ids)) for w in low), dtype=np.uint64, count=len(low))
         shingles = _sampled_shingles(ids)
-        if key in seen or sum(x in seen_shingles for x in shingles) >= 2:
+        if key in seen or sum(x in seen_shingles for x in shingles) >= 2 or a.get("group") in seen_groups:
             continue
+        if a.get("group") is not None:  # a source's own near-duplicate group (news-tr, news-zh): one story
+            seen_groups.add(a["group"])
         seen.add(key)
         seen_shingles.update(shingles)
-        title = _WS.sub(" ", a.get("title") or "").strip() or " ".join(words[:8])
-        topic = a.get("topic") or (a.get("topics") or [None])[0]
+        title = _WS.sub(" ", a.get("title") or "").strip() or ("".join if unspaced else " ".join)(words[:8])
+        topic = a.get("topic") or (a.get("topics") or [None])[0] or a.get("category")
         out.append(Story(str(a["id"]), title, paras, topic, (a.get("dateline") or "").strip()))
     return out

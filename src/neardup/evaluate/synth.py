@@ -63,6 +63,7 @@ import numpy as np
 import orjson
 
 from ..errors import UserError
+from .languages import language
 from .sites import COMMON, MONTHS, Words, make_site, render
 from .stories import Story, compose, prepare_stories, sentence_spans
 
@@ -102,6 +103,7 @@ class SynthConfig:
     recent_window: int = 256  # documents of past stories that can be quoted
     p_shared_quote: float = 0.0  # a story's original quotes one sentence of the previous story's
     p_site_about: float = 0.0  # a page ends with its site's "About us" paragraph
+    lang: str = "auto"  # the sources' language (en, tr, zh, ja): edits, headlines; auto: detected
 
 
 # --------------------------------------------------------------------------- simulator
@@ -137,6 +139,10 @@ class Syndicator:
         self.stories = prepare_stories(articles, cfg.min_source_words, cfg.max_digit_share)
         if not self.stories:
             raise UserError("no usable source articles (check min_source_words)")
+        self.lang = language(cfg.lang, [" ".join(s.paras[:3]) for s in self.stories[:200]])
+        self.stories = self.lang.unrelated(self.stories)
+        for s in self.stories:
+            s.paras = self.lang.paragraphs(s.paras)
         self.titles = [s.title for s in self.stories]
         self.words = Words(self.py)
         self.sites = [make_site(i, self.py, self.words, self.titles) for i in range(cfg.n_sites)]
@@ -200,6 +206,8 @@ class Syndicator:
             t = t.title()
         ws = t.split()
         op = rng.integers(4)
+        if self.lang.code != "en":
+            return self.lang.headline(t, rng, int(op))
         if op == 0:
             t = f"UPDATE {int(rng.integers(1, 4))}-{t}"
         elif op == 1 and len(ws) > 3:
@@ -216,7 +224,7 @@ class Syndicator:
         u = self.rng.random()
         if u < 0.5:
             return keep
-        if u < 0.75:
+        if u < 0.75 or self.lang.code != "en":
             return ""
         day = int(self.rng.integers(1, 29))
         agency = ["Reuters", "AP", "AFP", "Staff"][self.rng.integers(4)]
@@ -226,6 +234,8 @@ class Syndicator:
         """Replace, delete or insert about ``edit_rate`` of the words (replacements are
         common words or words of the same paragraph)."""
         rng, rate = self.rng, self.config.edit_rate
+        if self.lang.code != "en":
+            return self.lang.edit(para, rng, rate)
         toks = para.split(" ")
         hits = np.flatnonzero(rng.random(len(toks)) < rate)
         if not len(hits):
@@ -257,13 +267,15 @@ class Syndicator:
             paras[i], paras[i + 1] = paras[i + 1], paras[i]
         if cfg.edit_rate > 0:
             paras = [self._edit_words(p) for p in paras]
+        paras = self.lang.restyle(paras, rng)
         if rng.random() < cfg.p_local_paragraph:
-            paras.insert(int(rng.integers(1, len(paras) + 1)), self.words.sentences(self.py, 2, 4))
+            paras.insert(int(rng.integers(1, len(paras) + 1)), self.lang.local_paragraph(self.words, self.py))
         return _Version(self._headline(story), self._dateline(base.dateline), paras)
 
     def _quote(self, recent: deque, when: int) -> tuple[str, str, tuple[int, int]] | None:
         """A verbatim passage of a recent document: (doc id, passage, span in its text)."""
         rng, lo = self.rng, self.config.min_partial_chars
+        lo = round(lo * self.lang.chars_per_word / 6.0)  # the same number of words in every language
         for _ in range(5):
             if not recent:
                 return None
@@ -292,7 +304,7 @@ class Syndicator:
             return None
         src_id, text = self._last_original
         body = text.find("\n\n") + 2  # after the headline
-        spans = [(s, e) for s, e in sentence_spans(text, body, len(text)) if 10 <= len(text[s:e].split()) <= 40]
+        spans = [(s, e) for s, e in sentence_spans(text, body, len(text)) if 10 <= self.lang.count(text[s:e]) <= 40]
         if not spans:
             return None
         s, e = spans[int(self.rng.integers(len(spans)))]

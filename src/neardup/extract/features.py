@@ -222,7 +222,7 @@ def _stats(buf, table, seed):
             ends = True
         out[5, d] = ends
         out[4, d] = hi - lo
-        c = doc_tokens(buf, lo, hi, table, seed, hashes[pos:])
+        c = doc_tokens(buf, lo, hi, table, seed, hashes[pos:], False)  # one token per CJK character, as trained
         out[0, d] = c
         pos += c
         lo = hi + 1

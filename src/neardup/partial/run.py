@@ -28,6 +28,17 @@ _TRUTH_ON_SPARK = ("--truth needs --engine local (the evaluation keeps every doc
                    "`neardup eval DATASET --partials partials.jsonl --truth truth.jsonl`")
 
 
+def _pasted(cases: list[dict], found: list[dict]) -> dict[str, Any]:
+    """PAN measures of the pasted passages alone (a simulator's ``why: quote`` cases), when the
+    truth has other cases too (split pages): ``{"pan_pasted": ...}``, else nothing."""
+    from ..evaluate.pan import pan_measures
+
+    pasted = [c for c in cases if c.get("why") == "quote"]
+    if not pasted or len(pasted) == len(cases):
+        return {}
+    return {"pan_pasted": pan_measures(pasted, found)}
+
+
 def align_files(
     inputs: Sequence[str],
     outdir: str | Path,
@@ -102,7 +113,7 @@ def align_files(
             counts = aligner.counts
             extra: dict[str, Any] = {"read_as": read_as(prefer_html, fields)}
             if gold is not None:
-                extra["evaluation"] = {"pan": pan_measures(gold.partials, found),
+                extra["evaluation"] = {"pan": pan_measures(gold.partials, found), **_pasted(gold.partials, found),
                                        **evaluate_partials(found, gold, sentences)}
             summary = run_report(stats, inputs, {"method": "align", "extract": extract, **asdict(params)},
                                  time.perf_counter() - start, pairs=counts["pairs"], passages=counts["passages"],

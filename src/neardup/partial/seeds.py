@@ -21,6 +21,8 @@ import numpy as np
 from numba import njit, prange
 
 from ..text.normalize import CHAR, WORD, char_classes
+from ..text.fold import fold_table
+from ..text.scripts import MAX_UNIT, unit_cut
 
 #: One seed occurrence: its key, document and word position (16 bytes).
 SEED_RECORD = np.dtype([("key", "<u8"), ("doc", "<i4"), ("pos", "<i4")])
@@ -41,8 +43,56 @@ def _finish(h):
     return h ^ (h >> np.uint64(31))
 
 
+@njit(cache=True)
+def _scan_doc(cps, lo, hi, table, fold, hashes, starts, ends):
+    """Words of the document ``cps[lo:hi]`` written at ``lo`` (see :func:`_scan`); returns how many.
+
+    Code points are folded (``fold``: :func:`neardup.text.scripts.fold_table`; a dropped
+    one -- a combining mark -- is skipped inside its word) and runs of CHAR characters are
+    cut into units (:func:`neardup.text.scripts.unit_cut`) as the tokenizer does."""
+    n = lo
+    tok = -1
+    unit = 0
+    prev = np.uint32(0)
+    h = _FNV_OFFSET
+    for p in range(lo, hi):
+        cp = cps[p]
+        cls = table[cp] if cp < table.shape[0] else WORD
+        if cp < fold.shape[0]:
+            cp = fold[cp]
+        if cls == WORD:
+            if tok >= 0 and unit > 0:  # a letter after a unit: the unit ends
+                hashes[n], starts[n], ends[n] = _finish(h), tok - lo, p - lo
+                n += 1
+                tok = -1
+            if cp == 0:  # a dropped mark: part of the word, not hashed
+                continue
+            if tok < 0:
+                tok = p
+                unit = 0
+                h = _FNV_OFFSET
+            h = (h ^ np.uint64(cp)) * _FNV_PRIME
+            continue
+        if tok >= 0 and (cls != CHAR or unit == 0 or unit >= MAX_UNIT or unit_cut(prev, cp)):
+            hashes[n], starts[n], ends[n] = _finish(h), tok - lo, p - lo
+            n += 1
+            tok = -1
+        if cls == CHAR:  # a script without spaces: characters join into units
+            if tok < 0:
+                tok = p
+                unit = 0
+                h = _FNV_OFFSET
+            h = (h ^ np.uint64(cp)) * _FNV_PRIME
+            unit += 1
+            prev = cp
+    if tok >= 0:
+        hashes[n], starts[n], ends[n] = _finish(h), tok - lo, hi - lo
+        n += 1
+    return n - lo
+
+
 @njit(parallel=True, cache=True)
-def _scan(cps, offsets, table):
+def _scan(cps, offsets, table, fold):
     """Words of each document of ``cps`` (code points): hash, start and end (characters in
     the document), written at the document's character offset; returns them and counts."""
     n_docs = offsets.shape[0] - 1
@@ -52,31 +102,21 @@ def _scan(cps, offsets, table):
     ends = np.empty(total, dtype=np.int32)
     counts = np.zeros(n_docs, dtype=np.int64)
     for d in prange(n_docs):
-        lo, hi = offsets[d], offsets[d + 1]
-        n = lo
-        tok = -1
-        h = _FNV_OFFSET
-        for p in range(lo, hi):
-            cp = cps[p]
-            cls = table[cp] if cp < table.shape[0] else WORD
-            if cls == WORD:
-                if tok < 0:
-                    tok = p
-                    h = _FNV_OFFSET
-                h = (h ^ np.uint64(cp)) * _FNV_PRIME
-                continue
-            if tok >= 0:
-                hashes[n], starts[n], ends[n] = _finish(h), tok - lo, p - lo
-                n += 1
-                tok = -1
-            if cls == CHAR:  # a script without spaces: every character is a word
-                hashes[n] = _finish((_FNV_OFFSET ^ np.uint64(cp)) * _FNV_PRIME)
-                starts[n], ends[n] = p - lo, p + 1 - lo
-                n += 1
-        if tok >= 0:
-            hashes[n], starts[n], ends[n] = _finish(h), tok - lo, hi - lo
-            n += 1
-        counts[d] = n - lo
+        counts[d] = _scan_doc(cps, offsets[d], offsets[d + 1], table, fold, hashes, starts, ends)
+    return hashes, starts, ends, counts
+
+
+@njit(cache=True)
+def _scan_serial(cps, offsets, table, fold):
+    """:func:`_scan` in the calling thread: for a few texts, where starting threads costs more."""
+    n_docs = offsets.shape[0] - 1
+    total = offsets[n_docs]
+    hashes = np.empty(total, dtype=np.uint64)
+    starts = np.empty(total, dtype=np.int32)
+    ends = np.empty(total, dtype=np.int32)
+    counts = np.zeros(n_docs, dtype=np.int64)
+    for d in range(n_docs):
+        counts[d] = _scan_doc(cps, offsets[d], offsets[d + 1], table, fold, hashes, starts, ends)
     return hashes, starts, ends, counts
 
 
@@ -84,16 +124,16 @@ def tokens(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np
     """Word hashes, character starts and ends of every word of ``texts`` (in order), and
     each text's word count.
 
-    Words are lower-cased (``str.lower``, which keeps character positions; a text whose
-    lower-cased form has another length -- a dotted capital I -- is compared as written)
-    and split by the tokenizer's character classes (:func:`neardup.text.normalize.char_classes`).
+    Words are folded code point by code point (:func:`neardup.text.scripts.fold_table`:
+    lower case, diacritics and the Turkish I; character positions are kept), split by the
+    tokenizer's character classes (:func:`neardup.text.normalize.char_classes`), and runs of
+    characters of scripts without spaces are cut into units as the tokenizer cuts them.
     """
-    low = [t.lower() for t in texts]
-    low = [x if len(x) == len(t) else t for x, t in zip(low, texts)]
-    lengths = np.fromiter(map(len, low), dtype=np.int64, count=len(low))
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
     offsets = np.r_[0, np.cumsum(lengths)].astype(np.int64)
-    cps = np.frombuffer("".join(low).encode("utf-32-le"), dtype=np.uint32)
-    hashes, starts, ends, counts = _scan(cps, offsets, char_classes())
+    cps = np.frombuffer("".join(texts).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    scan = _scan if len(texts) >= 16 else _scan_serial
+    hashes, starts, ends, counts = scan(cps, offsets, char_classes(), fold_table())
     keep = np.repeat(offsets[:-1], counts) + (np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts))
     return hashes[keep], starts[keep], ends[keep], counts
 
@@ -308,6 +348,31 @@ def _chain_one(pa, pb, n, gap, min_words):
 
 
 @njit(cache=True)
+def _drop_echoes(passages, valid):
+    """``valid`` without echoes: a passage whose span in one document lies inside the span of
+    a larger valid passage of the same pair is the same copied text met a second time (one
+    document holds it twice: a repeated lead, a crawl that doubled a paragraph), so it is not
+    reported and the copy stays one passage (granularity 1); the coverage of the pair still
+    counts it (:func:`chain_pairs`), so relations and containment see all the copied text."""
+    k = passages.shape[0]
+    out = valid.copy()
+    for i in range(k):
+        if not valid[i]:
+            continue
+        pi = passages[i]
+        for j in range(k):
+            if j == i or not valid[j]:
+                continue
+            pj = passages[j]
+            if pj[4] < pi[4] or (pj[4] == pi[4] and j > i):
+                continue
+            if (pj[0] <= pi[0] and pi[1] <= pj[1]) or (pj[2] <= pi[2] and pi[3] <= pj[3]):
+                out[i] = False
+                break
+    return out
+
+
+@njit(cache=True)
 def chain_pairs(a, b, pa, pb, words, n, gap, min_seeds, min_words, min_density):
     """Stages 3-4 over seed pairs sorted by ``(a, b, pa, pb)``: the valid passages of every
     document pair with ``min_seeds`` matches.  Valid: ``min_words`` matched words (inside
@@ -329,20 +394,29 @@ def chain_pairs(a, b, pa, pb, words, n, gap, min_seeds, min_words, min_density):
             hi += 1
         if hi - lo >= min_seeds:
             passages = _chain_one(pa[lo:hi].astype(np.int64), pb[lo:hi].astype(np.int64), n, gap, min_words)
+            valid = np.zeros(passages.shape[0], dtype=np.bool_)
+            for i in range(passages.shape[0]):
+                p = passages[i]
+                aw, bw = p[1] - p[0], p[3] - p[2]
+                valid[i] = p[4] >= min_words and min(aw, bw) >= min_words and p[4] / max(min(aw, bw), 1) >= min_density
+            shown = _drop_echoes(passages, valid)
             first = k
-            for p in passages:
+            wa, wb, ca, ra, cb, rb = 0, 0, 0, 0, 0, 0
+            if valid.any():  # coverage counts every valid passage, echoes too: that text is copied
+                wa, wb = words[a[lo]], words[b[lo]]
+                ca, ra = _cover(passages[valid, 0], passages[valid, 1], wa)
+                cb, rb = _cover(passages[valid, 2], passages[valid, 3], wb)
+            for i in range(passages.shape[0]):
+                if not shown[i]:
+                    continue
+                p = passages[i]
                 aw, bw = p[1] - p[0], p[3] - p[2]
                 density = min(1.0, p[4] / max(min(aw, bw), 1))
-                if p[4] < min_words or min(aw, bw) < min_words or density < min_density:
-                    continue
                 out[k, 0], out[k, 1] = a[lo], b[lo]
                 out[k, 2], out[k, 3], out[k, 4], out[k, 5] = p[0], p[1], p[2], p[3]
                 cov[k, 0] = density
                 k += 1
             if k > first:
-                wa, wb = words[a[lo]], words[b[lo]]
-                ca, ra = _cover(out[first:k, 2], out[first:k, 3], wa)
-                cb, rb = _cover(out[first:k, 4], out[first:k, 5], wb)
                 for i in range(first, k):
                     cov[i, 1], cov[i, 2] = ca / max(wa, 1), cb / max(wb, 1)
                     cov[i, 3], cov[i, 4] = ra, rb

@@ -3,7 +3,9 @@
 One place decides what a word is, for every method:
 
 * :func:`normalize` applies Unicode NFKC (full-width and compatibility forms fold to
-  their plain letters) and case folding, so "Ｒｅｕｔｅｒｓ" and "REUTERS" are one word.
+  their plain letters), case folding and the folding of diacritics and of the Turkish I
+  (:func:`neardup.text.fold.fold_text`), so "Ｒｅｕｔｅｒｓ" and "REUTERS", "İSTANBUL"
+  and "istanbul", "Şişli" and "Sisli" are one word.
 * :func:`char_classes` is a lookup table from code point to class: ``SEP`` (spaces,
   punctuation, symbols: they end a word), ``WORD`` (letters, digits, combining marks,
   underscore: they make a word) and ``CHAR`` (scripts written without spaces, such as
@@ -19,10 +21,11 @@ from functools import lru_cache
 
 import numpy as np
 
+from .fold import TABLE_SIZE, fold_text
+
 SEP, WORD, CHAR = 0, 1, 2
 
-#: Code points at and above this bound are treated as WORD characters (rare planes).
-TABLE_SIZE = 0x30000
+#: Code points at and above TABLE_SIZE (0x30000, :mod:`.fold`) are WORD characters (rare planes).
 
 #: Scripts written without spaces between words, tokenized one character at a time.
 CHAR_RANGES = (
@@ -40,8 +43,8 @@ CHAR_RANGES = (
 
 
 def normalize(text: str) -> str:
-    """NFKC-normalize and case-fold ``text``."""
-    return unicodedata.normalize("NFKC", text).casefold()
+    """NFKC-normalize and case-fold ``text``, folding diacritics and the Turkish I."""
+    return fold_text(unicodedata.normalize("NFKC", text).casefold())
 
 
 @lru_cache(maxsize=1)

@@ -24,6 +24,7 @@ from numba import njit, prange
 
 from ..hashing import xxh64_bytes
 from .normalize import CHAR, SEP, char_classes, normalize
+from .scripts import MAX_UNIT, unit_cut
 
 
 def encode_batch(texts: Sequence[str], fold_case: bool = True) -> tuple[np.ndarray, np.ndarray]:
@@ -58,25 +59,28 @@ def code_point(buf, p):
 
 @njit(cache=True)
 def _multibyte(buf, p, table):
-    """Class and byte width of the multi-byte UTF-8 character at ``buf[p]``.
+    """Class, byte width and code point of the multi-byte UTF-8 character at ``buf[p]``.
 
     Code points beyond the table are WORD characters.  ASCII, the common case, is
     handled inline by the scanners (a call per byte would cost them a third).
     """
     cp, width = code_point(buf, p)
-    return (table[cp] if cp < table.shape[0] else np.uint8(1)), width
+    return (table[cp] if cp < table.shape[0] else np.uint8(1)), width, cp
 
 
 @njit(cache=True)
 def scan_tokens(buf, start, end, table, starts, ends, pos):
     """Write the byte spans of the tokens of ``buf[start:end]`` at ``starts/ends[pos:]``.
 
-    Returns the number of tokens.  WORD characters join into tokens, CHAR characters are
-    tokens of their own, SEP characters end tokens.  ASCII capitals are lower-cased in
-    ``buf`` on the way.
+    Returns the number of tokens.  WORD characters join into tokens, runs of CHAR
+    characters are cut into units (:func:`neardup.text.scripts.unit_cut`, at most
+    ``MAX_UNIT`` characters), SEP characters end tokens.  ASCII capitals are lower-cased
+    in ``buf`` on the way.
     """
     n = 0
     tok = -1
+    unit = 0  # characters of the open token when it is a unit of a script without spaces
+    prev = 0
     p = start
     while p < end:
         b0 = buf[p]
@@ -86,20 +90,30 @@ def scan_tokens(buf, start, end, table, starts, ends, pos):
                 buf[p] = b0
             cls = table[b0]
             width = 1
+            cp = 0
         else:
-            cls, width = _multibyte(buf, p, table)
+            cls, width, cp = _multibyte(buf, p, table)
         if cls == SEP or cls == CHAR:
-            if tok >= 0:
+            if tok >= 0 and (cls == SEP or unit == 0 or unit >= MAX_UNIT or unit_cut(prev, cp)):
                 starts[pos + n] = tok
                 ends[pos + n] = p
                 n += 1
                 tok = -1
             if cls == CHAR:
-                starts[pos + n] = p
-                ends[pos + n] = p + width
-                n += 1
+                if tok < 0:
+                    tok = p
+                    unit = 0
+                unit += 1
+                prev = cp
         elif tok < 0:
             tok = p
+            unit = 0
+        elif unit > 0:  # a letter after a unit: the unit ends, a word starts
+            starts[pos + n] = tok
+            ends[pos + n] = p
+            n += 1
+            tok = p
+            unit = 0
         p += width
     if tok >= 0:
         starts[pos + n] = tok
@@ -109,10 +123,11 @@ def scan_tokens(buf, start, end, table, starts, ends, pos):
 
 
 @njit(cache=True)
-def doc_tokens(buf, lo, hi, table, seed, out):
+def doc_tokens(buf, lo, hi, table, seed, out, units=True):
     """Hash the tokens of ``buf[lo:hi]`` into ``out`` in text order; returns how many.
 
-    The tokens of :func:`scan_tokens`, each hashed as soon as it ends: one pass over the
+    The tokens of :func:`scan_tokens` (words; units of scripts without spaces, or with
+    ``units=False`` one character each, as the extraction model's features were made), each hashed as soon as it ends: one pass over the
     bytes and no span arrays, 15-20% faster than scanning first.  Its per-byte step (ASCII
     class and lower-casing inline) repeats :func:`scan_tokens`'s on purpose: moved into one
     shared kernel, called or inlined by numba (``inline="always"``), this loop ran 1.9-2.3x
@@ -120,6 +135,8 @@ def doc_tokens(buf, lo, hi, table, seed, out):
     """
     n = 0
     tok = -1
+    unit = 0  # characters of the open token when it is a unit of a script without spaces
+    prev = 0
     p = lo
     while p < hi:
         b0 = buf[p]
@@ -129,18 +146,28 @@ def doc_tokens(buf, lo, hi, table, seed, out):
                 buf[p] = b0
             cls = table[b0]
             width = 1
+            cp = 0
         else:
-            cls, width = _multibyte(buf, p, table)
+            cls, width, cp = _multibyte(buf, p, table)
         if cls == SEP or cls == CHAR:
-            if tok >= 0:
+            if tok >= 0 and (cls == SEP or unit == 0 or not units or unit >= MAX_UNIT or unit_cut(prev, cp)):
                 out[n] = xxh64_bytes(buf, tok, p, seed)
                 n += 1
                 tok = -1
             if cls == CHAR:
-                out[n] = xxh64_bytes(buf, p, p + width, seed)
-                n += 1
+                if tok < 0:
+                    tok = p
+                    unit = 0
+                unit += 1
+                prev = cp
         elif tok < 0:
             tok = p
+            unit = 0
+        elif unit > 0:  # a letter after a unit: the unit ends, a word starts
+            out[n] = xxh64_bytes(buf, tok, p, seed)
+            n += 1
+            tok = p
+            unit = 0
         p += width
     if tok >= 0:
         out[n] = xxh64_bytes(buf, tok, hi, seed)
