@@ -239,9 +239,10 @@ class Deduplicator:
         from .partial.align import AlignParams, Aligner
 
         params = AlignParams(max_df=DEDUP_MAX_DF, site_max_df=self.site_max_df)
-        # seed pairs a range at a time: 2 M (40 bytes each with their sort) keep the aligner's peak near
-        # the sketches' on large clusters (the GoldSet makes 19.5 M); the ranges do not change the answer
-        return Aligner(params, pair_budget=2_000_000) if self.engine.name == "local" else self.engine.aligner(params)
+        # seed pairs a range at a time: 1 M (about 100 bytes each while sorted and chained) keep the
+        # aligner's peak near the sketches' on large clusters (the GoldSet makes 19.5 M); the ranges
+        # do not change the answer
+        return Aligner(params, pair_budget=1_000_000) if self.engine.name == "local" else self.engine.aligner(params)
 
     def run(self, docs: Iterable[Any]) -> DedupResult:
         """Detect near-duplicates among ``docs`` (see :func:`as_records` for accepted items)."""

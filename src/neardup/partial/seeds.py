@@ -384,8 +384,10 @@ def chain_pairs(a, b, pa, pb, words, n, gap, min_seeds, min_words, min_density):
     passages, its longest run the most consecutive words it has outside them.
     """
     m = a.shape[0]
-    out = np.empty((m, 6), dtype=np.int64)
-    cov = np.empty((m, 5), dtype=np.float64)
+    # a valid passage holds min_words matched words, at most n per seed: so many seeds at least
+    rows = m // max(1, (min_words + n - 1) // n) + 1
+    out = np.empty((rows, 6), dtype=np.int64)
+    cov = np.empty((rows, 5), dtype=np.float64)
     k = 0
     lo = 0
     while lo < m:
