@@ -141,7 +141,8 @@ def _synth(tmp: Path, seed: int, docs: int, **knobs) -> Path:
     return tmp / "docs.jsonl"
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=8, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 10_000), quote=st.sampled_from([0.0, 0.5, 1.0]), about=st.sampled_from([0.0, 0.5]),
        partial=st.sampled_from([0.1, 0.5]))
 def test_unique_is_lossless_on_simulated_corpora(tmp_path_factory, seed, quote, about, partial):
@@ -156,10 +157,14 @@ def test_unique_is_lossless_on_simulated_corpora(tmp_path_factory, seed, quote, 
     removed = [r for c in result.clusters for r in c.removed]
     assert {r.id for r in removed} == dropped
     kept_ids = {r["id"] for r in recs} - dropped
+    order = {r["id"]: n for n, r in enumerate(recs)}
     for r in removed:
         assert r.kept in kept_ids and r.coverage >= 0.8
-        alone = list(align_texts([text[r.kept], text[r.id]], AlignParams(max_df=1000)))
-        assert alone and alone[0].coverage_b >= 0.8 - 1e-9, (r, alone)
+        # the two alone, in input order (the aligner chains along the earlier document)
+        first, second = sorted((r.kept, r.id), key=order.get)
+        alone = list(align_texts([text[first], text[second]], AlignParams(max_df=1000)))
+        covered = alone[0].coverage_b if second == r.id else alone[0].coverage_a
+        assert alone and covered >= 0.8 - 1e-9, (r, alone)
     stories = {r["cluster"] for r in recs}
     assert stories == {r["cluster"] for r in recs if r["id"] in kept_ids}
     if result.kept_coverage is not None and dropped:
