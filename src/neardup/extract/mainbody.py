@@ -152,7 +152,7 @@ PROSE_WORDS = 10
 PROSE_LINKS = 0.3
 _FRAME_WORDS = frozenset(
     """comment related share social ad ads advert sponsor promo outbrain taboola newsletter subscribe
-    recommend popular trending cookie login widget footer side teaser author byline caption credit
+    recommend popular trending cookie login footer side teaser author byline caption credit
     disclaimer copyright breadcrumb banner pagination""".split()
 )
 _FRAME_TAGS = ("nav", "aside", "footer", "form", "figcaption")
@@ -176,7 +176,8 @@ TEASERS = 2
 teasers, which :func:`fill_article` does not add."""
 EDGE_PROSE = 2
 """Blocks added past the kept article's first or last block are kept only when this many of them
-are prose: a section, not a lone line."""
+are prose (a section, not a lone line), or are in the same element as the kept block they follow
+(precede)."""
 NEAR_LEVELS = 3
 """A block is added only when an element at most this many levels above its container also holds
 the kept (or added) block before it (after it, before the article's first kept block)."""
@@ -292,7 +293,8 @@ def fill_article(page: Page, keep: np.ndarray) -> np.ndarray:
             out[b] = True
             first = b
     added = out & ~keep
-    for side in (np.arange(n) > anchors[-1], np.arange(n) < anchors[0]):
+    parent = el.parent[cont]
+    for side, anchor in ((np.arange(n) > anchors[-1], anchors[-1]), (np.arange(n) < anchors[0], anchors[0])):
         if (added & side & prose).sum() < EDGE_PROSE:  # one line past the article: a call to subscribe, a credit
-            out[added & side] = False
+            out[added & side & (parent != parent[anchor])] = False  # unless a sibling of the article's paragraphs
     return out
