@@ -119,12 +119,12 @@ def credit_kind(text: str) -> str | None:
         return "rights"
     if words <= CREDIT_WORDS and _CREDIT.match(text):
         return "credit"
-    if words <= CONTRIBUTORS_WORDS and _CONTRIBUTORS.search(text):
-        return "contributors"
     if words <= BYLINE_WORDS and _BYLINE.match(text) and not text.endswith((".", "!", "?")):
         return "byline"
     if words <= TIMESTAMP_WORDS and _timestamp(text):
         return "timestamp"
+    if words <= CONTRIBUTORS_WORDS and ("ontribut" in text or "eporting" in text) and _CONTRIBUTORS.search(text):
+        return "contributors"
     return None
 
 

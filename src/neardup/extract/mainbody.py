@@ -156,6 +156,7 @@ _FRAME_WORDS = frozenset(
     disclaimer copyright breadcrumb banner pagination""".split()
 )
 _FRAME_TAGS = ("nav", "aside", "footer", "form", "figcaption")
+_FRAME_TAG_IDS = np.array([TAG_ID[t] for t in _FRAME_TAGS])
 
 
 def _frame_bits() -> np.uint64:
@@ -240,12 +241,12 @@ def fill_article(page: Page, keep: np.ndarray) -> np.ndarray:
     inside = (page.container >= e) & (page.container <= last)
     if not (keep & inside).any():
         return out
-    bad = ((el.keywords[e:last + 1] & FRAME_BITS) != 0) | np.isin(el.tag[e:last + 1], [TAG_ID[t] for t in _FRAME_TAGS])
-    bad[0] = False
-    frame = np.zeros(last - e + 1, dtype=bool)
-    par = el.parent[e:last + 1] - e
-    for j in range(1, last - e + 1):
-        frame[j] = bad[j] or frame[par[j]]
+    bad = np.flatnonzero(((el.keywords[e + 1:last + 1] & FRAME_BITS) != 0)
+                         | np.isin(el.tag[e + 1:last + 1], _FRAME_TAG_IDS)) + e + 1
+    depth = np.zeros(last - e + 2, dtype=np.int64)  # elements below a frame element: pre-order ranges
+    np.add.at(depth, bad - e, 1)
+    np.add.at(depth, el.end[bad] + 1 - e, -1)
+    frame = np.cumsum(depth[:-1]) > 0
     ok = inside.copy()
     ok[inside] = ~frame[page.container[inside] - e]
     linked = (page.link_words * 2 >= words) & (words >= 3)
@@ -270,28 +271,33 @@ def fill_article(page: Page, keep: np.ndarray) -> np.ndarray:
     if len(anchors) == 0:
         return out
 
+    end, up = el.end, el.parent
+
     def near(b: int, a: int) -> bool:  # an element at most NEAR_LEVELS above b's container encloses a's
-        e, ca = int(cont[b]), int(cont[a])
+        x, ca = int(cont[b]), int(cont[a])
         for _ in range(NEAR_LEVELS + 1):
-            if e <= ca <= el.end[e]:
+            if x <= ca <= end[x]:
                 return True
-            if el.parent[e] < 0:
+            if up[x] < 0:
                 return False
-            e = int(el.parent[e])
+            x = int(up[x])
         return False
 
-    last = int(anchors[0])
-    for b in range(int(anchors[0]) + 1, n):
-        if keep[b] and inside[b]:
-            last = b
-        elif cand[b] and near(b, last):
+    start = int(anchors[0])
+    anchor_set = set(anchors.tolist())
+    after = np.flatnonzero(cand | (keep & inside))
+    prev = start
+    for b in after[after > start].tolist():
+        if b in anchor_set:
+            prev = b
+        elif near(b, prev):
             out[b] = True
-            last = b
-    first = int(anchors[0])
-    for b in range(int(anchors[0]) - 1, -1, -1):
-        if cand[b] and near(b, first):
+            prev = b
+    nxt = start
+    for b in np.flatnonzero(cand[:start])[::-1].tolist():
+        if near(b, nxt):
             out[b] = True
-            first = b
+            nxt = b
     added = out & ~keep
     parent = el.parent[cont]
     for side, anchor in ((np.arange(n) > anchors[-1], anchors[-1]), (np.arange(n) < anchors[0], anchors[0])):
