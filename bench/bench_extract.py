@@ -66,7 +66,17 @@ from neardup.extract.train import examples as make_examples
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "extraction"
-COLLECTIONS = ("l3s-gn1", "msv-news", "dragnet", "cleaneval", "readability", "cleanportaleval")
+COLLECTIONS = ("l3s-gn1", "msv-news", "dragnet", "cleaneval", "readability", "cleanportaleval", "wcxb")
+ERAS = {
+    "l3s-gn1": "2005-2013", "msv-news": "2005-2013", "dragnet": "2005-2013", "cleaneval": "2005-2013",
+    "cleanportaleval": "2005-2013", "readability": "2012-2022 (mixed)", "wcxb": "2017+",
+    "trafilatura-eval": "2017+",
+}
+"""Each collection's era (when its pages were crawled; see each README): L3S-GN1 2008, msv-news
+2005/2009/2013/2017 (three of its four clusters before 2017), Dragnet 2012, CleanEval 2007,
+CleanPortalEval 2012-13; Mozilla Readability's test pages span 2012-2022; WCXB 2025-26.  The era
+table averages the held-out collections of each era, so a change that helps 2008 pages and hurts
+2025 pages shows."""
 PEERS = ("trafilatura", "trafilatura-precision", "readability", "resiliparse")
 OURS = "neardup"
 LABELS = {
@@ -266,6 +276,28 @@ def loco_markdown(results: dict[str, dict], datasets: list[str], pages: dict[str
     return "\n".join(lines) + "\n"
 
 
+def era_markdown(results: dict[str, dict], datasets: list[str]) -> str:
+    """The LOCO table grouped by era (:data:`ERAS`): per era the mean F1 of its held-out collections
+    for each extractor, and neardup's margin over trafilatura's better setting."""
+    names = list(results)
+    traf = [n for n in ("trafilatura", "trafilatura-precision") if n in results]
+    eras: dict[str, list[str]] = {}
+    for ds in datasets:
+        eras.setdefault(ERAS.get(ds, "unknown"), []).append(ds)
+    head = ["era", "held-out collections"] + [LABELS.get(n, n) for n in names]
+    if OURS in results and traf:
+        head.append("neardup - best trafilatura")
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for era, members in eras.items():
+        means = {n: float(np.mean([results[n][ds]["f1"] for ds in members])) for n in names}
+        cells = [era, ", ".join(members)] + [f"{means[n]:.3f}" for n in names]
+        if OURS in results and traf:
+            best = max(float(np.mean([results[t][ds]["f1"] for ds in members])) for t in traf)
+            cells.append(f"{means[OURS] - best:+.3f}")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def speed_markdown(results: dict[str, dict], n_pages: int, what: str = "pages", shipped: bool = False) -> str:
     """Pages/s in-process and whole-process, and the ratios to trafilatura's faster setting
     (``shipped``: neardup ran its shipped model, not the LOCO models)."""
@@ -299,6 +331,33 @@ def _summaries(results: dict[str, dict], pages, runs: dict[str, Run], datasets: 
         e["pooled"] = {"precision": pooled.precision, "recall": pooled.recall, "f1": pooled.f1}
 
 
+def _anchor_key(htmls: list[str]) -> str:
+    import hashlib
+
+    digest = hashlib.sha1()
+    for h in htmls:
+        digest.update(hashlib.sha1(h.encode("utf-8", "surrogatepass")).digest())
+    return digest.hexdigest()[:16]
+
+
+def _cached_anchor(folder: str | None, name: str, htmls: list[str]) -> Run | None:
+    """An anchor's texts (and timing) of an earlier run on exactly these pages, from ``folder``."""
+    if not folder:
+        return None
+    path = Path(folder) / f"{name}-{_anchor_key(htmls)}.json"
+    if not path.exists():
+        return None
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return Run(data["texts"], data["seconds"])
+
+
+def _save_anchor(folder: str | None, name: str, htmls: list[str], run: Run) -> None:
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        path = Path(folder) / f"{name}-{_anchor_key(htmls)}.json"
+        path.write_text(json.dumps({"texts": run.texts, "seconds": run.seconds}), encoding="utf-8")
+
+
 def quality(pages, args, tools: list[str], available, process: bool) -> tuple[dict[str, dict], dict, str]:
     """The LOCO table (and with ``--folds`` the site CV) with the anchors' scores on the same
     pages, and the all-pages speed table: results, metadata and markdown."""
@@ -314,9 +373,15 @@ def quality(pages, args, tools: list[str], available, process: bool) -> tuple[di
                                         args.seed)
         print(f"site CV: {runs['crf-cv'].pages_per_second:.1f} pages/s", flush=True)
     for name in tools:
+        cached = _cached_anchor(args.anchor_cache, name, htmls)
+        if cached is not None:
+            runs[name] = cached
+            print(f"{name}: texts from {args.anchor_cache} (speed of the run that made them)", flush=True)
+            continue
         body, title = available[name]
         runs[name] = run_extractor(_safe(body), htmls)
         runs[name].texts = ["\n\n".join(x for x in (_safe(title)(h), t) if x) for h, t in zip(htmls, runs[name].texts)]
+        _save_anchor(args.anchor_cache, name, htmls, runs[name])
         print(f"{name}: {runs[name].pages_per_second:.1f} pages/s", flush=True)
     results = report(pages, examples, runs)
     _summaries(results, pages, runs, datasets)
@@ -327,7 +392,9 @@ def quality(pages, args, tools: list[str], available, process: bool) -> tuple[di
     meta = {"pages": counts, "sites": len({p.site for p in pages}), "seed": args.seed, "folds": args.folds}
     table = (f"Pages {counts}; neardup's CE-BEST trained on all collections but the held-out one (LOCO, seed "
              f"{args.seed}); anchors on the same pages in the same run; F1 (P / R) of 4-word shingles.\n\n"
-             + loco_markdown(results, datasets, counts) + "\n" + speed_markdown(results, len(pages)))
+             + loco_markdown(results, datasets, counts)
+             + "\nBy era (mean F1 of the held-out collections of each era):\n\n" + era_markdown(results, datasets)
+             + "\n" + speed_markdown(results, len(pages)))
     if "crf-cv" in results:
         table += (f"\nSite-grouped {args.folds}-fold CV over all pages pooled: F1 "
                   f"{results['crf-cv']['pooled']['f1']:.3f} (mean of collections {results['crf-cv']['mean']['f1']:.3f}).\n")
@@ -337,7 +404,7 @@ def quality(pages, args, tools: list[str], available, process: bool) -> tuple[di
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", nargs="+", default=[str(DATA / c) for c in COLLECTIONS],
-                    help="collection folders; each is held out in turn (default: the six of ../shared/data/extraction)")
+                    help="collection folders; each is held out in turn (default: the seven of ../shared/data/extraction)")
     ap.add_argument("--tools", default=",".join(PEERS),
                     help=f"comma-separated anchors ({','.join(PEERS)}; justext too)")
     ap.add_argument("--folds", type=int, default=0, help="also site-grouped K-fold CV of CE-BEST over all pages (0: no)")
@@ -345,6 +412,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-process", action="store_true", help="skip the whole-process timing")
     ap.add_argument("--speed-only", action="store_true", help="only the speed tables (no training, no scores)")
     ap.add_argument("--repeat", type=int, default=1, help="whole-process timing: best of R runs")
+    ap.add_argument("--anchor-cache", metavar="DIR",
+                    help="keep the anchors' texts in DIR and reuse them when the pages are the same (the anchors "
+                         "need no training, so a rerun after a change to neardup need not run them again)")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "extract"))
     args = ap.parse_args(argv)
 

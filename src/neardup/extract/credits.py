@@ -27,6 +27,8 @@ length, so a story's sentence that mentions copyright, an agency or a date is ne
   "photo" and a news agency or "staff"/"agencies"/"wire services", optionally with "writer";
 * **byline** (at most 12 words): "By", "Posted by", "Written by" or "Reported by" and a
   capitalized word, not ending as a sentence does (``.``, ``!``, ``?``);
+* **contributors** (at most 30 words): "... contributed to this report/story", "... contributed
+  reporting", "Reporting by" and a name: a wire story's co-reporters, printed under many stories;
 * **timestamp** (at most 12 words): every word a month, weekday, time-zone, "updated",
   "posted", "ago", "am"/"pm" or a number, with a month or weekday name, a clock time (``11:10``)
   or a numeric date (``1/25/2007``) among them.
@@ -73,6 +75,10 @@ _CREDIT = re.compile(
     rf"(?:\s*(?:and|&|/|,)\s*{_AGENCY})?\W*$",
     re.IGNORECASE,
 )
+_CONTRIBUTORS = re.compile(
+    r"\bcontributed\s+(?:to\s+)?(?:this|the)\s+(?:report|story|article)\W*$|\bcontributed\s+(?:additional\s+)?reporting\W*$"
+    r"|^\W*(?:additional\s+)?reporting\s+by\s+[A-Z\u00c0-\u00de]",
+)
 _BYLINE = re.compile(r"^\W*(?i:by|posted\s+by|written\s+by|reported\s+by)\s+[A-Z\u00c0-\u00de]\w")
 _TIME_WORD = re.compile(
     rf"^(?:{_DAY}|{_MONTH}|updated|posted|published|article|story|last|modified|on|at|am|pm|a\.m\.?|p\.m\.?|noon|"
@@ -90,6 +96,7 @@ _WORDS = re.compile(r"\w+")
 RIGHTS_WORDS = 40
 CREDIT_WORDS = 8
 BYLINE_WORDS = 12
+CONTRIBUTORS_WORDS = 30
 TIMESTAMP_WORDS = 12
 
 
@@ -102,8 +109,8 @@ def _timestamp(text: str) -> bool:
 
 
 def credit_kind(text: str) -> str | None:
-    """The credit-line shape of one block's text (``rights``, ``credit``, ``byline``,
-    ``timestamp``), or None when it is not one."""
+    """The credit-line shape of one block's text (``rights``, ``credit``, ``contributors``,
+    ``byline``, ``timestamp``), or None when it is not one."""
     text = text.strip()
     words = len(_WORDS.findall(text))
     if words == 0 or words > RIGHTS_WORDS:
@@ -116,6 +123,8 @@ def credit_kind(text: str) -> str | None:
         return "byline"
     if words <= TIMESTAMP_WORDS and _timestamp(text):
         return "timestamp"
+    if words <= CONTRIBUTORS_WORDS and ("ontribut" in text or "eporting" in text) and _CONTRIBUTORS.search(text):
+        return "contributors"
     return None
 
 

@@ -25,8 +25,9 @@ from .blocks import Page, page_blocks
 from .credits import comment_start, credit_lines
 from .features import block_stats, structured_share
 from .heuristic import heuristic_labels
-from .mainbody import after_article, main_body
+from .mainbody import after_article, fill_article, main_body
 from .model import BlockModel, load_default
+from .structured import FALLBACK_SHARE, declared_body
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,8 @@ def model_labels(page: Page, model: BlockModel) -> np.ndarray:
     declared = (share >= STRUCTURED_SHARE) & (stats.tokens >= 3) if has_body else np.zeros(len(keep), dtype=bool)
     keep |= declared
     if keep.any():
+        keep = fill_article(page, keep)
+    if keep.any():
         kept = np.flatnonzero(keep)
         texts = [page.texts[i] for i in kept.tolist()]
         keep[kept[comment_start(texts):]] = False
@@ -101,10 +104,24 @@ def model_labels(page: Page, model: BlockModel) -> np.ndarray:
     return keep if keep.any() else page.link_words * 2 < np.maximum(page.words, 1)
 
 
+FALLBACK_WORDS = 250
+"""Only an extraction of fewer words than this is checked against the page's structured data
+(:func:`.structured.declared_body`); a longer one is the visible article."""
+
+
 def extract(html: str, model: BlockModel | None = None) -> Extracted:
-    """The title and main text of ``html`` as labeled by ``model`` (default: the shipped one)."""
+    """The title and main text of ``html`` as labeled by ``model`` (default: the shipped one);
+    the article the page declares in structured data instead when the blocks kept hold less
+    than :data:`.structured.FALLBACK_SHARE` of its words (a page rendered by its scripts)."""
     page = page_blocks(html)
-    return assemble(page, model_labels(page, model or default_model()))
+    keep = model_labels(page, model or default_model())
+    out = assemble(page, keep)
+    kept = int(page.words[keep].sum())
+    if kept < FALLBACK_WORDS:
+        body = declared_body(html)
+        if body and kept < FALLBACK_SHARE * sum(len(p.split()) for p in body):
+            return Extracted(out.title or page.meta_title or page.title, "\n\n".join(body))
+    return out
 
 
 def extract_heuristic(html: str) -> Extracted:
