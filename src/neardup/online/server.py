@@ -19,13 +19,16 @@ index, an invalid time) gets a 4xx naming the record and changes nothing; a body
 carry ``Authorization: Bearer TOKEN`` (401 otherwise).  SIGINT/SIGTERM stop accepting,
 finish the requests in flight, commit what was acknowledged, and close the index.
 
-Against hostile or broken clients (issue 30): every document is checked before its request
+Against hostile or broken clients: every document is checked before its request
 may join a group (:func:`_records`: an id too long or not Unicode, a page nested too deeply
 to parse), and a group that fails for any reason is retried request by request, so one
 client's input never fails another's write; a request's headers and body must arrive within
 a read deadline, and past a connection cap the connection waiting longest for a request is
 dropped (:func:`guarded_protocol`); a resource the server lacks (file descriptors, disk
 space) is a 503, never "index damaged".
+
+Length: the routes, the group-commit writer and the per-request checks belong together (the
+connection guard is in :mod:`.connections`).
 """
 
 from __future__ import annotations

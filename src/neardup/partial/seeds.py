@@ -11,6 +11,8 @@ local one (:class:`~.align.Aligner`) can run the same stages on partitions:
   of ``a`` documents (map over key groups; the counts size the ranges);
 * :func:`chain_pairs` -- the reduce by document pair: chains, merged passages,
   validation and coverage.
+
+Length: one module of kernels, one group per stage, so another engine imports the stages whole.
 """
 
 from __future__ import annotations
