@@ -40,42 +40,12 @@ def folds_of(cluster: np.ndarray, k: int, seed: int) -> list[np.ndarray]:
 
 
 def outcome(docs, truth, a, b, scores, coverage, threshold, min_coverage, max_new=None, clustering="propagation"):
-    """Pair F1 (listed non-``shares`` pairs) and B-cubed F1 of ``dedup`` on the pages ``docs``."""
+    """Pair F1 (the listed non-``shares`` pairs) and B-cubed F1 of ``dedup`` on the pages ``docs``;
+    ``min_coverage=None``: ``dedup --no-relations`` (every pair at the threshold counts and clusters)."""
     from neardup.cluster import clusters_from_pairs
     from neardup.evaluate.cluster_measures import b3
     from neardup.evaluate.measures import prf
-    from neardup.relations import SHARES, SIMILAR, copy_pairs, relate
-
-    n = truth.shape[0]
-    inside = np.zeros(n, bool)
-    inside[docs] = True
-    keep = inside[a] & inside[b] & (scores >= threshold)
-    local = np.full(n, -1, np.int64)
-    local[docs] = np.arange(docs.shape[0])
-    pa, pb = local[a[keep]], local[b[keep]]
-    sub = coverage_subset(coverage, inside, local)
-    related = relate(pa, pb, sub, min_coverage, max_new)
-    t = truth[docs]
-    copies = (related.relation != SHARES) & (related.relation != SIMILAR)
-    same = (t[pa] == t[pb]) & (t[pa] >= 0)
-    counts = np.bincount(t[t >= 0])
-    positives = int((counts * (counts - 1) // 2).sum())
-    tp = int(np.count_nonzero(copies & same))
-    pair = prf(tp, int(np.count_nonzero(copies)) - tp, positives - tp).f1
-    c = copy_pairs(related)
-    groups = clusters_from_pairs(docs.shape[0], pa[c], pb[c], np.maximum(related.cov_a, related.cov_b)[c],
-                                 clustering)
-    labels = np.arange(docs.shape[0]) + docs.shape[0]
-    for k, g in enumerate(groups):
-        labels[g] = k
-    return pair, b3(labels, t).f1
-
-
-def outcome_without(docs, truth, a, b, scores, threshold, clustering="propagation"):
-    """Pair and B-cubed F1 of ``dedup --no-relations`` on the pages ``docs`` (every pair counts)."""
-    from neardup.cluster import clusters_from_pairs
-    from neardup.evaluate.cluster_measures import b3
-    from neardup.evaluate.measures import prf
+    from neardup.relations import copy_pairs, relate
 
     n = truth.shape[0]
     inside = np.zeros(n, bool)
@@ -84,11 +54,16 @@ def outcome_without(docs, truth, a, b, scores, threshold, clustering="propagatio
     local = np.full(n, -1, np.int64)
     local[docs] = np.arange(docs.shape[0])
     pa, pb, t = local[a[keep]], local[b[keep]], truth[docs]
+    if min_coverage is None:
+        copies, weight = np.ones(pa.shape[0], bool), scores[keep]
+    else:
+        related = relate(pa, pb, coverage_subset(coverage, inside, local), min_coverage, max_new)
+        copies, weight = copy_pairs(related), np.maximum(related.cov_a, related.cov_b)
     counts = np.bincount(t[t >= 0])
-    tp = int(np.count_nonzero((t[pa] == t[pb]) & (t[pa] >= 0)))
-    pair = prf(tp, pa.shape[0] - tp, int((counts * (counts - 1) // 2).sum()) - tp).f1
+    tp = int(np.count_nonzero(copies & (t[pa] == t[pb]) & (t[pa] >= 0)))
+    pair = prf(tp, int(np.count_nonzero(copies)) - tp, int((counts * (counts - 1) // 2).sum()) - tp).f1
     labels = np.arange(docs.shape[0]) + docs.shape[0]
-    for k, g in enumerate(clusters_from_pairs(docs.shape[0], pa, pb, scores[keep], clustering)):
+    for k, g in enumerate(clusters_from_pairs(docs.shape[0], pa[copies], pb[copies], weight[copies], clustering)):
         labels[g] = k
     return pair, b3(labels, t).f1
 
@@ -152,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
             held.append(table[seed, f, best])
     held_arr = np.array(held)
     picks = {s: chosen.count(s) for s in sorted(set(chosen))}
-    base_rows = np.array([[outcome_without(docs, truth, a, b, scores, 0.1)
+    base_rows = np.array([[outcome(docs, truth, a, b, scores, coverage, 0.1, None)
                            for docs in folds_of(truth, args.folds, seed)] for seed in range(args.seeds)]).reshape(-1, 2)
     print(f"| 0.1, relations off (before) | - | - | {base_rows[:, 0].mean():.3f} | {base_rows[:, 0].min():.3f} | "
           f"{base_rows[:, 1].mean():.3f} | {base_rows[:, 1].min():.3f} |")
