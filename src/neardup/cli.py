@@ -217,7 +217,7 @@ def _cmd_dedup(args: argparse.Namespace) -> int:
         relations=args.relations,
         min_coverage=args.min_coverage,
         unique_coverage=args.unique_coverage,
-        list=args.list,
+        listed=args.listed,
         site_max_df=args.site_max_df,
         keep_rejected=args.keep_rejected,
         cluster=args.cluster,
@@ -434,7 +434,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                         "pairs), leader (each member a near-duplicate of its representative), or connected "
                         f"components (the transitive closure) ({CLUSTERINGS[0]})")
     g = p.add_argument_group("relations (a quote is not a copy)")
-    g.add_argument("--relations", dest="list", metavar="R1,R2,...",
+    g.add_argument("--relations", dest="listed", metavar="R1,R2,...",
                    help="relations listed in pairs: duplicate, contains, contained, shares, similar "
                         "(duplicate,contains,contained,shares; similar: the method's pair shares no passage)")
     g.add_argument("--min-coverage", type=float, default=DEFAULT_MIN_COVERAGE, metavar="C",

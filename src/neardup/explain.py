@@ -149,17 +149,13 @@ def explain_texts(a: Side, b: Side, method: str = DEFAULT_METHOD, **params: Any)
 def aligned_relation(a: str, b: str) -> tuple[str, float, float]:
     """The relation ``dedup`` reports for two texts (alone: no corpus, so no boilerplate statistics),
     and the share of each inside the passages its aligner finds."""
-    import numpy as np
-
     from .partial.align import AlignParams, align_texts
-    from .relations import DEDUP_MAX_DF, DEFAULT_MIN_COVERAGE, RELATIONS, relation_codes
+    from .relations import DEDUP_MAX_DF, relation_name
 
     found = next(iter(align_texts([a, b], AlignParams(max_df=DEDUP_MAX_DF))), None)
     if found is None:
         return "similar", 0.0, 0.0
-    code = relation_codes(np.array([found.coverage_a]), np.array([found.coverage_b]), np.array([True]),
-                          DEFAULT_MIN_COVERAGE)[0]
-    return RELATIONS[int(code)], found.coverage_a, found.coverage_b
+    return relation_name(found.coverage_a, found.coverage_b), found.coverage_a, found.coverage_b
 
 
 def load_pair(a: str, b: str, inputs: Sequence[str] = (), extract: str = DEFAULT_EXTRACTOR,

@@ -11,6 +11,7 @@ and a document is dropped from the deduplicated set only when the one kept for i
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Sequence
 
@@ -191,7 +192,7 @@ class Deduplicator:
 
     Relations (:mod:`neardup.relations`, on unless ``relations=False``): a document covers
     another when their shared passages hold ``min_coverage`` of the other's words; pairs get
-    ``duplicate``/``contains``/``contained``/``shares`` (``similar``: no passage), ``list``
+    ``duplicate``/``contains``/``contained``/``shares`` (``similar``: no passage), ``listed``
     names the ones reported (default: the first four); only copies cluster, and
     ``unique_coverage`` is how much of a dropped document the kept one must hold.  A seed in
     more than ``site_max_df`` documents of one site is that site's boilerplate.
@@ -210,7 +211,7 @@ class Deduplicator:
         relations: bool = True,
         min_coverage: float = DEFAULT_MIN_COVERAGE,
         unique_coverage: float = DEFAULT_UNIQUE_COVERAGE,
-        list: str | Sequence[str] | None = None,
+        listed: str | Sequence[str] | None = None,
         site_max_df: int = SITE_MAX_DF,
         **params: Any,
     ) -> None:
@@ -220,7 +221,7 @@ class Deduplicator:
             raise UserError(f"min coverage and unique coverage must be in (0, 1], site max df at least 0; got "
                             f"{min_coverage}, {unique_coverage}, {site_max_df}")
         self.relations, self.min_coverage, self.unique_coverage = relations, min_coverage, unique_coverage
-        self.listed, self.site_max_df = parse_relations(list), site_max_df
+        self.listed, self.site_max_df = parse_relations(listed), site_max_df
         self.cluster = cluster
         self.fields = fields
         self.method_name = method
@@ -246,8 +247,6 @@ class Deduplicator:
 
     def run(self, docs: Iterable[Any]) -> DedupResult:
         """Detect near-duplicates among ``docs`` (see :func:`as_records` for accepted items)."""
-        import time
-
         from .relations import SiteCodes
 
         method = get_method(self.method_name, **self.params)

@@ -112,12 +112,12 @@ class Coverage:
 
     def find(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """Row of each pair ``(a[i], b[i])`` (``a < b``) here, or -1."""
-        key = _pair_key(self.a, self.b)
         want = _pair_key(np.asarray(a, np.int64), np.asarray(b, np.int64))
-        at = np.searchsorted(key, want)
-        at = np.minimum(at, max(key.shape[0] - 1, 0))
-        hit = (key.shape[0] > 0) & (key[at] == want) if key.shape[0] else np.zeros(want.shape[0], bool)
-        return np.where(hit, at, -1)
+        if not len(self):
+            return np.full(want.shape[0], -1, np.int64)
+        key = _pair_key(self.a, self.b)
+        at = np.minimum(np.searchsorted(key, want), key.shape[0] - 1)
+        return np.where(key[at] == want, at, -1)
 
 
 def _pair_key(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -154,6 +154,11 @@ def relation_codes(cov_a: np.ndarray, cov_b: np.ndarray, shared: np.ndarray, min
     rel = np.where(a_covered & b_covered, DUPLICATE,
                    np.where(b_covered, CONTAINS, np.where(a_covered, CONTAINED, SHARES)))
     return np.where(shared, rel, SIMILAR).astype(np.int64)
+
+
+def relation_name(cov_a: float, cov_b: float, min_coverage: float = DEFAULT_MIN_COVERAGE) -> str:
+    """The relation of one pair sharing a passage, from the share of each inside it (``explain``, the index)."""
+    return RELATIONS[int(relation_codes(np.array([cov_a]), np.array([cov_b]), np.array([True]), min_coverage)[0])]
 
 
 def relate(a: np.ndarray, b: np.ndarray, coverage: Coverage, min_coverage: float = DEFAULT_MIN_COVERAGE,
@@ -222,8 +227,8 @@ def removals(n: int, groups: Sequence[np.ndarray], coverage: Coverage,
     cluster), the coverage of each dropped document by it, and each cluster's representative.
     """
     label = np.full(n, -1, np.int64)
-    for k, g in enumerate(groups):  # one assignment per cluster, not per document
-        label[g] = k
+    if groups:
+        label[np.concatenate(groups)] = np.repeat(np.arange(len(groups)), [g.shape[0] for g in groups])
     a, b = coverage.a, coverage.b
     inside = (label[a] >= 0) & (label[a] == label[b]) if a.shape[0] else np.zeros(0, bool)
     a_over_b = inside & (coverage.cov_b >= unique_coverage)  # a covers b

@@ -71,11 +71,9 @@ class Partial:
     @property
     def relation(self) -> str:
         """The relation of the new document to the earlier one, as ``dedup`` reports it."""
-        from ..relations import DEFAULT_MIN_COVERAGE, RELATIONS, relation_codes
+        from ..relations import relation_name
 
-        code = relation_codes(np.array([self.coverage_new]), np.array([self.coverage_match]), np.array([True]),
-                              DEFAULT_MIN_COVERAGE)[0]
-        return RELATIONS[int(code)]
+        return relation_name(self.coverage_new, self.coverage_match)
 
     def as_dict(self) -> dict[str, Any]:
         return {"id": self.id, "relation": self.relation, "coverage_new": self.coverage_new,

@@ -93,17 +93,22 @@ def _scan_doc(cps, lo, hi, table, fold, hashes, starts, ends):
     return n - lo
 
 
+@njit(cache=True)
+def _word_buffers(offsets):
+    """Hashes, starts and ends of words at each document's character offset (a word per character
+    at most), and the word count of each document."""
+    n_docs = offsets.shape[0] - 1
+    total = offsets[n_docs]
+    return (np.empty(total, dtype=np.uint64), np.empty(total, dtype=np.int32), np.empty(total, dtype=np.int32),
+            np.zeros(n_docs, dtype=np.int64))
+
+
 @njit(parallel=True, cache=True)
 def _scan(cps, offsets, table, fold):
     """Words of each document of ``cps`` (code points): hash, start and end (characters in
     the document), written at the document's character offset; returns them and counts."""
-    n_docs = offsets.shape[0] - 1
-    total = offsets[n_docs]
-    hashes = np.empty(total, dtype=np.uint64)
-    starts = np.empty(total, dtype=np.int32)
-    ends = np.empty(total, dtype=np.int32)
-    counts = np.zeros(n_docs, dtype=np.int64)
-    for d in prange(n_docs):
+    hashes, starts, ends, counts = _word_buffers(offsets)
+    for d in prange(counts.shape[0]):
         counts[d] = _scan_doc(cps, offsets[d], offsets[d + 1], table, fold, hashes, starts, ends)
     return hashes, starts, ends, counts
 
@@ -111,13 +116,8 @@ def _scan(cps, offsets, table, fold):
 @njit(cache=True)
 def _scan_serial(cps, offsets, table, fold):
     """:func:`_scan` in the calling thread: for a few texts, where starting threads costs more."""
-    n_docs = offsets.shape[0] - 1
-    total = offsets[n_docs]
-    hashes = np.empty(total, dtype=np.uint64)
-    starts = np.empty(total, dtype=np.int32)
-    ends = np.empty(total, dtype=np.int32)
-    counts = np.zeros(n_docs, dtype=np.int64)
-    for d in range(n_docs):
+    hashes, starts, ends, counts = _word_buffers(offsets)
+    for d in range(counts.shape[0]):
         counts[d] = _scan_doc(cps, offsets[d], offsets[d + 1], table, fold, hashes, starts, ends)
     return hashes, starts, ends, counts
 
