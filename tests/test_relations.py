@@ -209,3 +209,12 @@ def test_relations_byte_identical_on_spark(tmp_path):
         assert (tmp_path / "l" / name).read_bytes() == (tmp_path / "s" / name).read_bytes(), name
     local, other = (json.loads((tmp_path / x / "summary.json").read_text())["aligned"] for x in "ls")
     assert local == other and local["site_boilerplate_seeds"] > 0
+
+
+@pytest.mark.parametrize("bad", [["--relations", "copy"], ["--min-coverage", "1.5"], ["--unique-coverage", "0"],
+                                 ["--site-max-df", "-1"], ["--no-relations", "--unique", "u.jsonl"]])
+def test_bad_relation_options_exit_2_and_write_nothing(tmp_path, capsys, bad):
+    bad = [str(tmp_path / x) if x.endswith(".jsonl") else x for x in bad]
+    assert main(["dedup", str(SAMPLE), "-o", str(tmp_path / "out"), "--quiet", *bad]) == 2
+    assert "neardup: error:" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists() and not (tmp_path / "u.jsonl").exists()

@@ -241,8 +241,8 @@ class Deduplicator:
 
         params = AlignParams(max_df=DEDUP_MAX_DF, site_max_df=self.site_max_df)
         # seed pairs a range at a time: 1 M (about 100 bytes each while sorted and chained) keep the
-        # aligner's peak near the sketches' on large clusters (the GoldSet makes 19.5 M); the ranges
-        # do not change the answer
+        # aligner's peak near the sketches' when large clusters make tens of millions; the ranges do
+        # not change the answer (docs/defaults.md: what the relations cost)
         return Aligner(params, pair_budget=1_000_000) if self.engine.name == "local" else self.engine.aligner(params)
 
     def run(self, docs: Iterable[Any]) -> DedupResult:
