@@ -51,6 +51,24 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def post_documents(client: Any, docs: list[dict], acked: list[str], lat: list[float], errors: list[str]) -> None:
+    """POST ``docs`` to ``/documents``: their ids into ``acked`` and the latency into ``lat`` when
+    answered 200, else what went wrong into ``errors``."""
+    import httpx
+
+    t = time.perf_counter()
+    try:
+        r = client.post("/documents", json={"documents": docs})
+    except httpx.HTTPError as exc:
+        errors.append(f"write: {exc!r}")
+        return
+    if r.status_code == 200:
+        lat.append(time.perf_counter() - t)
+        acked += [d["id"] for d in docs]
+    else:
+        errors.append(f"write {r.status_code}: {r.text[:200]}")
+
+
 def load(path: Path, n: int) -> list[dict]:
     out = []
     with open(path) as fh:
@@ -101,17 +119,7 @@ def _writer(base: str, docs: list[dict], batch: int, deadline: float, out: Any) 
             if time.time() >= deadline:
                 break
             part = docs[at:at + batch]
-            t = time.perf_counter()
-            try:
-                r = c.post("/documents", json={"documents": part})
-            except httpx.HTTPError as exc:
-                errors.append(f"write: {exc!r}")
-                continue
-            if r.status_code == 200:
-                lat.append(time.perf_counter() - t)
-                acked += [d["id"] for d in part]
-            else:
-                errors.append(f"write {r.status_code}: {r.text[:200]}")
+            post_documents(c, part, acked, lat, errors)
     out.put(("w", acked, lat, errors))
 
 

@@ -38,16 +38,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from bench_serve import free_port, post_documents  # bench/ is the script's folder (the test puts it on the path)
+
 TOKEN = "load-test-token"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 WORDS = [f"w{i}" for i in range(20000)]
 MAX_BODY = 4 << 20
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def text(rng: random.Random, n: int = 150) -> str:
@@ -73,17 +69,7 @@ def writer(base: str, k: int, deadline: float, out: Any) -> None:
                 body = text(rng) if rng.random() < 0.7 or not acked else text(random.Random(acked[-1]))
                 docs.append({"id": f"w{k}-{n}", "text": body})
                 n += 1
-            t = time.perf_counter()
-            try:
-                r = c.post("/documents", json={"documents": docs})
-            except httpx.HTTPError as exc:
-                errors.append(f"write: {exc!r}")
-                continue
-            if r.status_code == 200:
-                lat.append(time.perf_counter() - t)
-                acked += [d["id"] for d in docs]
-            else:
-                errors.append(f"write {r.status_code}: {r.text[:200]}")
+            post_documents(c, docs, acked, lat, errors)
     out.put(("writer", acked, lat, errors, {}))
 
 
