@@ -51,6 +51,20 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def wait_healthy(base: str, server: subprocess.Popen) -> None:
+    """Wait until the server at ``base`` answers ``/health`` (30 s at most); else kill it and stop."""
+    import httpx
+
+    for _ in range(300):
+        try:
+            if httpx.get(base + "/health", timeout=2).status_code == 200:
+                return
+        except httpx.TransportError:
+            time.sleep(0.1)
+    server.kill()
+    raise SystemExit("server did not start: " + server.stderr.read())
+
+
 def post_documents(client: Any, docs: list[dict], acked: list[str], lat: list[float], errors: list[str]) -> None:
     """POST ``docs`` to ``/documents``: their ids into ``acked`` and the latency into ``lat`` when
     answered 200, else what went wrong into ``errors``."""
@@ -155,15 +169,7 @@ def load_test(path: Path, pool: list[dict], queries: list[dict], seconds: float,
     port = free_port()
     server = subprocess.Popen([*NEARDUP, "serve", str(path), "--port", str(port)], stderr=subprocess.PIPE, text=True)
     base = f"http://127.0.0.1:{port}"
-    for _ in range(300):
-        try:
-            if httpx.get(base + "/health", timeout=2).status_code == 200:
-                break
-        except httpx.TransportError:
-            time.sleep(0.1)
-    else:
-        server.kill()
-        raise SystemExit("server did not start: " + server.stderr.read())
+    wait_healthy(base, server)
     ctx = multiprocessing.get_context("fork")  # clients are processes: no client GIL in the latencies
     out = ctx.Queue()
     sample = [queries[i] for i in np.random.default_rng(0).choice(len(queries), 2000, replace=False)]

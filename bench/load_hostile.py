@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from bench_serve import free_port, post_documents  # bench/ is the script's folder (the test puts it on the path)
+from bench_serve import free_port, post_documents, wait_healthy  # bench/ is the script's folder (the test puts it on the path)
 
 TOKEN = "load-test-token"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -168,14 +168,7 @@ def run_load(seconds: float = 20, writers: int = 8, readers: int = 8, folder: st
                                "--max-body", str(MAX_BODY)], stderr=subprocess.PIPE, text=True)
     base = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(300):
-            try:
-                if httpx.get(base + "/health", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                time.sleep(0.1)
-        else:
-            raise SystemExit("server did not start: " + server.stderr.read())
+        wait_healthy(base, server)
         ctx = multiprocessing.get_context("fork")
         out = ctx.Queue()
         deadline = time.time() + seconds
