@@ -88,12 +88,15 @@ def test_the_report_in_headless_chromium(built):
         assert "relation (representative to it)" in members and "duplicate" in members and "removed" in members
         page.screenshot(path=str(tmp / "cluster.png"))
         page.click(".member-link >> nth=0")
+        page.wait_for_selector("mark.span-a")  # views are routed through the URL hash: rendered on hashchange
         assert "relation: duplicate" in page.locator("#main").inner_text()
         assert page.locator("mark.span-a").count() > 0 and page.locator("mark.span-b").count() > 0
         page.screenshot(path=str(tmp / "pair.png"))
         # a located partial copy: the highlighted text is exactly the spans of partials.jsonl
         page.click("#nav-pairs")
         page.click(".partial-link >> nth=0")
+        page.wait_for_selector("h2:has-text('partial:') >> nth=0")
+        page.wait_for_selector("mark.span-a")
         marks_a = page.locator("mark.span-a").all_inner_texts()
         marks_b = page.locator("mark.span-b").all_inner_texts()
         first = partials[0]
