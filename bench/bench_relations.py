@@ -57,7 +57,7 @@ def outcome(docs, truth, a, b, scores, coverage, threshold, min_coverage, max_ne
     if min_coverage is None:
         copies, weight = np.ones(pa.shape[0], bool), scores[keep]
     else:
-        related = relate(pa, pb, coverage_subset(coverage, inside, local), min_coverage, max_new)
+        related = relate(pa, pb, coverage.within(inside), min_coverage, max_new)
         copies, weight = copy_pairs(related), np.maximum(related.cov_a, related.cov_b)
     counts = np.bincount(t[t >= 0])
     tp = int(np.count_nonzero(copies & (t[pa] == t[pb]) & (t[pa] >= 0)))
@@ -66,15 +66,6 @@ def outcome(docs, truth, a, b, scores, coverage, threshold, min_coverage, max_ne
     for k, g in enumerate(clusters_from_pairs(docs.shape[0], pa[copies], pb[copies], weight[copies], clustering)):
         labels[g] = k
     return pair, b3(labels, t).f1
-
-
-def coverage_subset(coverage, inside, local):
-    """The aligned pairs of the pages ``inside``, renumbered ``local``."""
-
-    m = inside[coverage.a] & inside[coverage.b]
-    sub = coverage.take(m)
-    sub.a, sub.b = local[sub.a], local[sub.b]
-    return sub
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -155,7 +146,7 @@ def check_equivalence(data, docs, a, b, scores, coverage) -> None:
     keep = inside[a] & inside[b] & (scores >= 0.1)
     from neardup.relations import relate
 
-    mine = relate(local[a[keep]], local[b[keep]], coverage_subset(coverage, inside, local), DEFAULT_MIN_COVERAGE)
+    mine = relate(local[a[keep]], local[b[keep]], coverage.within(inside), DEFAULT_MIN_COVERAGE)
     assert real.related is not None
     if not (np.array_equal(real.a, local[a[keep]]) and np.array_equal(real.related.relation, mine.relation)):
         raise SystemExit("the fold's own run differs from the whole-set computation: the shortcut does not hold")
