@@ -47,7 +47,9 @@ def _eval_located(args: argparse.Namespace) -> int:
 def _cmd_eval(args: argparse.Namespace) -> int:
     import json
 
-    from .evaluate.harness import aligned_coverage, evaluate, learning_curve, load_labeled
+    from .evaluate.copies import aligned_coverage
+    from .evaluate.curves import learning_curve
+    from .evaluate.harness import evaluate, load_labeled
 
     if args.containments or args.partials:
         return _eval_located(args)

@@ -13,7 +13,7 @@ Hajishirzi et al.: a random half of the clusters is the development half, the re
 held out, repeated with new halves (mean and spread over the repetitions).  Without
 either, Max F1 on the dataset itself is reported, as the papers do.  A method that
 learns (:attr:`Method.learns`, e.g. ANDD with a trained model) is trained on the development side too, and
-:func:`learning_curve` trains it on growing random subsets of the development half.
+:func:`~neardup.evaluate.curves.learning_curve` trains it on growing random subsets of the development half.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from ..extract import DEFAULT_EXTRACTOR
 from ..io.readers import FIELDS, Fields, InputError, read_input
 from ..methods import get_method
 from ..methods.base import Collection, Method
-from ..relations import DEDUP_MAX_DF, DEFAULT_MIN_COVERAGE, SITE_MAX_DF, Coverage, SiteCodes
+from ..relations import DEFAULT_MIN_COVERAGE, Coverage, SiteCodes
 from ..input_stage import documents
 from ..job import RunStats
 from .summary import evaluate_scores
@@ -230,12 +230,14 @@ class Scored:
 
         B-cubed is measured on the clusters ``dedup --no-relations`` would make (``clustering``);
         the ``copy_`` measures are what ``dedup`` lists and clusters at the threshold with its
-        relations (:func:`copy_measures`; NaN with relations off).
+        relations (:func:`~neardup.evaluate.copies.copy_measures`; NaN with relations off).
         """
         out = evaluate_scores(
             self.scores, self.labels, self.i, self.j, len(self.data.ids), self.clusters, threshold,
             objective, clustering,
         )
+        from .copies import copy_measures
+
         out.update(copy_measures(self, out["threshold"], clustering))
         out["candidate_recall"] = float("nan")
         if candidates and self.method is not None:
@@ -244,43 +246,6 @@ class Scored:
                 self.method, index[self.i], index[self.j], self.labels, out["threshold"]
             )
         return out
-
-
-def copy_measures(scored: Scored, threshold: float, clustering: str) -> dict[str, float]:
-    """Pair P/R/F1 of the copies ``dedup`` lists at ``threshold`` (pairs scoring at least that
-    whose relation is ``duplicate``, ``contains`` or ``contained``: not ``shares``) and B-cubed
-    F1 of the clusters it makes of them -- the outcome a user gets; NaN with relations off."""
-    keys = ("copy_precision", "copy_recall", "copy_f1", "copy_b3_f1")
-    if scored.coverage is None or not np.isfinite(threshold):
-        return dict.fromkeys(keys, float("nan"))
-    from ..cluster import labels_by
-    from ..relations import copy_edges
-    from .cluster_measures import b3
-    from .measures import prf
-
-    keep = scored.scores >= threshold
-    a = np.minimum(scored.i[keep], scored.j[keep])
-    b = np.maximum(scored.i[keep], scored.j[keep])
-    _, copy, weight = copy_edges(a, b, scored.coverage, scored.min_coverage)
-    tp = int(np.count_nonzero(copy & scored.labels[keep]))
-    pair = prf(tp, int(np.count_nonzero(copy)) - tp, int(np.count_nonzero(scored.labels)) - tp)
-    labels = labels_by(clustering, len(scored.data.ids), a[copy], b[copy], weight)
-    return dict(zip(keys, (pair.precision, pair.recall, pair.f1, b3(labels, scored.clusters).f1)))
-
-
-def aligned_coverage(data: LabeledSet, site_max_df: int = SITE_MAX_DF, batch: int = 2000) -> Coverage:
-    """The passages every pair of ``data`` shares, by the aligner ``dedup``'s relations use
-    (with its per-site boilerplate when the records name their sites)."""
-    from ..partial.align import AlignParams, Aligner
-
-    aligner = Aligner(AlignParams(max_df=DEDUP_MAX_DF, site_max_df=site_max_df))
-    try:
-        for lo in range(0, len(data), batch):
-            sites = data.sites[lo : lo + batch] if site_max_df and data.sites is not None else None
-            aligner.add(data.texts[lo : lo + batch], sites)
-        return Coverage.from_chains(aligner.chains())
-    finally:
-        aligner.close()
 
 
 def trained(method: str, params: dict[str, Any], data: LabeledSet, docs: np.ndarray | None = None) -> Method:
@@ -295,7 +260,8 @@ def trained(method: str, params: dict[str, Any], data: LabeledSet, docs: np.ndar
 def score_dataset(data: LabeledSet, m: Method, coverage: Coverage | None = None,
                   min_coverage: float = DEFAULT_MIN_COVERAGE) -> Scored:
     """Sketch ``data`` with the method ``m`` and score every pair (``coverage``: the passages
-    the pairs share, for the relation-aware ``copy_`` measures; see :func:`aligned_coverage`)."""
+    the pairs share, for the relation-aware ``copy_`` measures; see
+    :func:`~neardup.evaluate.copies.aligned_coverage`)."""
     start = time.perf_counter()
     c = sketch_all(data, m)
     i, j, s, y = scored_pairs(data, c)
@@ -330,7 +296,7 @@ def _header(scored: Scored, name: str) -> dict[str, Any]:
     }
 
 
-def _mean_and_spread(runs: list[dict[str, Any]], keys: tuple[str, ...]) -> dict[str, float]:
+def mean_and_spread(runs: list[dict[str, Any]], keys: tuple[str, ...]) -> dict[str, float]:
     """Mean and standard deviation over ``runs`` of each key (NaN runs ignored)."""
     out = {}
     for key in keys:
@@ -368,8 +334,8 @@ def evaluate(
 
     The threshold is chosen by ``objective`` (``pair``: Max F1; ``bcubed``: best B-cubed
     F1 of the clusters ``dedup --no-relations`` makes, by ``clustering``), or fixed by
-    ``threshold``.  With ``coverage`` (:func:`aligned_coverage` of ``data``) the report also
-    has the ``copy_`` measures: what ``dedup``, relations on at ``min_coverage``, gives at
+    ``threshold``.  With ``coverage`` (the passages ``data``'s pairs share) the report also
+    has the ``copy_`` measures (:mod:`neardup.evaluate.copies`): what ``dedup``, relations on at ``min_coverage``, gives at
     that threshold.
 
     Also returns the scored pairs, for plots (of the first split's model, for a method
@@ -396,7 +362,7 @@ def evaluate(
         every = [score_dataset(data, get_method(method, **params), coverage, min_coverage)] * splits
     runs = [held_out(scored, dev, objective, threshold, clustering) for scored, dev in zip(every, masks)]
     report = _header(every[0], method)
-    report.update(_mean_and_spread(runs, REPORT_KEYS + ("dev_max_f1",)))
+    report.update(mean_and_spread(runs, REPORT_KEYS + ("dev_max_f1",)))
     report.update({"splits": splits, "split_seed": split_seed, "per_split": runs})
     report.update(recommended(runs))
     return _how(report, objective, clustering, threshold), every[0]
@@ -417,40 +383,3 @@ def _how(report: dict[str, Any], objective: str, clustering: str, threshold: flo
     """``report`` with how its threshold was set and its clusters made."""
     report.update({"objective": objective, "clustering": clustering, "fixed_threshold": threshold})
     return report
-
-
-#: Training-set sizes of the learning curve (the ANDD paper's 10, 30, 60, 120, ... documents).
-CURVE_SIZES = (10, 30, 60, 120, 240, 480)
-
-
-def learning_curve(
-    data: LabeledSet, method: str, params: dict[str, Any], sizes: tuple[int, ...] = CURVE_SIZES,
-    splits: int = 5, split_seed: int = 0,
-) -> list[dict[str, Any]]:
-    """Held-out Max F1 of ``method`` trained on ``n`` random documents of the development half.
-
-    For each split half and each ``n`` (at most the half's size) the method is trained on
-    ``n`` documents drawn from the development half (seeded by the split and ``n``) and
-    scored on the held-out half; a draw without both kinds of pair counts as no result.
-    Returns one row per size: mean and spread over the splits.
-    """
-    if not get_method(method, **params).learns:
-        raise UserError(f"method {method} does not learn: a learning curve needs one that does (andd)")
-    rows = []
-    masks = half_splits(data.cluster, splits, split_seed)
-    for n in sizes:
-        runs = []
-        for r, dev in enumerate(masks):
-            pool = np.flatnonzero(dev)
-            if n > pool.shape[0]:
-                continue
-            docs = np.sort(np.random.default_rng([split_seed + r, n]).choice(pool, size=n, replace=False))
-            try:
-                m = trained(method, params, data, docs)
-            except ValueError:  # no near-duplicate (or no non-duplicate) pair among the draw
-                runs.append({"max_f1": float("nan")})
-                continue
-            runs.append(score_dataset(data, m).subset(~dev).report(candidates=False))
-        if runs:
-            rows.append({"documents": n, "runs": len(runs), **_mean_and_spread(runs, ("max_f1",))})
-    return rows
