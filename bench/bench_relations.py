@@ -94,6 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{data.name}: {n} pages, {np.unique(truth[truth >= 0]).shape[0]} clusters; ffp pairs >= "
           f"{min(THRESHOLDS)}: {a.shape[0]:,}; pairs sharing a passage: {len(coverage):,}")
     check_equivalence(data, folds_of(truth, args.folds, 0)[0], a, b, scores, coverage)
+    print_separability(truth, a, b, scores, coverage)
 
     grid = [(t, c, m) for t in THRESHOLDS for c in COVERAGES for m in MAX_NEW]
     # scores[seed][fold][setting] = (pair, b3)
@@ -130,6 +131,32 @@ def main(argv: list[str] | None = None) -> int:
         f"{s}: {per_seed[s, :, 0].mean():.3f}/{per_seed[s, :, 1].mean():.3f} "
         f"(worst {per_seed[s, :, 0].min():.3f}/{per_seed[s, :, 1].min():.3f})" for s in range(args.seeds)))
     return 0
+
+
+def print_separability(truth, a, b, scores, coverage) -> None:
+    """Quantiles (10/25/50/75/90%) of what could tell a copy from a shared passage, for the pairs
+    ``dedup`` lists at 0.1: same-folder against different-folder pairs, by relation.  When the
+    same-folder ``shares`` look like the different-folder ones, no setting of the relations
+    can list the first without the second."""
+    from neardup.relations import DEFAULT_MIN_COVERAGE, SHARES, relate
+
+    keep = scores >= 0.1
+    pa, pb, ps = a[keep], b[keep], scores[keep]
+    related = relate(pa, pb, coverage, DEFAULT_MIN_COVERAGE)
+    same = truth[pa] == truth[pb]
+    q = [0.1, 0.25, 0.5, 0.75, 0.9]
+    print("\nWhat separates copies from shared passages (pairs listed at 0.1; quantiles 10/25/50/75/90%):")
+    print("| pairs | count | larger coverage | smaller coverage | longest passage (words) | ffp score |")
+    print("|---|---|---|---|---|---|")
+    for name, m in (("same folder, shares", same & (related.relation == SHARES)),
+                    ("different folders, shares", ~same & (related.relation == SHARES)),
+                    ("same folder, copies", same & (related.relation < SHARES)),
+                    ("different folders, copies", ~same & (related.relation < SHARES))):
+        cols = [np.maximum(related.cov_a, related.cov_b)[m], np.minimum(related.cov_a, related.cov_b)[m],
+                related.longest[m], ps[m]]
+        cells = [" ".join(f"{v:.{digits}f}" for v in np.quantile(c, q)) if c.shape[0] else "-"
+                 for c, digits in zip(cols, (2, 2, 0, 2))]
+        print(f"| {name} | {int(m.sum()):,} | " + " | ".join(cells) + " |")
 
 
 def check_equivalence(data, docs, a, b, scores, coverage) -> None:
