@@ -416,12 +416,18 @@ def _version() -> str:
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The ``neardup`` parser; for a ``command`` in :data:`LEAN_COMMANDS`, only the lean ones."""
+    """The ``neardup`` parser; for a ``command`` in :data:`LEAN_COMMANDS`, only the lean ones; for
+    ``extract``, that command alone."""
     parser = argparse.ArgumentParser(
         prog="neardup", description="Find the same news story wherever it was republished."
     )
     parser.add_argument("--version", action="version", version=f"neardup {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
+    if command == "extract":  # the other commands' parsers import their machinery: 0.1 s of every run
+        from .extract.cli import register as register_extract
+
+        register_extract(sub)
+        return parser
 
     p = sub.add_parser("dedup", help="find near-duplicate pairs and clusters")
     add_job_options(p, "pairs, clusters")
