@@ -19,11 +19,8 @@ from .cli_options import (
     add_engine_options, add_input_options, add_job_options, add_method_options, engine_of, given_params, input_fields,
     method_options,
 )
-from .cluster import CLUSTERINGS
-from .relations import DEFAULT_MIN_COVERAGE, DEFAULT_UNIQUE_COVERAGE, SITE_MAX_DF
 from .errors import UserError
 from .job import print_report, run_command
-from .methods import REGISTRY, method_defaults, method_params
 
 
 def _eval_located(args: argparse.Namespace) -> int:
@@ -48,6 +45,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     import json
 
     from .evaluate.harness import evaluate, learning_curve, load_labeled
+    from .methods import REGISTRY, method_defaults
 
     if args.containments or args.partials:
         return _eval_located(args)
@@ -110,6 +108,7 @@ def _plot_inputs(scored: dict, reports: list[dict], args: argparse.Namespace):
     import numpy as np
 
     from .evaluate.cluster_measures import bcubed_curve
+    from .methods import method_defaults
 
     curves, marks, bcubed = {}, {}, {}
     grid = np.linspace(0.02, 0.98, 49)
@@ -330,6 +329,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 
 def _cmd_methods(args: argparse.Namespace) -> int:
+    from .methods import REGISTRY, method_params
+
     for name, cls in sorted(REGISTRY.items()):
         print(f"{name}: {cls.summary}")
         for spec in method_params(cls):
@@ -423,11 +424,13 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"neardup {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
-    if command == "extract":  # the other commands' parsers import their machinery: 0.1 s of every run
+    if command == "extract":  # the others' options import their machinery (methods, clusterings): 0.15 s
         from .extract.cli import register as register_extract
 
         register_extract(sub)
         return parser
+    from .cluster import CLUSTERINGS
+    from .relations import DEFAULT_MIN_COVERAGE, DEFAULT_UNIQUE_COVERAGE, SITE_MAX_DF
 
     p = sub.add_parser("dedup", help="find near-duplicate pairs and clusters")
     add_job_options(p, "pairs, clusters")

@@ -199,21 +199,22 @@ KEYWORDS = tuple(
 )
 """Class/id/itemprop keywords (at most 64: an element's set is a uint64 bitmask); words of 4+
 letters match inside a value, shorter ones only whole (:func:`.scan.keyword_masks`)."""
-assert len(KEYWORDS) <= 64
+assert len(KEYWORDS) <= 64 and all(len(k) >= 2 and k.isalpha() for k in KEYWORDS)  # a bitmask; two-letter buckets
 
 
 @lru_cache(maxsize=1)
 def _keyword_table() -> tuple[np.ndarray, ...]:
-    """:data:`KEYWORDS` for :func:`.scan.keyword_masks`: sorted by first letter as a padded
-    byte matrix, their lengths, which match only whole, their bits, and where each
-    letter's keywords start."""
+    """:data:`KEYWORDS` for :func:`.scan.keyword_masks`: sorted, as a padded byte matrix, their
+    lengths, which match only whole, their bits, and where the keywords of each pair of first
+    letters start."""
     order = sorted(range(len(KEYWORDS)), key=lambda k: KEYWORDS[k])
     width = max(map(len, KEYWORDS))
     words = np.zeros((len(KEYWORDS), width), dtype=np.uint8)
     for row, k in enumerate(order):
         words[row, : len(KEYWORDS[k])] = np.frombuffer(KEYWORDS[k].encode("ascii"), dtype=np.uint8)
     lengths = np.array([len(KEYWORDS[k]) for k in order], dtype=np.int64)
-    first = np.searchsorted(words[:, 0], np.arange(97, 124)).astype(np.int64)
+    pairs = (words[:, 0].astype(np.int64) - 97) * 26 + words[:, 1].astype(np.int64) - 97
+    first = np.searchsorted(pairs, np.arange(26 * 26 + 1)).astype(np.int64)
     return words, lengths, lengths < 4, np.array(order, dtype=np.int64), first
 
 

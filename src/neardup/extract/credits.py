@@ -178,12 +178,11 @@ def comment_start(texts: list[str], words: np.ndarray | None = None) -> int:
     """The index in ``texts`` (the kept blocks of a page, in order) of the line that opens its
     reader comments, or ``len(texts)`` when there is none; ``words``: their counts of ``\\w+``
     runs, when known (:func:`word_counts`)."""
-    words = (word_counts(texts) if words is None else words).tolist()
-    total = sum(words)
-    before = 0
-    for i, text in enumerate(texts):
-        if before >= COMMENTS_AFTER_WORDS and words[i] <= COMMENTS_MARK_WORDS and (
-                _COMMENT_HEADS.search(text) or (total - before <= before and _COMMENT_LINKS.search(text))):
+    words = word_counts(texts) if words is None else words
+    before = (np.cumsum(words) - words).tolist()  # words of kept text before each line
+    total = int(words.sum())
+    for i in np.flatnonzero(words <= COMMENTS_MARK_WORDS).tolist():
+        if before[i] >= COMMENTS_AFTER_WORDS and (
+                _COMMENT_HEADS.search(texts[i]) or (total - before[i] <= before[i] and _COMMENT_LINKS.search(texts[i]))):
             return i
-        before += words[i]
     return len(texts)

@@ -509,8 +509,9 @@ def rich_features(page: Page, stats: BlockStats | None = None) -> FeatureRows:
         rows.append(r)
         cols.append(c)
 
-    def bitmask(base: int, masks: np.ndarray, width: int) -> None:
-        blocks.append((base, ((masks[:, None] >> np.arange(width, dtype=np.uint64)) & np.uint64(1)).astype(np.float64)))
+    def bitmask(base: int, masks: np.ndarray, width: int) -> None:  # bit j of each block's mask as column j
+        bits = np.unpackbits(masks.astype("<u8").view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")
+        blocks.append((base, bits[:, :width].astype(np.float64)))
 
     # Real-valued block features, then the shape features of the neighbours.
     blocks.append((lay.ranges["dense"], dense))

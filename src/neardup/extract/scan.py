@@ -235,8 +235,10 @@ def keyword_masks(buf, spans, words, lengths, whole, bits, first):
 
     ``buf`` holds the serialized page, ``spans[e]`` the byte ranges of element ``e``'s
     values (start/end pairs); ``words[k, :lengths[k]]`` is keyword ``k`` (lower-case
-    ASCII), the keywords sorted by first letter so that ``first[c - 97]`` ..
-    ``first[c - 96]`` are those starting with letter ``c``.  Matching ignores ASCII case; a
+    ASCII letters, two or more), the keywords sorted so that ``first[b]`` .. ``first[b + 1]``
+    are those whose first two letters are ``b = 26 * (c1 - 97) + (c2 - 97)``: at each letter of a
+    value only the keywords starting with it and the next letter are compared (class lists of
+    2020s pages run to hundreds of bytes an element).  Matching ignores ASCII case; a
     keyword with ``whole[k]`` set (the short ones) matches only where no letter touches it
     on either side, the others anywhere inside a value ("storyBody" holds "story" and
     "body", "navigation" no "nav").
@@ -247,16 +249,18 @@ def keyword_masks(buf, spans, words, lengths, whole, bits, first):
         mask = np.uint64(0)
         for s in range(0, spans.shape[1], 2):
             lo, hi = spans[e, s], spans[e, s + 1]
-            for p in range(lo, hi):
+            for p in range(lo, hi - 1):
                 c = _lower(buf[p])
-                if not 97 <= c <= 122:
+                c2 = _lower(buf[p + 1])
+                if not (97 <= c <= 122 and 97 <= c2 <= 122):
                     continue
-                for k in range(first[c - 97], first[c - 96]):
+                b = (c - 97) * 26 + c2 - 97
+                for k in range(first[b], first[b + 1]):
                     m = lengths[k]
                     if p + m > hi:
                         continue
                     ok = True
-                    for j in range(1, m):
+                    for j in range(2, m):
                         if _lower(buf[p + j]) != words[k, j]:
                             ok = False
                             break
