@@ -531,16 +531,22 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _after_start_up(func: Callable[[argparse.Namespace], int], kernels: bool) -> Callable[[argparse.Namespace], int]:
-    """``func`` run once the program's start-up has ended: numba's runtime loaded and the
-    command's warm-up run first when it runs ``kernels`` (:func:`neardup.startup.start_kernels`),
+    """``func`` run once the program's start-up has ended: on the first run the kernels of a dedup
+    job on text and HTML compiled in one go (:func:`neardup.compile_once.compile_all`), numba's
+    runtime loaded and the command's warm-up run first when it runs ``kernels``
+    (:func:`neardup.startup.start_kernels`),
     inside the command's error and interrupt handling, so a Ctrl-C during start-up ends the
     program as one during the job does."""
 
     def run(args: argparse.Namespace) -> int:
-        from .startup import end_start_up, start_kernels
+        from .startup import end_start_up, skip_numba_blas_probe, start_kernels
 
         warm = getattr(args, "warm", None)
         if kernels:
+            from .compile_once import compile_all
+
+            skip_numba_blas_probe()  # compiled as the program compiles them (see neardup.startup)
+            compile_all(getattr(args, "method", None), bool(getattr(args, "quiet", False)))  # on the first run
             start_kernels(None if warm is None else lambda: warm(args))
         else:
             end_start_up()
