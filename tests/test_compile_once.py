@@ -1,4 +1,4 @@
-"""The first run compiles the kernels of a dedup job on text and HTML in one go, under one line."""
+"""The first run compiles the kernels of dedup and eval on text and HTML in one go, under one line."""
 
 from __future__ import annotations
 
@@ -48,8 +48,8 @@ def test_the_steps_run_the_default_job_on_text_and_pages(tmp_path):
 
 @pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="nothing is compiled")
 def test_after_the_first_run_neither_text_nor_html_jobs_compile(tmp_path):
-    """On an empty cache the first command compiles; a dedup on text, a dedup on pages and an
-    extract after it compile nothing (their reports count no compiling, no notice is printed)."""
+    """On an empty cache the first command compiles; a dedup on text, a dedup on pages, an extract
+    and an eval after it compile nothing (their reports count no compiling, no notice is printed)."""
     env = {**os.environ, "NEARDUP_CACHE_DIR": str(tmp_path / "cache")}
     env.pop("NUMBA_CACHE_DIR", None)
     story = "The council approved the new budget for the city's schools on Tuesday, after a long debate."
@@ -70,3 +70,7 @@ def test_after_the_first_run_neither_text_nor_html_jobs_compile(tmp_path):
         run("dedup", *argv, "-o", str(tmp_path / name), "--quiet")
         assert "compiling_kernels" not in json.loads((tmp_path / name / "summary.json").read_text())["seconds"]
     assert "compiling" not in run("extract", str(pages), "--jsonl", str(tmp_path / "again.jsonl"))
+    labeled = tmp_path / "labeled.jsonl"
+    labeled.write_text("".join(json.dumps({"id": str(i), "text": f"{story} {i % 3}", "cluster": str(i % 3)}) + "\n"
+                               for i in range(20)))
+    assert "compiling" not in run("eval", str(labeled))

@@ -531,8 +531,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _after_start_up(func: Callable[[argparse.Namespace], int], kernels: bool) -> Callable[[argparse.Namespace], int]:
-    """``func`` run once the program's start-up has ended: on the first run the kernels of a dedup
-    job on text and HTML compiled in one go (:func:`neardup.compile_once.compile_all`), numba's
+    """``func`` run once the program's start-up has ended: on the first run the kernels of dedup
+    and eval on text and HTML compiled in one go (:func:`neardup.compile_once.compile_all`), numba's
     runtime loaded and the command's warm-up run first when it runs ``kernels``
     (:func:`neardup.startup.start_kernels`),
     inside the command's error and interrupt handling, so a Ctrl-C during start-up ends the

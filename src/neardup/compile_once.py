@@ -1,11 +1,11 @@
-"""Compile the kernels of a dedup job on text or HTML in one go, the first time the program runs.
+"""Compile the kernels of dedup and eval on text or HTML in one go, the first time the program runs.
 
 numba compiles a kernel when it is first called and keeps the machine code on disk, in a folder
 named by the kernel sources (:mod:`.kernel_cache`).  Left to that, a first ``neardup dedup`` on
 text compiles the detection kernels, and the first run on HTML, later, compiles extraction's:
 two waits of tens of seconds, each with its own notice.  So the first ``neardup`` command that
-runs kernels compiles, in one go and under one progress line, every kernel a ``dedup`` job runs
-on text or HTML -- its method's (the default one unless the command names another) and
+runs kernels compiles, in one go and under one progress line, every kernel a ``dedup`` or ``eval``
+job runs on text or HTML -- its method's (the default one unless the command names another) and
 extraction's -- by running each through a tiny job (:func:`steps`), and marks the cache folder
 done (:data:`MARK`); later commands load the kernels.  A command run on a cache that is already
 warm pays one ``stat`` for the mark.
@@ -44,6 +44,17 @@ def _dedup(method: str, inputs: Path, output: Path, html: bool) -> None:
     _cmd_dedup(build_parser("dedup").parse_args(argv))
 
 
+def _eval(method: str, labeled: Path) -> None:
+    """``neardup eval LABELED --method METHOD``, its table kept from the terminal."""
+    import contextlib
+    import io
+
+    from .cli import _cmd_eval, build_parser
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        _cmd_eval(build_parser("eval").parse_args(["eval", str(labeled), "--method", method]))
+
+
 def sample_page() -> str:
     """A small article page that runs every extraction kernel: JSON-LD ``articleBody``, an
     ``<article>`` of paragraphs, and over :data:`.extract.guard.MAX_HTML_DEPTH` tags (the compiled
@@ -61,19 +72,22 @@ def sample_page() -> str:
 def steps(folder: Path, method: str | None = None) -> list[tuple[str, Callable[[], object]]]:
     """The tiny jobs whose kernels are compiled in one go, their inputs written into ``folder``:
     ``dedup`` with ``method`` (default: the default method) on text, then on pages (extraction's
-    kernels)."""
+    kernels), then ``eval`` (the scoring of every pair)."""
     import json
 
     from .cli import WARM_UP_DOCS
     from .methods import DEFAULT_METHOD
 
     method = method or DEFAULT_METHOD
-    texts, pages = folder / "texts.jsonl", folder / "pages.jsonl"
+    texts, pages, labeled = folder / "texts.jsonl", folder / "pages.jsonl", folder / "labeled.jsonl"
     copies = [(f"{i}-{k}", t) for k in range(COPIES) for i, t in WARM_UP_DOCS]
     texts.write_text("".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in copies), encoding="utf-8")
     pages.write_text(json.dumps({"id": "page", "html": sample_page()}) + "\n", encoding="utf-8")
+    labeled.write_text("".join(json.dumps({"id": i, "text": t, "cluster": t[:20]}) + "\n" for i, t in copies),
+                       encoding="utf-8")
     return [(f"dedup --method {method}", partial(_dedup, method, texts, folder / "texts", False)),
-            (f"dedup --method {method} --html", partial(_dedup, method, pages, folder / "pages", True))]
+            (f"dedup --method {method} --html", partial(_dedup, method, pages, folder / "pages", True)),
+            (f"eval --method {method}", partial(_eval, method, labeled))]
 
 
 def mark_path() -> Path | None:
