@@ -11,20 +11,22 @@ import sys
 import pytest
 
 from neardup import compile_once
+from neardup.cli import WARM_UP_DOCS
 
 
 def test_compile_all_says_one_line_marks_the_folder_and_runs_once(tmp_path, monkeypatch):
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))  # the mark's folder (numba keeps its own, read at import)
     ran = []
-    monkeypatch.setattr(compile_once, "steps", lambda folder, method=None: [("a", lambda: ran.append("a")),
-                                                                           ("b", lambda: ran.append(method))])
+    monkeypatch.setattr(compile_once, "steps", lambda folder, docs, method=None: [
+        ("a", lambda: ran.append("a")), ("b", lambda: ran.append(method))])
     out = io.StringIO()
-    assert compile_once.compile_all("simhash", out=out) is not None
-    assert ran == ["a", "simhash"] and (tmp_path / compile_once.MARK).exists()
+    assert compile_once.compile_all(WARM_UP_DOCS, "simhash", out=out) is not None
+    assert ran == ["a", "simhash"] and compile_once.mark_path().exists()
     line = out.getvalue()
     assert line.count("\n") == 1 and line.startswith("neardup: compiling") and " done in " in line
     out = io.StringIO()
-    assert compile_once.compile_all(out=out) is None and out.getvalue() == "" and len(ran) == 2
+    assert compile_once.compile_all(WARM_UP_DOCS, out=out) is None and out.getvalue() == ""
+    assert len(ran) == 2
 
 
 def test_a_failed_step_leaves_the_folder_unmarked_and_quiet_says_nothing(tmp_path, monkeypatch):
@@ -33,15 +35,16 @@ def test_a_failed_step_leaves_the_folder_unmarked_and_quiet_says_nothing(tmp_pat
     def broken() -> None:
         raise RuntimeError("left to the job")
 
-    monkeypatch.setattr(compile_once, "steps", lambda folder, method=None: [("broken", broken)])
+    monkeypatch.setattr(compile_once, "steps", lambda folder, docs, method=None: [("broken", broken)])
     out = io.StringIO()
-    compile_once.compile_all(quiet=True, out=out)
-    assert out.getvalue() == "" and not (tmp_path / compile_once.MARK).exists()
+    compile_once.compile_all(WARM_UP_DOCS, quiet=True, out=out)
+    assert out.getvalue() == "" and not compile_once.mark_path().exists()
 
 
-def test_the_steps_run_the_default_job_on_text_and_pages(tmp_path):
-    for _, run in compile_once.steps(tmp_path):
+def test_the_steps_run_the_default_job_on_text_and_pages(tmp_path, capsys):
+    for _, run in compile_once.steps(tmp_path, WARM_UP_DOCS):
         run()
+    assert capsys.readouterr().out == ""  # eval's table kept from the terminal
     assert (tmp_path / "texts" / "pairs.jsonl").exists() and (tmp_path / "pages" / "summary.json").exists()
     assert len((tmp_path / "texts.jsonl").read_text().splitlines()) >= 16  # the batch kernels' parallel versions
 

@@ -546,7 +546,7 @@ def _after_start_up(func: Callable[[argparse.Namespace], int], kernels: bool) ->
             from .compile_once import compile_all
 
             skip_numba_blas_probe()  # compiled as the program compiles them (see neardup.startup)
-            compile_all(getattr(args, "method", None), bool(getattr(args, "quiet", False)))  # on the first run
+            compile_all(WARM_UP_DOCS, getattr(args, "method", None), bool(getattr(args, "quiet", False)))
             start_kernels(None if warm is None else lambda: warm(args))
         else:
             end_start_up()

@@ -14,6 +14,12 @@ fast.  :func:`scan` walks the bytes once and returns
 
 Tag names are identified by their XXH64 hash (:func:`neardup.hashing.xxh64_bytes`)
 looked up in a sorted table; tags not in the table are block-level.
+
+The other byte-level passes of extraction live here too: :func:`keyword_masks` (class/id keywords
+of every element) and :func:`depth_over` (the nesting estimate of :mod:`.guard`, on the raw page).
+
+Length: the three passes share their byte helpers (``_starts``, ``_lower``, the tag delimiters);
+apart, each module would carry its own copy of them.
 """
 
 from __future__ import annotations
