@@ -19,11 +19,8 @@ from .cli_options import (
     add_engine_options, add_input_options, add_job_options, add_method_options, engine_of, given_params, input_fields,
     method_options,
 )
-from .cluster import CLUSTERINGS
-from .relations import DEFAULT_MIN_COVERAGE, DEFAULT_UNIQUE_COVERAGE, SITE_MAX_DF
 from .errors import UserError
 from .job import print_report, run_command
-from .methods import REGISTRY, method_defaults, method_params
 
 
 def _eval_located(args: argparse.Namespace) -> int:
@@ -50,6 +47,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     from .evaluate.copies import aligned_coverage
     from .evaluate.curves import learning_curve
     from .evaluate.harness import evaluate, load_labeled
+    from .methods import REGISTRY, method_defaults
 
     if args.containments or args.partials:
         return _eval_located(args)
@@ -114,6 +112,7 @@ def _plot_inputs(scored: dict, reports: list[dict], args: argparse.Namespace):
     import numpy as np
 
     from .evaluate.cluster_measures import bcubed_curve
+    from .methods import method_defaults
 
     curves, marks, bcubed = {}, {}, {}
     grid = np.linspace(0.02, 0.98, 49)
@@ -335,6 +334,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 
 def _cmd_methods(args: argparse.Namespace) -> int:
+    from .methods import REGISTRY, method_params
+
     for name, cls in sorted(REGISTRY.items()):
         print(f"{name}: {cls.summary}")
         for spec in method_params(cls):
@@ -421,12 +422,20 @@ def _version() -> str:
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The ``neardup`` parser; for a ``command`` in :data:`LEAN_COMMANDS`, only the lean ones."""
+    """The ``neardup`` parser; for a ``command`` in :data:`LEAN_COMMANDS`, only the lean ones; for
+    ``extract``, that command alone."""
     parser = argparse.ArgumentParser(
         prog="neardup", description="Find the same news story wherever it was republished."
     )
     parser.add_argument("--version", action="version", version=f"neardup {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
+    if command == "extract":  # the others' options import their machinery (methods, clusterings): 0.15 s
+        from .extract.cli import register as register_extract
+
+        register_extract(sub)
+        return parser
+    from .cluster import CLUSTERINGS
+    from .relations import DEFAULT_MIN_COVERAGE, DEFAULT_UNIQUE_COVERAGE, SITE_MAX_DF
 
     p = sub.add_parser("dedup", help="find near-duplicate pairs and clusters")
     add_job_options(p, "pairs, clusters")
@@ -532,16 +541,22 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _after_start_up(func: Callable[[argparse.Namespace], int], kernels: bool) -> Callable[[argparse.Namespace], int]:
-    """``func`` run once the program's start-up has ended: numba's runtime loaded and the
-    command's warm-up run first when it runs ``kernels`` (:func:`neardup.startup.start_kernels`),
+    """``func`` run once the program's start-up has ended: on the first run the kernels of dedup
+    and eval on text and HTML compiled in one go (:func:`neardup.compile_once.compile_all`), numba's
+    runtime loaded and the command's warm-up run first when it runs ``kernels``
+    (:func:`neardup.startup.start_kernels`),
     inside the command's error and interrupt handling, so a Ctrl-C during start-up ends the
     program as one during the job does."""
 
     def run(args: argparse.Namespace) -> int:
-        from .startup import end_start_up, start_kernels
+        from .startup import end_start_up, skip_numba_blas_probe, start_kernels
 
         warm = getattr(args, "warm", None)
         if kernels:
+            from .compile_once import compile_all
+
+            skip_numba_blas_probe()  # compiled as the program compiles them (see neardup.startup)
+            compile_all(WARM_UP_DOCS, getattr(args, "method", None), bool(getattr(args, "quiet", False)))
             start_kernels(None if warm is None else lambda: warm(args))
         else:
             end_start_up()

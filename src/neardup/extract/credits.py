@@ -65,8 +65,9 @@ _AGENCY = (r"(?:the\s+)?(?:associated\s+press|ap|reuters|afp|agence\s+france[- ]
            r"canadian\s+press|cp|aap|staff(?:\s+and\s+agencies)?|agencies|wire\s+services?|news\s+services?|wires)")
 
 _RIGHTS = re.compile(
-    r"©|&copy;|\(c\)\s*(?:\d{4}|m{1,3}[mcdlxvi]*\b)|\bcopyright\s*(?:©|\(c\)|:|\d{4})|all\s+rights\s+reserved"
-    r"|may\s+not\s+be\s+(?:re)?(?:published|broadcast|rewritten|redistributed|reproduced)",
+    r"(?=[©&(cam])"  # every alternative's first character: lets the search skip the others (2x faster)
+    r"(?:©|&copy;|\(c\)\s*(?:\d{4}|m{1,3}[mcdlxvi]*\b)|\bcopyright\s*(?:©|\(c\)|:|\d{4})|all\s+rights\s+reserved"
+    r"|may\s+not\s+be\s+(?:re)?(?:published|broadcast|rewritten|redistributed|reproduced))",
     re.IGNORECASE,
 )
 _CREDIT = re.compile(
@@ -100,19 +101,27 @@ CONTRIBUTORS_WORDS = 30
 TIMESTAMP_WORDS = 12
 
 
+def _time_token(part: str) -> str:
+    return part.strip(":;.,-") if not part.lower().startswith(("a.m", "p.m")) else part
+
+
 def _timestamp(text: str) -> bool:
-    tokens = [t.strip(":;.,-") if not t.lower().startswith(("a.m", "p.m")) else t for t in _SPLIT.split(text)]
-    tokens = [t for t in tokens if t]
+    first = _time_token(_SPLIT.split(text, 1)[0])
+    if first and not _TIME_WORD.match(first):  # most short blocks fail on their first word: no full split
+        return False
+    tokens = [t for t in map(_time_token, _SPLIT.split(text)) if t]
     if not 0 < len(tokens) <= TIMESTAMP_WORDS:
         return False
     return all(_TIME_WORD.match(t) for t in tokens) and any(_DATE_ANCHOR.match(t) for t in tokens)
 
 
-def credit_kind(text: str) -> str | None:
+def credit_kind(text: str, words: int | None = None) -> str | None:
     """The credit-line shape of one block's text (``rights``, ``credit``, ``contributors``,
-    ``byline``, ``timestamp``), or None when it is not one."""
+    ``byline``, ``timestamp``), or None when it is not one; ``words``: its count of ``\\w+``
+    runs, when known."""
     text = text.strip()
-    words = len(_WORDS.findall(text))
+    if words is None:
+        words = len(_WORDS.findall(text))
     if words == 0 or words > RIGHTS_WORDS:
         return None
     if _RIGHTS.search(text):
@@ -128,15 +137,21 @@ def credit_kind(text: str) -> str | None:
     return None
 
 
-def credit_lines(texts: list[str], tokens: np.ndarray | None = None) -> np.ndarray:
-    """Which of ``texts`` (a page's blocks) are credit lines; ``tokens`` (their token counts,
-    if known) skip the long blocks without looking at them."""
+def credit_lines(texts: list[str], words: np.ndarray | None = None) -> np.ndarray:
+    """Which of ``texts`` (a page's blocks) are credit lines; ``words`` (their counts of ``\\w+``
+    runs, :attr:`.features.BlockStats.regex_words`, when known) pass over the blocks too long
+    or without a word to be one without looking at them."""
     out = np.zeros(len(texts), dtype=bool)
-    for i, text in enumerate(texts):
-        if tokens is not None and tokens[i] > 3 * RIGHTS_WORDS:
-            continue
-        out[i] = credit_kind(text) is not None
+    if words is None:
+        words = word_counts(texts)
+    for i in np.flatnonzero((words > 0) & (words <= RIGHTS_WORDS)).tolist():
+        out[i] = credit_kind(texts[i], int(words[i])) is not None
     return out
+
+
+def word_counts(texts: list[str]) -> np.ndarray:
+    """Per text, its count of ``\\w+`` runs (the words every rule here counts)."""
+    return np.array([len(_WORDS.findall(text)) for text in texts], dtype=np.int64)
 
 
 _COMMENT_LINKS = re.compile(
@@ -159,15 +174,15 @@ COMMENTS_AFTER_WORDS = 150
 """Words of kept text before a comment section can start (a quarter of a news story of 600 words)."""
 
 
-def comment_start(texts: list[str]) -> int:
+def comment_start(texts: list[str], words: np.ndarray | None = None) -> int:
     """The index in ``texts`` (the kept blocks of a page, in order) of the line that opens its
-    reader comments, or ``len(texts)`` when there is none."""
-    words = [len(_WORDS.findall(text)) for text in texts]
-    total = sum(words)
-    before = 0
-    for i, text in enumerate(texts):
-        if before >= COMMENTS_AFTER_WORDS and words[i] <= COMMENTS_MARK_WORDS and (
-                _COMMENT_HEADS.search(text) or (total - before <= before and _COMMENT_LINKS.search(text))):
+    reader comments, or ``len(texts)`` when there is none; ``words``: their counts of ``\\w+``
+    runs, when known (:func:`word_counts`)."""
+    words = word_counts(texts) if words is None else words
+    before = (np.cumsum(words) - words).tolist()  # words of kept text before each line
+    total = int(words.sum())
+    for i in np.flatnonzero(words <= COMMENTS_MARK_WORDS).tolist():
+        if before[i] >= COMMENTS_AFTER_WORDS and (
+                _COMMENT_HEADS.search(texts[i]) or (total - before[i] <= before[i] and _COMMENT_LINKS.search(texts[i]))):
             return i
-        before += words[i]
     return len(texts)

@@ -94,8 +94,9 @@ def model_labels(page: Page, model: BlockModel) -> np.ndarray:
     if keep.any():
         kept = np.flatnonzero(keep)
         texts = [page.texts[i] for i in kept.tolist()]
-        keep[kept[comment_start(texts):]] = False
-        keep[kept[credit_lines(texts, stats.tokens[kept])]] = False
+        words = stats.regex_words[kept]
+        keep[kept[comment_start(texts, words):]] = False
+        keep[kept[credit_lines(texts, words)]] = False
         keep &= ~page.is_control()
         keep = after_article(page, main_body(page, keep, stats)) | (keep & declared)  # declarations outrank place
     if keep.any():

@@ -39,6 +39,7 @@ together; the compiled scanners are in :mod:`.scan`.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
@@ -73,6 +74,7 @@ MAIN_SHARE = 0.6
 """The main container is the deepest element holding this share of the long blocks' text."""
 WORD_BITS = 18
 _SEED = 0
+_REGEX_WORD = re.compile(r"\w+")
 
 
 class Layout:
@@ -186,6 +188,10 @@ class BlockStats:
     digit: np.ndarray
     nbytes: np.ndarray
     sent_end: np.ndarray
+    regex_words: np.ndarray
+    """Per block, how many ``\\w+`` runs of Python's ``re`` it holds: the words the rules of
+    :mod:`.credits` count, counted here in the same compiled pass rather than by a regular
+    expression per block (a tenth of extraction's time on 2020s pages)."""
 
     @cached_property
     def owner(self) -> np.ndarray:
@@ -193,14 +199,67 @@ class BlockStats:
         return np.repeat(np.arange(len(self.tokens)), self.tokens)
 
 
+WORDS_UNKNOWN = -1
+""":func:`_regex_words` of a text it cannot count in the kernel (a code point outside the Basic
+Multilingual Plane, or bytes that are not UTF-8): the caller counts it with ``re``."""
+
+
+@lru_cache(maxsize=1)
+def regex_word_chars() -> np.ndarray:
+    """Whether each code point of the Basic Multilingual Plane is a word character of Python's
+    ``re`` (``\\w``: ``str.isalnum()`` or ``_``; the table is asked of ``re`` itself, so it
+    follows the running Python's Unicode version).  One regex pass over a string of all
+    65,536 code points: a few milliseconds, once per process."""
+    codes = np.arange(0x10000, dtype="<u4").tobytes().decode("utf-32-le", "surrogatepass")
+    table = np.zeros(0x10000, dtype=np.bool_)
+    for run in re.finditer(r"\w+", codes):
+        table[run.start() : run.end()] = True
+    return table
+
+
+@njit(inline="always", cache=True)
+def _regex_words(buf, lo, hi, word_chars):
+    """How many ``\\w+`` runs the UTF-8 text ``buf[lo:hi]`` holds, or :data:`WORDS_UNKNOWN`."""
+    runs = 0
+    prev = False
+    p = lo
+    while p < hi:
+        c = buf[p]
+        if c < 0x80:
+            cp = np.int64(c)
+            width = 1
+        elif 0xC2 <= c <= 0xDF:
+            cp = np.int64(c & 0x1F)
+            width = 2
+        elif 0xE0 <= c <= 0xEF:
+            cp = np.int64(c & 0x0F)
+            width = 3
+        else:
+            return WORDS_UNKNOWN  # a 4-byte sequence (outside the table) or not UTF-8
+        if p + width > hi:
+            return WORDS_UNKNOWN
+        for j in range(1, width):
+            b = buf[p + j]
+            if b & 0xC0 != 0x80:
+                return WORDS_UNKNOWN
+            cp = (cp << 6) | (b & 0x3F)
+        if width == 3 and (cp < 0x800 or 0xD800 <= cp <= 0xDFFF):
+            return WORDS_UNKNOWN
+        word = word_chars[cp]
+        runs += word and not prev
+        prev = word
+        p += width
+    return runs
+
+
 @njit(cache=True)
-def _stats(buf, table, seed):
+def _stats(buf, table, seed, word_chars):
     """Statistics of the NUL-terminated texts in ``buf`` (ASCII lower-cased in place)."""
     n = 0
     for b in buf:
         n += b == 0
     hashes = np.empty(buf.shape[0], dtype=np.uint64)
-    out = np.zeros((6, n), dtype=np.int64)  # tokens punct upper digit bytes sent_end
+    out = np.zeros((7, n), dtype=np.int64)  # tokens punct upper digit bytes sent_end regex_words
     pos = 0
     lo = 0
     d = 0
@@ -222,6 +281,7 @@ def _stats(buf, table, seed):
             ends = True
         out[5, d] = ends
         out[4, d] = hi - lo
+        out[6, d] = _regex_words(buf, lo, hi, word_chars)  # before doc_tokens lower-cases the bytes
         c = doc_tokens(buf, lo, hi, table, seed, hashes[pos:], False)  # one token per CJK character, as trained
         out[0, d] = c
         pos += c
@@ -233,7 +293,13 @@ def _stats(buf, table, seed):
 def text_stats(texts: list[str]) -> BlockStats:
     """:class:`BlockStats` of ``texts``."""
     data = "\x00".join(texts).encode("utf-8") + b"\x00" if texts else b""
-    hashes, out = _stats(np.frombuffer(bytearray(data), dtype=np.uint8), char_classes(), np.uint64(_SEED))
+    hashes, out = _stats(np.frombuffer(bytearray(data), dtype=np.uint8), char_classes(), np.uint64(_SEED),
+                         regex_word_chars())
+    unknown = np.flatnonzero(out[6] == WORDS_UNKNOWN).tolist()
+    if unknown:
+        parts = data.split(b"\x00")
+        for i in unknown:
+            out[6, i] = len(_REGEX_WORD.findall(parts[i].decode("utf-8")))
     return BlockStats(hashes, *out)
 
 
@@ -443,8 +509,9 @@ def rich_features(page: Page, stats: BlockStats | None = None) -> FeatureRows:
         rows.append(r)
         cols.append(c)
 
-    def bitmask(base: int, masks: np.ndarray, width: int) -> None:
-        blocks.append((base, ((masks[:, None] >> np.arange(width, dtype=np.uint64)) & np.uint64(1)).astype(np.float64)))
+    def bitmask(base: int, masks: np.ndarray, width: int) -> None:  # bit j of each block's mask as column j
+        bits = np.unpackbits(masks.astype("<u8").view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")
+        blocks.append((base, bits[:, :width].astype(np.float64)))
 
     # Real-valued block features, then the shape features of the neighbours.
     blocks.append((lay.ranges["dense"], dense))

@@ -190,9 +190,7 @@ the article's element for :func:`fill_article`."""
 def _declared_body_element(page: Page) -> int:
     """The element marked ``itemprop="articleBody"`` holding the most text, -1 when none."""
     el = page.elements
-    if b"articleBody" not in el.source:
-        return -1
-    marked = [i for i, a in enumerate(el.attrs) if "articleBody" in a.split()]
+    marked = el.holding("articleBody")
     if not marked:
         return -1
     words = np.bincount(page.container, page.words.astype(np.float64), len(el))

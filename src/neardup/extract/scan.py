@@ -14,6 +14,12 @@ fast.  :func:`scan` walks the bytes once and returns
 
 Tag names are identified by their XXH64 hash (:func:`neardup.hashing.xxh64_bytes`)
 looked up in a sorted table; tags not in the table are block-level.
+
+The other byte-level passes of extraction live here too: :func:`keyword_masks` (class/id keywords
+of every element) and :func:`depth_over` (the nesting estimate of :mod:`.guard`, on the raw page).
+
+Length: the three passes share their byte helpers (``_starts``, ``_lower``, the tag delimiters);
+apart, each module would carry its own copy of them.
 """
 
 from __future__ import annotations
@@ -235,8 +241,10 @@ def keyword_masks(buf, spans, words, lengths, whole, bits, first):
 
     ``buf`` holds the serialized page, ``spans[e]`` the byte ranges of element ``e``'s
     values (start/end pairs); ``words[k, :lengths[k]]`` is keyword ``k`` (lower-case
-    ASCII), the keywords sorted by first letter so that ``first[c - 97]`` ..
-    ``first[c - 96]`` are those starting with letter ``c``.  Matching ignores ASCII case; a
+    ASCII letters, two or more), the keywords sorted so that ``first[b]`` .. ``first[b + 1]``
+    are those whose first two letters are ``b = 26 * (c1 - 97) + (c2 - 97)``: at each letter of a
+    value only the keywords starting with it and the next letter are compared (class lists of
+    2020s pages run to hundreds of bytes an element).  Matching ignores ASCII case; a
     keyword with ``whole[k]`` set (the short ones) matches only where no letter touches it
     on either side, the others anywhere inside a value ("storyBody" holds "story" and
     "body", "navigation" no "nav").
@@ -247,16 +255,18 @@ def keyword_masks(buf, spans, words, lengths, whole, bits, first):
         mask = np.uint64(0)
         for s in range(0, spans.shape[1], 2):
             lo, hi = spans[e, s], spans[e, s + 1]
-            for p in range(lo, hi):
+            for p in range(lo, hi - 1):
                 c = _lower(buf[p])
-                if not 97 <= c <= 122:
+                c2 = _lower(buf[p + 1])
+                if not (97 <= c <= 122 and 97 <= c2 <= 122):
                     continue
-                for k in range(first[c - 97], first[c - 96]):
+                b = (c - 97) * 26 + c2 - 97
+                for k in range(first[b], first[b + 1]):
                     m = lengths[k]
                     if p + m > hi:
                         continue
                     ok = True
-                    for j in range(1, m):
+                    for j in range(2, m):
                         if _lower(buf[p + j]) != words[k, j]:
                             ok = False
                             break
@@ -266,3 +276,155 @@ def keyword_masks(buf, spans, words, lengths, whole, bits, first):
                         mask |= np.uint64(1) << np.uint64(bits[k])
         out[e] = mask
     return out
+
+
+_DEPTH_VOID, _DEPTH_IMPLIED, _DEPTH_RAW, _DEPTH_FOREIGN = 1, 2, 3, 4
+_COMMENT_END = np.frombuffer(b"-->", dtype=np.uint8)
+
+
+@njit(inline="always", cache=True)
+def _is_alpha(c):
+    return 65 <= c <= 90 or 97 <= c <= 122
+
+
+@njit(inline="always", cache=True)
+def _is_name_char(c):
+    return _is_alpha(c) or 48 <= c <= 57 or c == 58 or c == 45
+
+
+@njit(cache=True)
+def _find(buf, p, word):
+    """The first index >= ``p`` where ``word`` starts in ``buf``, -1 when none."""
+    n = buf.shape[0]
+    m = word.shape[0]
+    while p + m <= n:
+        if buf[p] == word[0] and _starts(buf, p, word):
+            return p
+        p += 1
+    return -1
+
+
+@njit(cache=True)
+def _name_kind(buf, lo, hi, names, lengths, kinds):
+    """The kind of the tag named ``buf[lo:hi]`` (ASCII, any case) among ``names``, and its row; 0, -1
+    for any other name."""
+    for k in range(names.shape[0]):
+        if lengths[k] != hi - lo:
+            continue
+        same = True
+        for j in range(hi - lo):
+            if _lower(buf[lo + j]) != names[k, j]:
+                same = False
+                break
+        if same:
+            return kinds[k], k
+    return 0, -1
+
+
+@njit(cache=True)
+def _raw_end(buf, p, name, length):
+    """Where the first ``</name`` followed by white space, ``/`` or ``>`` at or after ``p`` ends, -1
+    when none: Python's ``re.search(r"</name[\\s/>]", re.IGNORECASE)`` over the UTF-8 bytes, whose
+    case folding also lets "ı"/"İ" stand for "i" and "ſ" for "s", and whose ``\\s`` is Unicode's."""
+    n = buf.shape[0]
+    while p + 1 < n:
+        if buf[p] != _LT or buf[p + 1] != _SLASH:
+            p += 1
+            continue
+        q = p + 2
+        same = True
+        for j in range(length):
+            if q >= n:
+                same = False
+                break
+            c, letter = buf[q], name[j]
+            if _lower(c) == letter:
+                q += 1
+            elif q + 1 < n and ((letter == 105 and c == 0xC4 and (buf[q + 1] == 0xB0 or buf[q + 1] == 0xB1))
+                                or (letter == 115 and c == 0xC5 and buf[q + 1] == 0xBF)):
+                q += 2  # İ, ı; ſ
+            else:
+                same = False
+                break
+        if same and q < n:
+            c = buf[q]
+            if c == _SLASH or c == _GT or 9 <= c <= 13 or 28 <= c <= 32:
+                return q + 1
+            c1 = buf[q + 1] if q + 1 < n else 0
+            c2 = buf[q + 2] if q + 2 < n else 0
+            if c == 0xC2 and (c1 == 0x85 or c1 == 0xA0):
+                return q + 2
+            if (c == 0xE1 and c1 == 0x9A and c2 == 0x80) or (c == 0xE3 and c1 == 0x80 and c2 == 0x80):
+                return q + 3  # U+1680, U+3000
+            if c == 0xE2 and ((c1 == 0x80 and (c2 <= 0x8A or c2 == 0xA8 or c2 == 0xA9 or c2 == 0xAF))
+                              or (c1 == 0x81 and c2 == 0x9F)):
+                return q + 3  # U+2000-200A, U+2028, U+2029, U+202F, U+205F
+        p += 1
+    return -1
+
+
+@njit(cache=True)
+def depth_over(buf, limit, names, lengths, kinds):
+    """Where (byte offset) the UTF-8 page ``buf`` first nests elements deeper than ``limit``, -1 when
+    it never does: :func:`.guard.html_depth_over`'s estimate (see its module) in one compiled pass.
+    ``names`` (lower-case, padded), ``lengths`` and ``kinds`` list the void, implied-end, raw-text and
+    foreign tags."""
+    n = buf.shape[0]
+    depth = 0
+    foreign = 0
+    p = 0
+    while True:
+        # The next tag: "<" and a letter, "</" and a letter, or "<!--".
+        start = -1
+        closing = False
+        while p + 1 < n:
+            if buf[p] == _LT:
+                c = buf[p + 1]
+                if c == _SLASH and p + 2 < n and _is_alpha(buf[p + 2]):
+                    start, closing = p, True
+                    break
+                if _is_alpha(c):
+                    start = p
+                    break
+                if c == _BANG and p + 3 < n and buf[p + 2] == 45 and buf[p + 3] == 45:
+                    start = p
+                    break
+            p += 1
+        if start < 0:
+            return -1
+        lo = start + 2 if closing else start + 1
+        if buf[lo] == _BANG:  # a comment, up to its "-->"
+            end = _find(buf, start + 4, _COMMENT_END)
+            if end < 0:
+                return -1
+            p = end + 3
+            continue
+        hi = lo + 1
+        while hi < n and _is_name_char(buf[hi]):
+            hi += 1
+        p = hi
+        kind, row = _name_kind(buf, lo, hi, names, lengths, kinds)
+        if closing:
+            if kind == _DEPTH_FOREIGN and foreign > 0:
+                foreign -= 1
+            if kind != _DEPTH_VOID and kind != _DEPTH_IMPLIED and depth > 0:
+                depth -= 1
+            continue
+        if kind == _DEPTH_VOID or kind == _DEPTH_IMPLIED:
+            continue
+        if foreign > 0:  # inside SVG / MathML "/>" closes the element
+            close = p
+            while close < n and buf[close] != _GT:
+                close += 1
+            if close < n and buf[close - 1] == _SLASH:
+                continue
+        if kind == _DEPTH_RAW:  # its content is text up to its end tag
+            p = _raw_end(buf, p, names[row], lengths[row])
+            if p < 0:
+                return -1
+            continue
+        if kind == _DEPTH_FOREIGN:
+            foreign += 1
+        depth += 1
+        if depth > limit:
+            return start

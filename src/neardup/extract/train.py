@@ -77,7 +77,7 @@ def example(lp: LabeledPage) -> Example:
 
 def training_labels(ex: Example) -> np.ndarray:
     """The labels a model learns from: the gold labels, credit lines not content."""
-    return ex.labels & ~credit_lines(ex.page.texts, ex.stats.tokens)
+    return ex.labels & ~credit_lines(ex.page.texts, ex.stats.regex_words)
 
 
 def examples(pages: Sequence[LabeledPage]) -> list[Example]:

@@ -1,0 +1,117 @@
+"""The fast paths of extraction read pages exactly as the Python they replaced.
+
+Each took over a per-item loop (of regular expressions, of decoding) for speed; these tests hold it
+to that loop's answers on the inputs where a byte-level reading could part from a ``str`` one:
+multi-byte characters, Unicode white space and case folding, characters outside the Basic
+Multilingual Plane, lone surrogates.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+import numpy as np
+import pytest
+
+from neardup.extract.credits import word_counts
+from neardup.extract.features import text_stats
+from neardup.extract.guard import _FOREIGN, _IMPLIED, _RAW_NAMES, _VOID, MAX_HTML_DEPTH, html_depth_over
+
+_TAG = re.compile(r"<(?:(/)?([A-Za-z][A-Za-z0-9:-]*)|!--)")
+_RAW = {name: re.compile(rf"</{name}[\s/>]", re.I) for name in _RAW_NAMES}
+
+
+def reference_depth_over(html: str, limit: int) -> int | None:
+    """The character offset where ``html`` nests deeper than ``limit`` (None: never), by the
+    regular-expression loop that :func:`neardup.extract.scan.depth_over` replaced."""
+    depth = foreign = pos = 0
+    while True:
+        m = _TAG.search(html, pos)
+        if m is None:
+            return None
+        name = m.group(2)
+        if name is None:
+            end = html.find("-->", m.end())
+            if end < 0:
+                return None
+            pos = end + 3
+            continue
+        pos = m.end()
+        name = name.lower()
+        if m.group(1):
+            if name in _FOREIGN and foreign:
+                foreign -= 1
+            if name not in _VOID and name not in _IMPLIED and depth:
+                depth -= 1
+            continue
+        if name in _VOID or name in _IMPLIED:
+            continue
+        if foreign:
+            close = html.find(">", pos)
+            if close > 0 and html[close - 1] == "/":
+                continue
+        raw = _RAW.get(name)
+        if raw is not None:
+            end = raw.search(html, pos)
+            if end is None:
+                return None
+            pos = end.end()
+            continue
+        if name in _FOREIGN:
+            foreign += 1
+        depth += 1
+        if depth > limit:
+            return m.start()
+
+
+def _offset(message: str | None) -> int | None:
+    return None if message is None else int(re.search(r"at character ([\d,]+)", message).group(1).replace(",", ""))
+
+
+PIECES = ["<div>", "</div>", "<DIV class='a'>", "<p>", "<br>", "<svg>", "</svg>", "<g/>", "<div/>", "<math>",
+          "</math>", "<script>", "</script>", "</SCRİPT>", "</scrıpt\u3000", "</ſcript>", "</script\xa0",
+          "</script\u2028", "</script-x>", "<!--", "-->", "<!-->", "<style>", "</style >", "<textarea>",
+          "</textarea/>", "<title>", "</title>", "é", "😀", "\ud800", "<", "</", "<a>", "</a>", "<x-y:z>", "</x-y:z>",
+          "<b", ">", "/", "text ", "</DIV>", "<Svg>", "<noscript>", "</noscript\t"]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_depth_kernel_reads_as_the_regex_loop(seed: int) -> None:
+    rng = random.Random(seed)
+    html = "".join(rng.choice(PIECES) for _ in range(rng.randint(50, 400)))
+    limit = rng.choice([2, 5, 20])
+    padded = html + "<" * 10  # over the count below which the pass is skipped
+    assert _offset(html_depth_over(padded, limit)) == reference_depth_over(padded, limit)
+
+
+def test_depth_kernel_on_deep_and_shallow_pages() -> None:
+    deep = "é😀" + "<div><svg><g/>" * (MAX_HTML_DEPTH // 2 + 1)
+    assert _offset(html_depth_over(deep)) == reference_depth_over(deep, MAX_HTML_DEPTH) is not None
+    scripted = "<div>" * 10 + "<script>" + "<div>" * MAX_HTML_DEPTH + "</ſcript>" + "<p>x</p>" * 10
+    assert html_depth_over(scripted) is None  # the divs are the script's text, ended by a folded "s"
+
+
+TEXTS = ["", "plain words here", "a_b c-d", "naïve café", "x\u0301y", "日本語 テキスト", "emoji 😀 in it",
+         "¼ and ² are \\w", "tab\tand\u3000space", "’quoted’ — dash", "\ufeffbom", "ǅungla", "٣ digits"]
+
+
+def test_regex_words_counted_in_the_kernel() -> None:
+    rng = random.Random(0)
+    texts = TEXTS + ["".join(rng.choice(TEXTS) for _ in range(5)) for _ in range(50)]
+    expected = [len(re.findall(r"\w+", t)) for t in texts]
+    assert text_stats(texts).regex_words.tolist() == expected
+    assert word_counts(texts).tolist() == expected
+    assert np.array_equal(text_stats(["a\x00b c"]).regex_words, [1, 2])  # a NUL splits, as for the tokens
+
+
+def test_elements_holding_a_word_as_all_attrs_read() -> None:
+    from neardup.extract.blocks import page_blocks
+
+    html = ("<html><body><div class='articleBodyX'><p>a</p></div><div itemprop='articleBody'><p>b</p></div>"
+            "<div id='x' class='é articleBody'><p>c</p></div><p>articleBody in text</p>"
+            "<section class='main' itemprop='articleBody headline'><p>d</p></section></body></html>")
+    el = page_blocks(html).elements
+    expected = [i for i, a in enumerate(el.attrs) if "articleBody" in a.split()]
+    assert el.holding("articleBody") == expected and len(expected) == 3
+    assert el.holding("nowhere") == []
