@@ -8,6 +8,7 @@ and that importing compiles no kernel.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -74,18 +75,37 @@ def test_cache_folder_respects_user_settings(tmp_path, monkeypatch):
     assert folder.name == f"numba-{kernel_cache.sources_digest()}"
 
 
-def test_package_runs_kernels_from_the_keyed_folder(tmp_path):
-    env_probe = ("import os, neardup; from neardup.hashing import xxh64_bytes; import numpy as np;"
-                 "xxh64_bytes(np.frombuffer(b'abc', np.uint8), 0, 3, np.uint64(0));"
-                 "print(os.environ['NUMBA_CACHE_DIR'])")
-    import os
-
+def test_the_program_runs_kernels_from_the_keyed_folder(tmp_path):
+    probe = ("import os, sys; sys.argv = ['neardup', 'methods']; from neardup.__main__ import program; program(); "
+             "from neardup.hashing import xxh64_bytes; import numpy as np;"
+             "xxh64_bytes(np.frombuffer(b'abc', np.uint8), 0, 3, np.uint64(0));"
+             "print(os.environ['NUMBA_CACHE_DIR'])")
     env = {**os.environ, "NEARDUP_CACHE_DIR": str(tmp_path)}
     env.pop("NUMBA_CACHE_DIR", None)
-    out = subprocess.run([sys.executable, "-c", env_probe], check=True, capture_output=True, text=True, env=env)
-    folder = Path(out.stdout.strip())
+    out = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True, text=True, env=env)
+    folder = Path(out.stdout.strip().splitlines()[-1])
     assert folder.parent == tmp_path
     assert any(folder.rglob("*.nbi"))  # the kernel was cached there, not beside the sources
+
+
+def test_import_neardup_changes_no_environment_variable():
+    """A library leaves its host's environment alone: only the program keys numba's cache."""
+    probe = ("import json, os; before = dict(os.environ); import neardup; neardup.Deduplicator; "
+             "import neardup.cli; print(json.dumps([before == dict(os.environ), 'NUMBA_CACHE_DIR' in os.environ]))")
+    env = dict(os.environ)
+    env.pop("NUMBA_CACHE_DIR", None)  # the suite's own setting (conftest.py) would hide a change
+    out = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True, text=True, env=env)
+    assert json.loads(out.stdout) == [True, False]
+
+
+def test_plain_start_leaves_numba_as_it_is():
+    """NEARDUP_PLAIN_START=1: the program's start-up reaches into no numba internal."""
+    probe = ("import json, sys; from neardup.startup import start_kernels; start_kernels(); "
+             "lean = getattr(sys.modules['numba.core.caching'].Cache.load_overload, 'lean', False); "
+             "print(json.dumps(lean))")
+    out = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True, text=True,
+                         env={**os.environ, "NEARDUP_PLAIN_START": "1"})
+    assert json.loads(out.stdout) is False
 
 
 def test_import_neardup_is_lazy_and_leaves_the_collector_alone():

@@ -203,10 +203,8 @@ def _eval_table(reports: list[dict]) -> str:
 def _cmd_dedup(args: argparse.Namespace) -> int:
     from .io.writers import check_outputs_apart
     from .run import dedup_files
-    from .startup import skip_numba_blas_probe
 
     check_outputs_apart(args.inputs, args.output, [args.unique])  # before any work: never over an input
-    skip_numba_blas_probe()
     if args.unique and not args.relations:
         raise UserError("--unique needs the relations (it drops only documents that the one kept covers): "
                         "leave out --no-relations")

@@ -36,6 +36,11 @@ So the ``neardup`` program loads cached kernels with the runtime initialized and
 registries left to the first compilation, if one ever comes (:func:`lean_cache_loads`); a
 load that fails this way is retried numba's own way.  The library does not: a program that
 imports neardup may rely on numba's behaviour.
+
+**Opting out.**  The BLAS probe and the lean cache loads reach into numba's internals
+(``numba.core.caching.Cache``'s private methods; pyproject bounds numba's version to the
+releases this was checked on).  ``NEARDUP_PLAIN_START=1`` runs the program without both:
+numba starts its own way, slower by 0.1-0.3 s, and the outputs are the same.
 """
 
 from __future__ import annotations
@@ -155,8 +160,9 @@ def start_kernels(warm: Callable[[], object] | None = None) -> None:
 
     gc.disable()
     try:
-        lean_cache_loads()
-        skip_numba_blas_probe()
+        if not os.environ.get("NEARDUP_PLAIN_START"):
+            lean_cache_loads()
+            skip_numba_blas_probe()
         xxh64_bytes(np.zeros(1, dtype=np.uint8), 0, 1, np.uint64(0))
         if warm is not None:
             try:
