@@ -501,7 +501,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     program = argv is None
     if not program or CLOCK.started is None:
         CLOCK.start()
-    argv = sys.argv[1:] if program else list(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser(argv[0] if argv else None).parse_args(argv)
     kernels = args.command not in NO_KERNEL_COMMANDS
     func = _after_start_up(args.func, kernels) if program else args.func

@@ -288,6 +288,7 @@ class ContainmentDetector:
             batches = iter(held)
             self.run_stats.timed("read", start)
         df = self.df or self.input_df
+        assert df is not None  # given, or read from the input just above
         if self.method == "codet":
             yield from self._codet(batches, df, bar)
         else:

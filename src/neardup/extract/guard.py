@@ -75,10 +75,10 @@ def html_depth_over(html: str, limit: int = MAX_HTML_DEPTH) -> str | None:
                 continue
         raw = _RAW.get(name)
         if raw is not None:  # its content is text up to its end tag
-            end = raw.search(html, pos)
-            if end is None:
+            closing = raw.search(html, pos)
+            if closing is None:
                 return None
-            pos = end.end()
+            pos = closing.end()
             continue
         if name in _FOREIGN:
             foreign += 1

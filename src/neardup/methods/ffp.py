@@ -68,7 +68,7 @@ class FullFingerprintMethod(Method):
 
     def candidate_pairs(self, sk: Sketches) -> Candidates:
         """Exactly the pairs at or above the threshold, with their similarity."""
-        return Candidates(*InvertedIndex(sets_of(sk)).pairs(self.threshold, MEASURE_NAMES[self.measure]))
+        return Candidates(*InvertedIndex(sets_of(sk)).pairs(self.decision_threshold(), MEASURE_NAMES[self.measure]))
 
     def score(self, sk: Sketches, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return set_similarity(sets_of(sk), a, b, MEASURE_NAMES[self.measure])

@@ -229,6 +229,7 @@ class Index:
             rows, seqs = join_keys(probe_key, probe_slot, probe_row, k_key, k_slot, k_seq)
             return shared_at_least(rows, seqs, self.scheme.min_shared)
         hashes, offsets = sk.lists["hashes"], sk.offsets
+        assert offsets is not None  # a posting scheme's method keeps feature lists
         p_hash, p_seq = Store.posting_matches(db, hashes)
         if not p_seq.size:
             return np.zeros(0, np.int64), np.zeros(0, np.int64)
@@ -275,7 +276,9 @@ class Index:
                 out[r].append((q, self._match(u_ids[a], s, la, lb)))
         if within and n > 1:
             with kernel_threads(n):
-                a, b, scores = self.method.verified(sk)
+                a, b, verified = self.method.verified(sk)
+            assert verified is not None  # verified pairs are scored
+            scores = verified
             keep = self._in_window(seqs[b], batch.times[b], seqs[a], batch.times[a])
             for x, y, s in zip(a[keep].tolist(), b[keep].tolist(), scores[keep].tolist()):
                 la = None if sizes_new is None else int(sizes_new[y])
@@ -294,6 +297,7 @@ class Index:
         """A match with the shares of each side in the other (``la``: the new side's feature count)."""
         if la is None or lb is None or not la or not lb:
             return Match(other, score, "similar")
+        shared: float
         if self.scheme.measure == "containment":
             shared = round(score * min(la, lb))
         else:  # Jaccard (exact, or the MinHash estimate): |A & B| = J (|A| + |B|) / (1 + J)
@@ -427,6 +431,7 @@ class Index:
                 keys = self.scheme.keys(self.method, sk)
             (self.store.insert_keys if insert else self.store.delete_keys)(seqs, keys)
         else:
+            assert sk.offsets is not None  # a posting scheme's method keeps feature lists
             (self.store.insert_postings if insert else self.store.delete_postings)(
                 seqs, sk.lists["hashes"], sk.offsets)
 

@@ -108,7 +108,7 @@ def index_files(index_path: str | Path, inputs: Sequence[str], outdir: str | Pat
         stats.timed("add" if add else "query", t)
         if not (add and on_duplicate == "skip" and stats.skipped and not stats.reasons):
             stats.require_usable()  # (every document already there and skipped is a finished run)
-        results = {
+        results: dict[str, Any] = {
             "index": str(index_path), "mode": "add" if add else "query", "checked": written,
             "added": stats.kept if add else 0, "documents_matched": counts["matched"], "matches": counts["matches"],
             "index_documents_before": before, "index_documents_after": len(index), "index_access": index.store.access,

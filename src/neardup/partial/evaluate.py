@@ -71,7 +71,7 @@ def evaluate_partials(pred: Iterable[Mapping[str, Any]], truth: Truth,
         x, y = (sb, sa) if swap else (sa, sb)
         old = true_spans.get(key, (set(), set()))
         true_spans[key] = (old[0] | x, old[1] | y)
-    quoted = {}  # receiver -> clusters of the stories it quotes
+    quoted: dict[str, set[int | None]] = {}  # receiver -> clusters of the stories it quotes
     for r in truth.partials:
         if truth.cluster.get(r["a"]) != truth.cluster.get(r["b"]):
             quoted.setdefault(r["b"], set()).add(truth.cluster.get(r["a"]))
