@@ -105,6 +105,14 @@ def test_the_readme_s_statements_match_the_code():
         assert given and float(given.group(1)) == method_defaults(name)["threshold"], name
 
 
+def test_the_readme_is_for_users_and_names_the_fast_loop():
+    # the README says what a user needs; the detail, the measurements and the design are in docs/
+    assert README.count("\n") <= 250
+    assert 'pytest -m "not slow"' in README
+    for page in ("commands", "architecture", "defaults", "results", "costs"):
+        assert f"docs/{page}.md" in README and (ROOT / "docs" / f"{page}.md").exists()
+
+
 def test_every_table_row_of_the_readme_belongs_to_a_table():
     lines = README.splitlines()
     k = 0

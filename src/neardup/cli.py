@@ -347,7 +347,7 @@ NO_KERNEL_COMMANDS = ("methods", "report")
 def add_imported_commands(sub: argparse._SubParsersAction) -> None:
     """Add ``synth`` and the subcommands defined in other modules (extract, learn, ...).
 
-    Building their options imports their machinery: 25 ms of every start-up.
+    Building their options imports their machinery, a cost of every start-up (docs/costs.md).
     """
     p = sub.add_parser("synth", help="make a labeled corpus by simulating syndication of real articles")
     p.add_argument("sources", nargs="*", metavar="SOURCE",
@@ -494,7 +494,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     collector paused, and what start-up built is frozen (:func:`neardup.startup.start_kernels`);
     at the end it leaves the objects still alive to the operating system: they are frozen out
     of the collector, whose passes at interpreter shutdown would otherwise walk everything
-    numba builds (0.2 s per run).
+    numba builds (docs/costs.md).
     """
     from .job import CLOCK
 

@@ -5,13 +5,13 @@
 splits them into sentences, turns sentences into CoDet's words
 (:mod:`.words`), and then
 
-* ``method="codet"`` (default): inserts documents into the corpus tree in arrival
+* ``method="codet"``: inserts documents into the corpus tree in arrival
   order, one batch at a time, and yields every containment of a new document with the
   documents in the window as the batch is done (:mod:`.tree`, :mod:`.codet`).  With
   IDF from a statistics file nothing but the window is kept, so memory stays flat on
   an endless stream; with IDF from the input the whole input's words (hashes, not
   text) are held until it has been read.
-* ``align`` (default): seed-and-extend alignment (:mod:`neardup.partial.align`); ``d_C``
+* ``method="align"`` (the default): seed-and-extend alignment (:mod:`neardup.partial.align`); ``d_C``
   contains ``d_A`` when no run of more than ``max_new_words`` consecutive words of ``d_A``
   lies outside the passages aligned with ``d_C`` (``d_A`` has no text of its own: what
   is left out is edits, a new headline, a dateline -- the aligner bridges gaps of up to

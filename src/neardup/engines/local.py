@@ -27,7 +27,7 @@ from .base import Found
 from .spill import PartStore
 
 #: Batches read and waiting while one is sketched: reading goes on while numba starts up
-#: on the first batch (0.15 s) and while a batch takes longer than usual.
+#: on the first batch and while a batch takes longer than usual.
 READ_AHEAD = 3
 
 
