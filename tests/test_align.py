@@ -6,7 +6,7 @@ import json
 import random
 
 from neardup.cli import main
-from neardup.partial.align import align
+from neardup.align.aligner import align
 
 WORDS = ("harbor council bridge vote cost ferry river budget mayor court permit traffic lane cyclist "
          "district project engineer report minister school teacher hospital doctor patient energy flour "
@@ -131,7 +131,7 @@ def test_a_copy_in_a_script_without_spaces_is_located_by_character_seeds():
 
 def test_spilled_and_partitioned_runs_give_the_same_passages(tmp_path):
     """The engine's bounds (spill files, seed pairs one document range at a time) change nothing."""
-    from neardup.partial.align import align_texts
+    from neardup.align.aligner import align_texts
 
     rng = random.Random(7)
     shared = [" ".join(sentence(rng) for _ in range(3)) for _ in range(5)]

@@ -9,7 +9,8 @@ import pytest
 
 from neardup.contain import ContainmentDetector
 from neardup.contain.codet import containments
-from neardup.contain.tree import COUNT_WINDOW, CorpusTree
+from neardup.contain.tree import CorpusTree
+from neardup.windows import COUNT_WINDOW
 from neardup.contain.words import (document_word_sets, idf_weights, load_word_stats, save_word_stats,
                                    sentence_words, stopword_hashes)
 from neardup.hashing import hash_str

@@ -7,7 +7,7 @@ import pytest
 
 from neardup.contain.cli import register as register_contain
 from neardup.contain.evaluate import evaluate_containments, threshold_sweep
-from neardup.contain.truth import Truth
+from neardup.evaluate.truth import Truth
 from neardup.partial.cli import register as register_partial
 
 from conftest import shared_data

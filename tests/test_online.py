@@ -425,7 +425,7 @@ def test_partial_one_at_a_time_equals_neardup_partial_on_the_sample(tmp_path):
 
 def test_partial_answers_are_neardup_partial_on_what_the_index_held(tmp_path):
     """With a cap that bites (max_df 3), a document's passages are the aligner's on the documents before it plus it."""
-    from neardup.partial.align import AlignParams, align
+    from neardup.align.aligner import AlignParams, align
 
     records = [{"id": r["id"], "text": r["text"]}
                for r in map(json.loads, (ROOT / "examples" / "sample.jsonl").read_text().splitlines())]

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from neardup.cli import main
-from neardup.partial.align import AlignParams, align_texts
+from neardup.align.aligner import AlignParams, align_texts
 from neardup.pipeline import Deduplicator
 from neardup.relations import (CONTAINED, CONTAINS, DUPLICATE, RELATIONS, SHARES, Coverage, relate, relation_codes,
                                parse_relations)

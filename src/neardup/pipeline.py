@@ -4,7 +4,7 @@
 in batches through the chosen extractor and method, so memory grows with the
 signatures, not with the text, and it accounts for every input: documents read, kept
 and rejected (with reasons), which the run summary reports.  The same batches go to the
-aligner (:mod:`neardup.partial.align`), whose passages type each pair the method found
+aligner (:mod:`neardup.align.aligner`), whose passages type each pair the method found
 (:mod:`neardup.relations`: duplicate, contains, contained, shares); only copies cluster,
 and a document is dropped from the deduplicated set only when the one kept for it covers it.
 """
@@ -237,7 +237,7 @@ class Deduplicator:
         """The aligner of the relations, on this run's engine (``None`` with relations off)."""
         if not self.relations:
             return None
-        from .partial.align import AlignParams
+        from .align.aligner import AlignParams
 
         return self.engine.aligner(AlignParams(max_df=DEDUP_MAX_DF, site_max_df=self.site_max_df))
 

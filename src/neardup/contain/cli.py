@@ -30,8 +30,7 @@ def stopword_option(value: str) -> list[str] | None:
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Add ``contain`` to ``subparsers`` (from ``ArgumentParser.add_subparsers``)."""
-    from ..cli_options import add_engine_options, add_job_options
-    from ..partial.cli import add_align_options
+    from ..cli_options import add_align_options, add_engine_options, add_job_options
 
     p = subparsers.add_parser("contain", help="find which documents contain which (aligned coverage, CoDet, baselines)")
     add_job_options(p, "containments")
@@ -67,8 +66,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    from ..cli_options import engine_of, input_fields
-    from ..partial.cli import align_params
+    from ..cli_options import align_params, engine_of, input_fields
     from .run import contain_files
 
     summary = contain_files(

@@ -20,7 +20,7 @@ from ..io.writers import OutputFolder, write_json, write_rows
 from ..job import read_as
 from .detector import ContainmentDetector
 from .evaluate import evaluate_containments
-from .truth import Truth
+from ..evaluate.truth import Truth
 from .words import save_word_stats
 
 

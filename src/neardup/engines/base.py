@@ -55,5 +55,5 @@ class Engine(Protocol):
 
     def aligner(self, params: Any) -> Any:
         """An aligner of documents (``add`` / ``pairs`` / ``counts`` / ``close``, as
-        :class:`~neardup.partial.align.Aligner`) whose stages run on this engine: dedup's relations."""
+        :class:`~neardup.align.aligner.Aligner`) whose stages run on this engine: dedup's relations."""
         ...

@@ -44,8 +44,8 @@ class LocalEngine:
         """Every method runs locally."""
 
     def aligner(self, params: Any) -> Any:
-        """The in-process :class:`~neardup.partial.align.Aligner` (dedup's relations)."""
-        from ..partial.align import Aligner
+        """The in-process :class:`~neardup.align.aligner.Aligner` (dedup's relations)."""
+        from ..align.aligner import Aligner
 
         # seed pairs a range at a time: 1 M (about 100 bytes each while sorted and chained) keep the
         # aligner's peak near the sketches' when large clusters make tens of millions; the ranges do

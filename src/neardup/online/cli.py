@@ -18,12 +18,10 @@ TOKEN_ENV = "NEARDUP_TOKEN"
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``index`` (with its actions) and ``serve`` to ``subparsers``."""
-    from ..cli_options import add_method_options
-    from ..cli_options import add_input_options
+    from ..cli_options import add_align_options, add_input_options, add_method_options
     from ..extract import DEFAULT_EXTRACTOR, EXTRACTORS
     from ..io.readers import FILE_IDS
     from ..io.writers import FORMATS
-    from ..partial.cli import add_align_options
 
     p = subparsers.add_parser("index", help="a persistent index: check and add documents as they arrive, across runs")
     actions = p.add_subparsers(dest="action", required=True)
@@ -98,9 +96,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _cmd_create(args: argparse.Namespace) -> int:
-    from ..cli_options import method_options
-    from ..partial.align import DEFAULT_ALIGN
-    from ..partial.cli import align_params
+    from ..align.aligner import DEFAULT_ALIGN
+    from ..cli_options import align_params, method_options
     from .index import Index
 
     options = method_options(args)

@@ -43,8 +43,6 @@ from typing import Any, Iterable, Iterator
 
 import numpy as np
 
-from ..contain.detector import parse_window
-from ..contain.tree import COUNT_WINDOW, NO_WINDOW, TIME_WINDOW
 from ..errors import InputError, UserError
 from ..extract import DEFAULT_EXTRACTOR, get_extractor
 from ..input_stage import batches
@@ -53,7 +51,8 @@ from ..io.records import record_time
 from ..job import RunStats
 from ..methods import DEFAULT_METHOD, get_method
 from ..methods.base import Method, Sketches
-from ..partial.align import AlignParams
+from ..align.aligner import AlignParams
+from ..windows import COUNT_WINDOW, NO_WINDOW, TIME_WINDOW, parse_window
 from .layout import SketchLayout
 from .matches import CONTAINED_SHARE, Checked, Match, Partial, counted, join_keys, kernel_threads, shared_at_least
 from .passages import Seeds, find_passages, stored_seeds
@@ -125,7 +124,7 @@ class Index:
                **params: Any) -> "Index":
         """A new empty index at ``path`` for ``method`` with ``params`` (refused if the method cannot be online).
 
-        ``partial`` (True, or :class:`~neardup.partial.align.AlignParams`): also keep each
+        ``partial`` (True, or :class:`~neardup.align.aligner.AlignParams`): also keep each
         document's seeds and word offsets, and answer the passages it shares with earlier
         documents (:mod:`.passages`); a property of the index, in its manifest.
         """

@@ -15,7 +15,7 @@ import numba
 import numpy as np
 
 if TYPE_CHECKING:
-    from ..partial.align import Passage
+    from ..align.aligner import Passage
 
 #: Below this many documents the compiled kernels run on the calling thread only: waking the
 #: thread pool costs more than the work (docs/costs.md), and server threads call them concurrently.

@@ -36,7 +36,7 @@ def window_warnings(index: Index, had: int) -> list[str]:
     sign of a time far newer than the rest (a wrong date, a clock), or of a window too short."""
     from datetime import UTC, datetime
 
-    from ..contain.tree import TIME_WINDOW
+    from ..windows import TIME_WINDOW
 
     if index.window_kind != TIME_WINDOW or not had or index.evicted < EVICTED_WARNING_SHARE * had:
         return []

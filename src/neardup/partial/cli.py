@@ -6,13 +6,12 @@ import argparse
 import sys
 
 from ..job import print_found
-from .align import DEFAULT_ALIGN, AlignParams
-from .signatures import SIGNATURES
+from ..pdc.signatures import SIGNATURES
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Add ``partial`` to ``subparsers`` (from ``ArgumentParser.add_subparsers``)."""
-    from ..cli_options import add_engine_options, add_job_options
+    from ..cli_options import add_align_options, add_engine_options, add_job_options
 
     p = subparsers.add_parser("partial", help="find copied passages between documents, located (seed-and-extend; PDC)")
     add_job_options(p, "partials")
@@ -37,39 +36,13 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     return p
 
 
-def add_align_options(p: argparse.ArgumentParser, defaults: AlignParams = DEFAULT_ALIGN, prefix: str = "") -> None:
-    """The aligner's knobs (:class:`~.align.AlignParams`, at ``defaults``) as an option group;
-    ``partial``, ``contain --method align`` and (``prefix="partial-"``: ``--partial-max-df``
-    beside minhash's own ``--max-df``) ``index create --partial`` share it."""
-    g = p.add_argument_group("align (seed-and-extend)")
-    f = f"--{prefix}"
-    g.add_argument(f"{f}seed-words", type=int, default=defaults.n, help=f"words per seed ({defaults.n})")
-    g.add_argument(f"{f}max-df", type=int, default=defaults.max_df,
-                   help=f"a seed in more documents is boilerplate, not a seed ({defaults.max_df})")
-    g.add_argument(f"{f}min-seeds", type=int, default=defaults.min_seeds,
-                   help=f"seed matches a document pair needs ({defaults.min_seeds})")
-    g.add_argument(f"{f}word-gap", type=int, default=defaults.gap,
-                   help=f"words a passage may skip between two seeds ({defaults.gap})")
-    g.add_argument(f"{f}min-words", type=int, default=defaults.min_words,
-                   help=f"fewest matched words of a passage ({defaults.min_words})")
-    g.add_argument(f"{f}min-density", type=float, default=defaults.min_density,
-                   help=f"matched words / passage words ({defaults.min_density})")
-
-
-def align_params(args: argparse.Namespace, prefix: str = "") -> AlignParams:
-    """:class:`~.align.AlignParams` from the options of :func:`add_align_options` (same ``prefix``)."""
-    v = {k: getattr(args, prefix.replace("-", "_") + k)
-         for k in ("seed_words", "max_df", "min_seeds", "word_gap", "min_words", "min_density")}
-    return AlignParams(v["seed_words"], v["max_df"], v["min_seeds"], v["word_gap"], v["min_words"], v["min_density"])
-
-
 #: PDC's options and their defaults (None in the parser, so one given without --method pdc is seen).
 PDC_DEFAULTS = {"signature": "shingles", "shingle_size": 4, "tau": 0.9, "idf_min": 0.1, "idf_max": 1.0, "stats": None,
                 "antecedents": 10_000, "gamma": 3, "gap": 1}
 
 
 def run_command(args: argparse.Namespace) -> int:
-    from ..cli_options import engine_of, input_fields
+    from ..cli_options import align_params, engine_of, input_fields
     from ..errors import UserError
     from .run import align_files, partial_files
 

@@ -1,6 +1,6 @@
 """Partial-duplicate quality against simulated ground truth: spans and document pairs.
 
-The truth (:class:`neardup.contain.truth.Truth`) records copied passages with exact
+The truth (:class:`neardup.evaluate.truth.Truth`) records copied passages with exact
 character spans in both documents: a quote of a few sentences or a paragraph of one
 story pasted into another, and each page of a split article against the version it
 came from.  A true span becomes the sentences of each document lying (at least half of
@@ -39,7 +39,7 @@ import orjson
 
 from ..errors import UserError
 from ..extract import DEFAULT_EXTRACTOR
-from ..contain.truth import Truth
+from ..evaluate.truth import Truth
 from ..evaluate.measures import prf
 
 

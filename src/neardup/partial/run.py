@@ -13,13 +13,13 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-from ..contain.truth import Truth
+from ..evaluate.truth import Truth
 from ..errors import UserError
 from ..io.readers import FIELDS, Fields, read_inputs
 from ..io.writers import OutputFolder, write_json, write_rows
 from ..job import read_as
-from .align import DEFAULT_ALIGN, AlignParams
-from .detector import PartialDetector
+from ..align.aligner import DEFAULT_ALIGN, AlignParams
+from ..pdc.detector import PartialDetector
 from .evaluate import evaluate_partials
 
 #: Why ``--truth`` is refused on Spark: the evaluation needs every document's sentences on the driver.
@@ -70,7 +70,7 @@ def align_files(
     from ..evaluate.pan import pan_measures
     from ..job import RunStats, run_report
     from ..sentences import split_sentences
-    from .align import Aligner
+    from ..align.aligner import Aligner
 
     if engine != "local" and truth is not None:
         raise UserError(_TRUTH_ON_SPARK)

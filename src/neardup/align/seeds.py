@@ -1,7 +1,7 @@
-"""The compiled kernels of seed-and-extend alignment (:mod:`.align`), one group per stage.
+"""The compiled kernels of seed-and-extend alignment (:mod:`.aligner`), one group per stage.
 
 Each kernel is a map or a reduce over key/value arrays, so an engine other than the
-local one (:class:`~.align.Aligner`) can run the same stages on partitions:
+local one (:class:`~.aligner.Aligner`) can run the same stages on partitions:
 
 * :func:`tokens` -- texts to words with character offsets (map over documents);
 * :func:`seed_keys` -- words to ``(key, doc, pos)`` seed records (map);
