@@ -57,7 +57,7 @@ def outcome(docs, truth, a, b, scores, coverage, threshold, min_coverage, max_ne
     if min_coverage is None:
         copies, weight = np.ones(pa.shape[0], bool), scores[keep]
     else:
-        related = relate(pa, pb, coverage_subset(coverage, inside, local), min_coverage, max_new)
+        related = relate(pa, pb, coverage.within(inside), min_coverage, max_new)
         copies, weight = copy_pairs(related), np.maximum(related.cov_a, related.cov_b)
     counts = np.bincount(t[t >= 0])
     tp = int(np.count_nonzero(copies & (t[pa] == t[pb]) & (t[pa] >= 0)))
@@ -66,15 +66,6 @@ def outcome(docs, truth, a, b, scores, coverage, threshold, min_coverage, max_ne
     for k, g in enumerate(clusters_from_pairs(docs.shape[0], pa[copies], pb[copies], weight[copies], clustering)):
         labels[g] = k
     return pair, b3(labels, t).f1
-
-
-def coverage_subset(coverage, inside, local):
-    """The aligned pairs of the pages ``inside``, renumbered ``local``."""
-
-    m = inside[coverage.a] & inside[coverage.b]
-    sub = coverage.take(m)
-    sub.a, sub.b = local[sub.a], local[sub.b]
-    return sub
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -103,6 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{data.name}: {n} pages, {np.unique(truth[truth >= 0]).shape[0]} clusters; ffp pairs >= "
           f"{min(THRESHOLDS)}: {a.shape[0]:,}; pairs sharing a passage: {len(coverage):,}")
     check_equivalence(data, folds_of(truth, args.folds, 0)[0], a, b, scores, coverage)
+    print_separability(truth, a, b, scores, coverage)
 
     grid = [(t, c, m) for t in THRESHOLDS for c in COVERAGES for m in MAX_NEW]
     # scores[seed][fold][setting] = (pair, b3)
@@ -141,6 +133,32 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def print_separability(truth, a, b, scores, coverage) -> None:
+    """Quantiles (10/25/50/75/90%) of what could tell a copy from a shared passage, for the pairs
+    ``dedup`` lists at 0.1: same-folder against different-folder pairs, by relation.  When the
+    same-folder ``shares`` look like the different-folder ones, no setting of the relations
+    can list the first without the second."""
+    from neardup.relations import DEFAULT_MIN_COVERAGE, SHARES, relate
+
+    keep = scores >= 0.1
+    pa, pb, ps = a[keep], b[keep], scores[keep]
+    related = relate(pa, pb, coverage, DEFAULT_MIN_COVERAGE)
+    same = truth[pa] == truth[pb]
+    q = [0.1, 0.25, 0.5, 0.75, 0.9]
+    print("\nWhat separates copies from shared passages (pairs listed at 0.1; quantiles 10/25/50/75/90%):")
+    print("| pairs | count | larger coverage | smaller coverage | longest passage (words) | ffp score |")
+    print("|---|---|---|---|---|---|")
+    for name, m in (("same folder, shares", same & (related.relation == SHARES)),
+                    ("different folders, shares", ~same & (related.relation == SHARES)),
+                    ("same folder, copies", same & (related.relation < SHARES)),
+                    ("different folders, copies", ~same & (related.relation < SHARES))):
+        cols = [np.maximum(related.cov_a, related.cov_b)[m], np.minimum(related.cov_a, related.cov_b)[m],
+                related.longest[m], ps[m]]
+        cells = [" ".join(f"{v:.{digits}f}" for v in np.quantile(c, q)) if c.shape[0] else "-"
+                 for c, digits in zip(cols, (2, 2, 0, 2))]
+        print(f"| {name} | {int(m.sum()):,} | " + " | ".join(cells) + " |")
+
+
 def check_equivalence(data, docs, a, b, scores, coverage) -> None:
     """The real job on one fold's pages gives the outcome this script computes for it."""
     from neardup.pipeline import Deduplicator
@@ -155,7 +173,7 @@ def check_equivalence(data, docs, a, b, scores, coverage) -> None:
     keep = inside[a] & inside[b] & (scores >= 0.1)
     from neardup.relations import relate
 
-    mine = relate(local[a[keep]], local[b[keep]], coverage_subset(coverage, inside, local), DEFAULT_MIN_COVERAGE)
+    mine = relate(local[a[keep]], local[b[keep]], coverage.within(inside), DEFAULT_MIN_COVERAGE)
     assert real.related is not None
     if not (np.array_equal(real.a, local[a[keep]]) and np.array_equal(real.related.relation, mine.relation)):
         raise SystemExit("the fold's own run differs from the whole-set computation: the shortcut does not hold")

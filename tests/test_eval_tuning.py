@@ -35,6 +35,50 @@ def test_a_given_threshold_reports_what_dedup_gives_at_it(capsys, tmp_path):
     assert report["b3_f1"] == pytest.approx(expected.f1, abs=1e-9)
 
 
+def _dedup_outcome(docs: Path, out: Path, *options: str) -> tuple[set[frozenset[str]], list[int]]:
+    """The pairs ``dedup`` lists that are not ``shares`` and its cluster per document (singletons apart)."""
+    assert main(["dedup", str(docs), "-o", str(out), "--method", "ffp", "--threshold", "0.1", "--quiet",
+                 *options]) == 0
+    pairs = {frozenset((p["a"], p["b"])) for p in map(json.loads, (out / "pairs.jsonl").read_text().splitlines())
+             if p.get("relation") != "shares"}
+    ids = [json.loads(line)["id"] for line in docs.read_text().splitlines()]
+    pred = {i: -1 - n for n, i in enumerate(ids)}
+    for c in map(json.loads, (out / "clusters.jsonl").read_text().splitlines()):
+        pred.update({i: c["cluster"] for i in c["ids"]})
+    return pairs, [pred[i] for i in ids]
+
+
+def test_the_copy_columns_are_what_dedup_gives_with_relations(capsys, tmp_path):
+    """On stories that quote each other and end with their site's About paragraph, the copy
+    measures are dedup's own listed copies and clusters; the plain ones are dedup --no-relations'."""
+    from neardup.evaluate.corpora import shipped_articles
+    from neardup.evaluate.harness import read_truth_clusters
+    from neardup.evaluate.measures import prf
+    from neardup.evaluate.synth import SynthConfig, write_corpus
+
+    write_corpus(shipped_articles(), tmp_path, 3, 150, SynthConfig(p_shared_quote=1.0, p_site_about=0.5))
+    docs = tmp_path / "docs.jsonl"
+    truth = read_truth_clusters(tmp_path / "truth.jsonl")
+    assert main(["eval", str(docs), "--truth", str(tmp_path / "truth.jsonl"), "--json", "--method", "ffp",
+                 "--threshold", "0.1"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    ids = [json.loads(line)["id"] for line in docs.read_text().splitlines()]
+    code = {c: k for k, c in enumerate(sorted(set(truth.values())))}
+    true = [code[truth[i]] if i in truth else -1 - n for n, i in enumerate(ids)]
+    positives = {frozenset((x, y)) for k, x in enumerate(ids) for y in ids[k + 1:]
+                 if truth.get(x) is not None and truth.get(x) == truth.get(y)}
+    copies, clusters = _dedup_outcome(docs, tmp_path / "on")
+    tp = len(copies & positives)
+    assert report["copy_f1"] == pytest.approx(prf(tp, len(copies) - tp, len(positives) - tp).f1, abs=1e-9)
+    assert report["copy_b3_f1"] == pytest.approx(b3(clusters, true).f1, abs=1e-9)
+    _, plain = _dedup_outcome(docs, tmp_path / "off", "--no-relations")
+    assert report["b3_f1"] == pytest.approx(b3(plain, true).f1, abs=1e-9)
+    assert report["copy_b3_f1"] > report["b3_f1"]  # the quotes merge stories only without relations
+    assert main(["eval", str(docs), "--truth", str(tmp_path / "truth.jsonl"), "--json", "--method", "ffp",
+                 "--threshold", "0.1", "--no-relations"]) == 0
+    assert np.isnan(json.loads(capsys.readouterr().out)["copy_f1"])
+
+
 def test_tuning_for_bcubed_never_gives_worse_clusters_than_tuning_for_pairs(capsys):
     pair = _eval(capsys, "--method", "minhash", "--shingle-size", "3")
     cluster = _eval(capsys, "--method", "minhash", "--shingle-size", "3", "--tune-for", "bcubed")

@@ -5,9 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from neardup.evaluate.harness import (
-    LabeledSet, evaluate, half_splits, held_out, learning_curve, score_dataset,
-)
+from neardup.evaluate.curves import learning_curve
+from neardup.evaluate.harness import LabeledSet, evaluate, half_splits, held_out, score_dataset
 from neardup.evaluate.summary import evaluate_scores
 from neardup.methods import REGISTRY
 from neardup.methods.minhash import MinHashMethod

@@ -47,7 +47,9 @@ def _eval_located(args: argparse.Namespace) -> int:
 def _cmd_eval(args: argparse.Namespace) -> int:
     import json
 
-    from .evaluate.harness import evaluate, learning_curve, load_labeled
+    from .evaluate.copies import aligned_coverage
+    from .evaluate.curves import learning_curve
+    from .evaluate.harness import evaluate, load_labeled
 
     if args.containments or args.partials:
         return _eval_located(args)
@@ -65,12 +67,14 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         if labeled is not None:
             for line in labeled.stats.rejection_report(source):
                 print(line, file=sys.stderr)
+    coverage = aligned_coverage(data) if args.relations else None
     reports, curves = [], {}
     for name in names:
         params = {k: v for k, v in given.items() if k in method_defaults(name)}
         fixed = params.get("threshold") if "threshold" in given else None
         report, scored = evaluate(data, name, params, tune=tune, splits=args.splits, split_seed=args.split_seed,
-                                  objective=args.tune_for, threshold=fixed, clustering=args.cluster)
+                                  objective=args.tune_for, threshold=fixed, clustering=args.cluster,
+                                  coverage=coverage, min_coverage=args.min_coverage)
         if args.learning_curve:
             sizes = tuple(int(n) for n in args.learning_curve.split(","))
             report["learning_curve"] = learning_curve(data, name, params, sizes, args.splits or 5, args.split_seed)
@@ -170,7 +174,8 @@ _COLUMNS = (
     ("P", "precision", "{:.3f}"), ("R", "recall", "{:.3f}"), ("F1", "f1", "{:.3f}"),
     ("AU-ROC", "auroc", "{:.4f}"), ("MCC", "mcc", "{:.3f}"), ("r", "pearson", "{:.3f}"),
     ("B3 P", "b3_precision", "{:.3f}"), ("B3 R", "b3_recall", "{:.3f}"), ("B3 F1", "b3_f1", "{:.3f}"),
-    ("cand R", "candidate_recall", "{:.3f}"), ("sec", "seconds", "{:.2f}"),
+    ("cand R", "candidate_recall", "{:.3f}"), ("copy F1", "copy_f1", "{:.3f}"), ("copy B3", "copy_b3_f1", "{:.3f}"),
+    ("sec", "seconds", "{:.2f}"),
 )
 
 
@@ -474,6 +479,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                    help=f"how B-cubed clusters are made from the pairs, as in dedup ({CLUSTERINGS[0]})")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--plot", metavar="DIR", help="write thresholds.png and roc.png into DIR")
+    p.add_argument("--min-coverage", type=float, default=DEFAULT_MIN_COVERAGE, metavar="C",
+                   help="the relations' coverage for the copy columns (what dedup lists and clusters at the "
+                        f"threshold: copies, not shares) ({DEFAULT_MIN_COVERAGE})")
+    p.add_argument("--no-relations", dest="relations", action="store_false",
+                   help="leave out the copy columns (faster: no passages aligned)")
     add_input_options(p)
     add_method_options(p)
     p.set_defaults(func=_cmd_eval)

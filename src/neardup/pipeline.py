@@ -287,12 +287,10 @@ class Deduplicator:
     def _relate(self, result: DedupResult, coverage: Coverage, counts: dict[str, int]) -> None:
         """Type ``result``'s pairs by ``coverage``, cluster the copies, choose what may be dropped."""
         from .cluster import clusters_from_pairs
-        from .relations import copy_pairs, relate, removals
+        from .relations import copy_edges, removals
 
         n = len(result.ids)
-        related = relate(result.a, result.b, coverage, self.min_coverage)
-        copy = copy_pairs(related)
-        weight = np.maximum(related.cov_a, related.cov_b)[copy]
+        related, copy, weight = copy_edges(result.a, result.b, coverage, self.min_coverage)
         groups = clusters_from_pairs(n, result.a[copy], result.b[copy], weight, self.cluster)
         kept_for, kept_cov, reps = removals(n, groups, coverage, self.unique_coverage)
         result.groups, result.related, result.listed = groups, related, self.listed

@@ -15,7 +15,7 @@ share hold at least ``min_coverage`` of ``x``'s words (0.5: most of it).  Then
   words in common scattered over both): no copy, and not listed unless asked for.
 
 Only the copy relations (``duplicate``, ``contains``, ``contained``) make clusters
-(:func:`copy_clusters`), and a clustered document is removed from a deduplicated set only
+(:func:`copy_edges`), and a clustered document is removed from a deduplicated set only
 when the document kept for it covers at least ``unique_coverage`` of it
 (:func:`removals`): ``--unique`` never drops text that no kept document holds.
 
@@ -110,6 +110,15 @@ class Coverage:
     def __len__(self) -> int:
         return int(self.a.shape[0])
 
+    def within(self, docs: np.ndarray) -> "Coverage":
+        """The pairs of two documents where the boolean ``docs`` is true, renumbered in that subset
+        (the aligner's answer for those documents alone, as long as no seed reaches its
+        document-frequency cap: removing documents only lowers a seed's count)."""
+        new_index = np.cumsum(docs) - 1
+        sub = self.take(docs[self.a] & docs[self.b])
+        sub.a, sub.b = new_index[sub.a], new_index[sub.b]
+        return sub
+
     def find(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """Row of each pair ``(a[i], b[i])`` (``a < b``) here, or -1."""
         want = _pair_key(np.asarray(a, np.int64), np.asarray(b, np.int64))
@@ -185,6 +194,15 @@ def copy_pairs(related: Related) -> np.ndarray:
     return related.relation <= CONTAINED
 
 
+def copy_edges(a: np.ndarray, b: np.ndarray, coverage: Coverage,
+               min_coverage: float = DEFAULT_MIN_COVERAGE) -> tuple[Related, np.ndarray, np.ndarray]:
+    """What clusters in ``dedup``: the relation of each pair ``(a[i], b[i])``, the mask of the
+    copies, and each copy's edge weight (the larger of its two coverages)."""
+    related = relate(a, b, coverage, min_coverage)
+    copy = copy_pairs(related)
+    return related, copy, np.maximum(related.cov_a, related.cov_b)[copy]
+
+
 @njit(cache=True)
 def _greedy(order, label, n_clusters, start, src, val):
     """Documents in ``order``: dropped when a kept one covers them (``src``/``val``: in-edges of
@@ -253,9 +271,10 @@ class SiteCodes:
 
     def of(self, records: Sequence[object]) -> np.ndarray:
         """Site codes of a batch of :class:`~neardup.io.records.Record` (one dict look-up each)."""
-        return np.fromiter((self._code(r) for r in records), np.int64, len(records))
+        return np.fromiter((self.code(r) for r in records), np.int64, len(records))
 
-    def _code(self, record: object) -> int:
+    def code(self, record: object) -> int:
+        """The site code of one record."""
         fields = getattr(record, "fields", None) or {}
         site = fields.get("site")
         if not isinstance(site, str) or not site:

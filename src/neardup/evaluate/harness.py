@@ -13,7 +13,7 @@ Hajishirzi et al.: a random half of the clusters is the development half, the re
 held out, repeated with new halves (mean and spread over the repetitions).  Without
 either, Max F1 on the dataset itself is reported, as the papers do.  A method that
 learns (:attr:`Method.learns`, e.g. ANDD with a trained model) is trained on the development side too, and
-:func:`learning_curve` trains it on growing random subsets of the development half.
+:func:`~neardup.evaluate.curves.learning_curve` trains it on growing random subsets of the development half.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from ..extract import DEFAULT_EXTRACTOR
 from ..io.readers import FIELDS, Fields, InputError, read_input
 from ..methods import get_method
 from ..methods.base import Collection, Method
+from ..relations import DEFAULT_MIN_COVERAGE, Coverage, SiteCodes
 from ..input_stage import documents
 from ..job import RunStats
 from .summary import evaluate_scores
@@ -43,6 +44,7 @@ MAX_ALL_PAIRS_DOCS = 8000
 REPORT_KEYS = (
     "max_f1", "threshold", "precision", "recall", "f1", "auroc", "mcc", "pearson",
     "b3_precision", "b3_recall", "b3_f1", "candidate_recall",
+    "copy_precision", "copy_recall", "copy_f1", "copy_b3_f1",
 )
 
 
@@ -56,6 +58,8 @@ class LabeledSet:
     cluster: np.ndarray
     stats: RunStats
     pairs: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+    #: Site code per document (:class:`~neardup.relations.SiteCodes`; -1: unknown), as ``dedup`` sees it.
+    sites: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -105,10 +109,11 @@ def load_labeled(
     stats = RunStats()
     by_truth = read_truth_clusters(truth) if truth else None
     is_dir = Path(path).is_dir()
-    ids, texts, names = [], [], []
+    ids, texts, names, sites, site_codes = [], [], [], [], SiteCodes()
     for record, text in documents(read_input(path, prefer_html, fields), extract, stats):
         ids.append(record.id)
         texts.append(text)
+        sites.append(site_codes.code(record))
         if by_truth is not None:
             names.append(by_truth.get(record.id))
         elif is_dir:
@@ -117,7 +122,7 @@ def load_labeled(
             value = record.fields.get("cluster")
             names.append(None if value is None else str(value))
     stats.kept = len(ids)
-    data = LabeledSet(Path(path).name, ids, texts, _cluster_codes(names), stats)
+    data = LabeledSet(Path(path).name, ids, texts, _cluster_codes(names), stats, sites=np.array(sites, np.int64))
     if pairs:
         data.pairs = _read_labeled_pairs(pairs, {rid: n for n, rid in enumerate(ids)})
     return data
@@ -199,6 +204,9 @@ class Scored:
     seconds: float
     #: Index in ``method`` of each document (a subset's documents are renumbered).
     doc_index: np.ndarray | None = None
+    #: The passages every pair shares (``None``: relations off), and a document's min coverage.
+    coverage: Coverage | None = None
+    min_coverage: float = DEFAULT_MIN_COVERAGE
 
     def subset(self, docs: np.ndarray) -> "Scored":
         """The pairs among the documents where the boolean ``docs`` is true, reindexed."""
@@ -209,6 +217,7 @@ class Scored:
         return Scored(
             sub, self.method, new_index[self.i[keep]], new_index[self.j[keep]], self.scores[keep],
             self.labels[keep], self.clusters[docs], self.seconds, self.method_index()[docs],
+            None if self.coverage is None else self.coverage.within(docs), self.min_coverage,
         )
 
     def method_index(self) -> np.ndarray:
@@ -219,12 +228,17 @@ class Scored:
                clustering: str = CLUSTERINGS[0]) -> dict[str, Any]:
         """The measures at ``threshold`` (chosen by ``objective`` when None), with the index's recall.
 
-        B-cubed is measured on the clusters ``dedup`` would make (``clustering``).
+        B-cubed is measured on the clusters ``dedup --no-relations`` would make (``clustering``);
+        the ``copy_`` measures are what ``dedup`` lists and clusters at the threshold with its
+        relations (:func:`~neardup.evaluate.copies.copy_measures`; NaN with relations off).
         """
         out = evaluate_scores(
             self.scores, self.labels, self.i, self.j, len(self.data.ids), self.clusters, threshold,
             objective, clustering,
         )
+        from .copies import copy_measures
+
+        out.update(copy_measures(self, out["threshold"], clustering))
         out["candidate_recall"] = float("nan")
         if candidates and self.method is not None:
             index = self.method_index()
@@ -243,12 +257,16 @@ def trained(method: str, params: dict[str, Any], data: LabeledSet, docs: np.ndar
     return m
 
 
-def score_dataset(data: LabeledSet, m: Method) -> Scored:
-    """Sketch ``data`` with the method ``m`` and score every pair."""
+def score_dataset(data: LabeledSet, m: Method, coverage: Coverage | None = None,
+                  min_coverage: float = DEFAULT_MIN_COVERAGE) -> Scored:
+    """Sketch ``data`` with the method ``m`` and score every pair (``coverage``: the passages
+    the pairs share, for the relation-aware ``copy_`` measures; see
+    :func:`~neardup.evaluate.copies.aligned_coverage`)."""
     start = time.perf_counter()
     c = sketch_all(data, m)
     i, j, s, y = scored_pairs(data, c)
-    return Scored(data, c, i, j, s, y, true_clusters(data), time.perf_counter() - start)
+    return Scored(data, c, i, j, s, y, true_clusters(data), time.perf_counter() - start, None, coverage,
+                  min_coverage)
 
 
 def cluster_folds(cluster: np.ndarray, folds: int, seed: int) -> np.ndarray:
@@ -278,7 +296,7 @@ def _header(scored: Scored, name: str) -> dict[str, Any]:
     }
 
 
-def _mean_and_spread(runs: list[dict[str, Any]], keys: tuple[str, ...]) -> dict[str, float]:
+def mean_and_spread(runs: list[dict[str, Any]], keys: tuple[str, ...]) -> dict[str, float]:
     """Mean and standard deviation over ``runs`` of each key (NaN runs ignored)."""
     out = {}
     for key in keys:
@@ -309,12 +327,16 @@ def evaluate(
     objective: str = "pair",
     threshold: float | None = None,
     clustering: str = CLUSTERINGS[0],
+    coverage: Coverage | None = None,
+    min_coverage: float = DEFAULT_MIN_COVERAGE,
 ) -> tuple[dict[str, Any], Scored]:
     """One method on one dataset: a JSON-ready report (see the module docstring).
 
     The threshold is chosen by ``objective`` (``pair``: Max F1; ``bcubed``: best B-cubed
-    F1 of the clusters ``dedup`` makes, by ``clustering``), or fixed by ``threshold``:
-    then the report is what ``dedup`` at that threshold gives.
+    F1 of the clusters ``dedup --no-relations`` makes, by ``clustering``), or fixed by
+    ``threshold``.  With ``coverage`` (the passages ``data``'s pairs share) the report also
+    has the ``copy_`` measures (:mod:`neardup.evaluate.copies`): what ``dedup``, relations on at ``min_coverage``, gives at
+    that threshold.
 
     Also returns the scored pairs, for plots (of the first split's model, for a method
     that learns).
@@ -322,24 +344,25 @@ def evaluate(
     if tune is not None:
         m = trained(method, params, tune)
         dev = score_dataset(tune, m).report(threshold, False, objective, clustering)
-        scored = score_dataset(data, m)
+        scored = score_dataset(data, m, coverage, min_coverage)
         report = _header(scored, method)
         report.update(scored.report(dev["threshold"], clustering=clustering))
         report["tuned_on"] = tune.name
         report["tune_max_f1"] = dev["max_f1"]
         return _how(report, objective, clustering, threshold), scored
     if not splits:
-        scored = score_dataset(data, get_method(method, **params))
+        scored = score_dataset(data, get_method(method, **params), coverage, min_coverage)
         report = {**_header(scored, method), **scored.report(threshold, objective=objective, clustering=clustering)}
         return _how(report, objective, clustering, threshold), scored
     masks = half_splits(data.cluster, splits, split_seed)
     if get_method(method, **params).learns:  # one model per development half
-        every = [score_dataset(data, trained(method, params, data, np.flatnonzero(dev))) for dev in masks]
+        every = [score_dataset(data, trained(method, params, data, np.flatnonzero(dev)), coverage, min_coverage)
+                 for dev in masks]
     else:  # one scoring serves every split
-        every = [score_dataset(data, get_method(method, **params))] * splits
+        every = [score_dataset(data, get_method(method, **params), coverage, min_coverage)] * splits
     runs = [held_out(scored, dev, objective, threshold, clustering) for scored, dev in zip(every, masks)]
     report = _header(every[0], method)
-    report.update(_mean_and_spread(runs, REPORT_KEYS + ("dev_max_f1",)))
+    report.update(mean_and_spread(runs, REPORT_KEYS + ("dev_max_f1",)))
     report.update({"splits": splits, "split_seed": split_seed, "per_split": runs})
     report.update(recommended(runs))
     return _how(report, objective, clustering, threshold), every[0]
@@ -360,40 +383,3 @@ def _how(report: dict[str, Any], objective: str, clustering: str, threshold: flo
     """``report`` with how its threshold was set and its clusters made."""
     report.update({"objective": objective, "clustering": clustering, "fixed_threshold": threshold})
     return report
-
-
-#: Training-set sizes of the learning curve (the ANDD paper's 10, 30, 60, 120, ... documents).
-CURVE_SIZES = (10, 30, 60, 120, 240, 480)
-
-
-def learning_curve(
-    data: LabeledSet, method: str, params: dict[str, Any], sizes: tuple[int, ...] = CURVE_SIZES,
-    splits: int = 5, split_seed: int = 0,
-) -> list[dict[str, Any]]:
-    """Held-out Max F1 of ``method`` trained on ``n`` random documents of the development half.
-
-    For each split half and each ``n`` (at most the half's size) the method is trained on
-    ``n`` documents drawn from the development half (seeded by the split and ``n``) and
-    scored on the held-out half; a draw without both kinds of pair counts as no result.
-    Returns one row per size: mean and spread over the splits.
-    """
-    if not get_method(method, **params).learns:
-        raise UserError(f"method {method} does not learn: a learning curve needs one that does (andd)")
-    rows = []
-    masks = half_splits(data.cluster, splits, split_seed)
-    for n in sizes:
-        runs = []
-        for r, dev in enumerate(masks):
-            pool = np.flatnonzero(dev)
-            if n > pool.shape[0]:
-                continue
-            docs = np.sort(np.random.default_rng([split_seed + r, n]).choice(pool, size=n, replace=False))
-            try:
-                m = trained(method, params, data, docs)
-            except ValueError:  # no near-duplicate (or no non-duplicate) pair among the draw
-                runs.append({"max_f1": float("nan")})
-                continue
-            runs.append(score_dataset(data, m).subset(~dev).report(candidates=False))
-        if runs:
-            rows.append({"documents": n, "runs": len(runs), **_mean_and_spread(runs, ("max_f1",))})
-    return rows
