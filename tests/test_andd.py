@@ -441,10 +441,9 @@ def test_through_the_deduplicator_once_registered(monkeypatch):
 
 @pytest.mark.parametrize("similarity", ["cosine", "jaccard"])
 def test_train_command(tmp_path, similarity):
-    import argparse
     import json
 
-    from neardup.learn.cli import register
+    from neardup.cli import build_parser
 
     texts, cluster = _clustered(2)
     path = tmp_path / "train.jsonl"
@@ -452,8 +451,7 @@ def test_train_command(tmp_path, similarity):
         json.dumps({"id": f"d{n}", "text": t, **({"cluster": f"c{c}"} if c >= 0 else {})}) + "\n"
         for n, (t, c) in enumerate(zip(texts, cluster))
     ))
-    parser = argparse.ArgumentParser()
-    register(parser.add_subparsers(dest="command", required=True))
+    parser = build_parser("train")
     out = tmp_path / "model.json"
     args = parser.parse_args(["train", str(path), "-o", str(out), "--n-pairs", "300", "--quiet", "--similarity", similarity])
     assert args.func(args) == 0

@@ -364,12 +364,9 @@ def test_extract_keeps_paragraph_breaks(synth):
 def test_cli_extract_train_eval(tmp_path, synth, synth_folder, capsys):
     pytest.importorskip("pycrfsuite")
     pytest.importorskip("sklearn")
-    import argparse
+    from neardup.cli import build_parser
 
-    from neardup.extract.cli import register
-
-    parser = argparse.ArgumentParser(prog="neardup")
-    register(parser.add_subparsers(dest="command"))
+    parser = build_parser("extract")
 
     def run(*argv: str) -> int:
         args = parser.parse_args(["extract", *argv])

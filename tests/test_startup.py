@@ -211,12 +211,13 @@ def test_cached_kernels_load_lean_and_compiling_afterwards_still_works():
 def test_the_dedup_warm_up_runs_every_method_without_error(tmp_path):
     """start_kernels ignores a failing warm-up (the job reports its own errors), so a warm-up that
     broke would only cost speed, silently: every method's warm-up must run cleanly."""
-    from neardup.cli import _warm_dedup, build_parser
+    from neardup.cli import build_parser
+    from neardup.commands.dedup import warm
     from neardup.methods import REGISTRY
 
     for name in sorted(REGISTRY):
         args = build_parser("dedup").parse_args(["dedup", "in.jsonl", "-o", str(tmp_path / name), "--method", name])
-        _warm_dedup(args)
+        warm(args)
 
 
 # -- issue 29 item 8: what a new user sees of start-up -------------------------------------------
@@ -240,14 +241,15 @@ def test_the_report_s_time_is_the_command_s_wall_time(tmp_path, capsys, monkeypa
     import time
 
     from neardup import cli
+    from neardup.commands import dedup
 
-    real = cli._cmd_dedup
+    real = dedup.run
 
     def slow_start(args):
         time.sleep(0.6)
         return real(args)
 
-    monkeypatch.setattr(cli, "_cmd_dedup", slow_start)
+    monkeypatch.setattr(dedup, "run", slow_start)
     assert cli.main(["dedup", str(SAMPLE), "-o", str(tmp_path / "o")]) == 0
     seconds = json.loads((tmp_path / "o" / "summary.json").read_text())["seconds"]
     assert seconds["wall"] - seconds["total"] >= 0.55  # the sleep before the job is counted

@@ -1,4 +1,4 @@
-"""``neardup partial``: the sub-command, added to neardup's parser by :func:`register`."""
+"""``neardup partial``: copied passages, located (:mod:`neardup.partial`: the aligner or PDC)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from ..job import print_found
 from ..pdc.signatures import SIGNATURES
 
 
-def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Add ``partial`` to ``subparsers`` (from ``ArgumentParser.add_subparsers``)."""
     from ..cli_options import add_align_options, add_engine_options, add_job_options
 
@@ -32,7 +32,6 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     g.add_argument("--gap", type=int, help="missing sentences bridged inside a span (1)")
     p.add_argument("--truth", metavar="FILE", help="evaluate against a simulator's truth.jsonl (into summary.json)")
     add_engine_options(p)
-    p.set_defaults(func=run_command)
     return p
 
 
@@ -41,10 +40,10 @@ PDC_DEFAULTS = {"signature": "shingles", "shingle_size": 4, "tau": 0.9, "idf_min
                 "antecedents": 10_000, "gamma": 3, "gap": 1}
 
 
-def run_command(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     from ..cli_options import align_params, engine_of, input_fields
     from ..errors import UserError
-    from .run import align_files, partial_files
+    from ..partial.run import align_files, partial_files
 
     given = [k for k in PDC_DEFAULTS if getattr(args, k) is not None]
     if args.method == "align" and given:
