@@ -3,10 +3,24 @@
 from __future__ import annotations
 
 import argparse
+import inspect
 import sys
+from typing import Any
 
 from ..job import print_found
 from ..pdc.signatures import SIGNATURES
+
+#: PDC's options: parameters of :class:`~neardup.pdc.detector.PartialDetector`, which states their
+#: defaults (:func:`pdc_defaults`); None in the parser, so one given without --method pdc is seen.
+PDC_OPTIONS = ("signature", "shingle_size", "tau", "idf_min", "idf_max", "stats", "antecedents", "gamma", "gap")
+
+
+def pdc_defaults() -> dict[str, Any]:
+    """The defaults of :data:`PDC_OPTIONS`, read from the detector (stated there only)."""
+    from ..pdc.detector import PartialDetector
+
+    params = inspect.signature(PartialDetector.__init__).parameters
+    return {name: params[name].default for name in PDC_OPTIONS}
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -19,38 +33,32 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
                    help="align: seed-and-extend passages that survive copy-editing, 1-2 sentences long too; "
                         "pdc: the paper's runs of duplicate sentences (align)")
     add_align_options(p)
+    d = pdc_defaults()
     g = p.add_argument_group("pdc: sentence duplicates")
-    g.add_argument("--signature", choices=SIGNATURES, help="sentence signatures (shingles)")
-    g.add_argument("--shingle-size", type=int, help="words per shingle (4)")
-    g.add_argument("--tau", type=float, help="Jaccard at or above which sentences are duplicates (0.9)")
-    g.add_argument("--idf-min", type=float, help="imatch: lowest normalized IDF of a word kept (0.1)")
-    g.add_argument("--idf-max", type=float, help="imatch: highest normalized IDF of a word kept (1.0)")
+    g.add_argument("--signature", choices=SIGNATURES, help=f"sentence signatures ({d['signature']})")
+    g.add_argument("--shingle-size", type=int, help=f"words per shingle ({d['shingle_size']})")
+    g.add_argument("--tau", type=float, help=f"Jaccard at or above which sentences are duplicates ({d['tau']})")
+    g.add_argument("--idf-min", type=float, help=f"imatch: lowest normalized IDF of a word kept ({d['idf_min']})")
+    g.add_argument("--idf-max", type=float, help=f"imatch: highest normalized IDF of a word kept ({d['idf_max']})")
     g.add_argument("--stats", metavar="FILE", help="imatch: word statistics (.npz of `neardup stats build`); off = the input")
-    g.add_argument("--antecedents", type=int, help="spotsigs: most frequent words used as antecedents (10000)")
+    g.add_argument("--antecedents", type=int, help=f"spotsigs: most frequent words used as antecedents ({d['antecedents']})")
     g = p.add_argument_group("pdc: sequence matching")
-    g.add_argument("--gamma", type=int, help="fewest sentences a span covers (3)")
-    g.add_argument("--gap", type=int, help="missing sentences bridged inside a span (1)")
+    g.add_argument("--gamma", type=int, help=f"fewest sentences a span covers ({d['gamma']})")
+    g.add_argument("--gap", type=int, help=f"missing sentences bridged inside a span ({d['gap']})")
     p.add_argument("--truth", metavar="FILE", help="evaluate against a simulator's truth.jsonl (into summary.json)")
     add_engine_options(p)
     return p
 
 
-#: PDC's options and their defaults (None in the parser, so one given without --method pdc is seen).
-PDC_DEFAULTS = {"signature": "shingles", "shingle_size": 4, "tau": 0.9, "idf_min": 0.1, "idf_max": 1.0, "stats": None,
-                "antecedents": 10_000, "gamma": 3, "gap": 1}
-
-
 def run(args: argparse.Namespace) -> int:
+    """Align (the default) or run PDC; write the partials, print the summary."""
     from ..cli_options import align_params, engine_of, input_fields
     from ..errors import UserError
     from ..partial.run import align_files, partial_files
 
-    given = [k for k in PDC_DEFAULTS if getattr(args, k) is not None]
+    given = {k: getattr(args, k) for k in PDC_OPTIONS if getattr(args, k) is not None}
     if args.method == "align" and given:
-        raise UserError(f"--{given[0].replace('_', '-')} is an option of --method pdc (the default method is align)")
-    for k, v in PDC_DEFAULTS.items():
-        if getattr(args, k) is None:
-            setattr(args, k, v)
+        raise UserError(f"--{next(iter(given)).replace('_', '-')} is an option of --method pdc (the default method is align)")
     engine = engine_of(args)
     if args.method == "align":
         summary = align_files(args.inputs, args.output, prefer_html=args.html, fields=input_fields(args),
@@ -62,9 +70,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
 
     summary = partial_files(
-        args.inputs, args.output, prefer_html=args.html, fields=input_fields(args), truth=args.truth,
-        signature=args.signature, shingle_size=args.shingle_size, tau=args.tau, gamma=args.gamma, gap=args.gap,
-        idf_min=args.idf_min, idf_max=args.idf_max, antecedents=args.antecedents, stats=args.stats,
+        args.inputs, args.output, prefer_html=args.html, fields=input_fields(args), truth=args.truth, **given,
         extract=args.extract, strict=args.strict, progress=not args.quiet and sys.stderr.isatty(), fmt=args.format,
         engine=engine,
     )
