@@ -1,8 +1,8 @@
 """Options commands share: inputs, output folder, extraction, fields; methods; engines; the aligner's.
 
-Kept apart from :mod:`neardup.cli` so the sub-commands' parsers (contain, partial, stats,
-train, index) use them without importing the main command line (no import cycle).  The
-method options import the method registry only when a parser is built.
+Kept apart from :mod:`neardup.cli` so the command modules (:mod:`neardup.commands`) use
+them without importing the main command line (no import cycle).  The method options import
+the method registry, and the aligner's options the aligner, only when a parser is built.
 """
 
 from __future__ import annotations

@@ -53,13 +53,13 @@ def align_files(
     progress: bool = False,
     engine: Any = "local",
 ) -> dict[str, Any]:
-    """``partial`` (``--method align``): seed-and-extend passages (:mod:`.align`); writes
+    """``partial`` (``--method align``): seed-and-extend passages (:mod:`neardup.align`); writes
     ``partials`` and ``summary.json``.
 
     Rows: ``a``, ``b`` (in input order), ``spans`` of ``a_chars``, ``b_chars``, ``a_words``,
     ``b_words``, ``similarity`` (density of matched words), and ``coverage_a``,
     ``coverage_b`` (share of each document's words inside the spans).  Texts are not kept:
-    documents go into the aligner in batches of ``batch_docs`` (see :mod:`.align` on memory).
+    documents go into the aligner in batches of ``batch_docs`` (see :mod:`neardup.align.aligner` on memory).
     With ``truth`` the summary gets the PAN and sentence measures
     (:func:`~.evaluate.evaluate_partial_files`); every document's sentence offsets are then kept
     (so ``truth`` needs the local engine).  ``engine``: ``"local"`` or an engine object whose
