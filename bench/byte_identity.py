@@ -5,6 +5,7 @@ after::
 
     python bench/byte_identity.py record identity.json      # before (a few minutes on 2 cores)
     python bench/byte_identity.py check identity.json       # after: lists every output that changed
+    python bench/byte_identity.py check identity.json --quick   # the runs on the sample only
 
 The runs: ``neardup synth`` of 20,000 documents (seed 7); ``neardup dedup`` with every method's
 defaults on ``examples/sample.jsonl`` and on that corpus; ``neardup contain`` with every method on
@@ -12,7 +13,8 @@ the sample and its two main methods (align, codet) on the corpus; ``neardup part
 methods on both; ``neardup index create/add/query`` and ``neardup explain`` on the sample.  Every
 run works in one scratch folder with relative paths, so a summary's paths do not depend on where
 it runs.  A ``summary.json`` is compared without what differs run to run (``seconds``, memory
-traces, versions); every other file byte for byte.
+traces, versions); every other file byte for byte, except the index's own store (its SQLite file
+holds times; its answers, ``matches.jsonl``, are compared).
 """
 
 from __future__ import annotations
@@ -30,6 +32,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 #: Summary keys that differ between two runs of the same job (timings, memory, versions).
 VOLATILE = {"seconds", "memory", "trace", "version", "wall", "rss", "peak_rss_mb"}
+
+#: Files not compared: the index's own store holds creation times and the writer's process id.
+UNCOMPARED = ("index/",)
 
 METHODS = ("andd", "ffp", "imatch", "minhash", "simhash", "spotsigs", "wsample")
 CONTAIN_METHODS = ("align", "codet", "ffp", "dsc", "imatch", "simhash")
@@ -74,14 +79,18 @@ def digest(path: Path) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def record(work: Path) -> dict[str, dict[str, str]]:
-    """Run every reference run in ``work``; the digest of every file each one wrote."""
+def record(work: Path, quick: bool = False) -> dict[str, dict[str, str]]:
+    """Run every reference run in ``work`` (``quick``: those on the sample only); the digest of
+    every file each one wrote."""
     shutil.copy(ROOT / "examples" / "sample.jsonl", work / "sample.jsonl")
     found: dict[str, dict[str, str]] = {}
     for name, argv in runs():
+        if quick and (name == "synth" or name.endswith("-corpus")):
+            continue
         before = {p for p in work.rglob("*") if p.is_file()}
         done = subprocess.run([sys.executable, "-m", "neardup", *argv], cwd=work, capture_output=True, text=True)
-        files = {p for p in work.rglob("*") if p.is_file()} - before
+        files = {p for p in work.rglob("*") if p.is_file() and not str(p.relative_to(work)).startswith(UNCOMPARED)}
+        files -= before
         found[name] = {str(p.relative_to(work)): digest(p) for p in sorted(files)}
         found[name]["exit"] = str(done.returncode)
         if name == "explain" or not files:
@@ -95,18 +104,22 @@ def main() -> int:
     parser.add_argument("mode", choices=("record", "check"))
     parser.add_argument("digests", type=Path, help="JSON of digests (record writes it, check reads it)")
     parser.add_argument("--workdir", type=Path, help="scratch folder (default: a temporary one, removed after)")
+    parser.add_argument("--quick", action="store_true",
+                        help="only the runs on the sample (seconds, not minutes); check compares those only")
     args = parser.parse_args()
     if args.workdir:
         args.workdir.mkdir(parents=True, exist_ok=False)
-        found = record(args.workdir)
+        found = record(args.workdir, args.quick)
     else:
         with tempfile.TemporaryDirectory() as tmp:
-            found = record(Path(tmp))
+            found = record(Path(tmp), args.quick)
     if args.mode == "record":
         args.digests.write_text(json.dumps(found, indent=1, sort_keys=True) + "\n")
         print(f"recorded {sum(len(v) for v in found.values())} digests of {len(found)} runs -> {args.digests}")
         return 0
     expected = json.loads(args.digests.read_text())
+    if args.quick:
+        expected = {run: digests for run, digests in expected.items() if run in found}
     changed = [f"{run}: {file}" for run in sorted(set(expected) | set(found))
                for file in sorted(set(expected.get(run, {})) | set(found.get(run, {})))
                if expected.get(run, {}).get(file) != found.get(run, {}).get(file)]
