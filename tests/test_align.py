@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import random
 
+import pytest
+
 from neardup.cli import main
 from neardup.align.aligner import align
 
@@ -42,6 +44,7 @@ def edit_one_word_per_sentence(text: str, rng: random.Random) -> str:
     return ". ".join(out)
 
 
+@pytest.mark.slow
 def test_a_copy_with_one_edited_word_per_sentence_is_located():
     rng = random.Random(1)
     copy = " ".join(sentence(rng) for _ in range(3))

@@ -176,6 +176,7 @@ def test_gradient_matches_finite_differences(seed, similarity, objective):
     assert np.linalg.norm(grad) > 1e-4  # not trivially zero
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("similarity", ["cosine", "jaccard"])
 def test_pair_similarities_are_the_exact_similarities(similarity):
     texts, cluster = _clustered(0)
@@ -223,6 +224,7 @@ def _length_separates(seed=0):
     return _long_and_short(seed)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("similarity", ["cosine", "jaccard"])
 def test_fit_learns_the_separating_feature(similarity):
     texts, cluster = _length_separates()

@@ -95,6 +95,7 @@ def test_containment_evaluation_rules():
     assert best["threshold"] == 0.6 and best["f1"] == pytest.approx(2 * 3 / (2 * 3 + 1 + 3))
 
 
+@pytest.mark.slow
 def test_quality_on_a_simulated_reuters_corpus(tmp_path):
     """CoDet (the paper's defaults) on 1,500 simulated documents: F1 near the paper's FFP, direction right."""
     import itertools

@@ -49,6 +49,7 @@ def test_the_readme_has_examples():
     assert len(BLOCKS) >= 4
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("number, commands, shown", BLOCKS, ids=[f"README:{b[0]}" for b in BLOCKS])
 def test_readme_example_prints_what_it_shows(tmp_path, number, commands, shown):
     if any("../shared/data" in c for c in commands) and not (ROOT.parent / "shared" / "data").exists():

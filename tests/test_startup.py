@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from neardup import kernel_cache
 
 #: Heavy packages a command must not pay for unless it uses them.
@@ -42,6 +44,7 @@ def _probe() -> dict:
     return json.loads(out.stdout)
 
 
+@pytest.mark.slow
 def test_cli_import_loads_no_heavy_package_and_compiles_nothing():
     found = _probe()
     heavy = [m for m in found["modules"] if m.split(".")[0] in FORBIDDEN or ".".join(m.split(".")[:2]) in FORBIDDEN]
@@ -75,6 +78,7 @@ def test_cache_folder_respects_user_settings(tmp_path, monkeypatch):
     assert folder.name == f"numba-{kernel_cache.sources_digest()}"
 
 
+@pytest.mark.slow
 def test_the_program_runs_kernels_from_the_keyed_folder(tmp_path):
     probe = ("import os, sys; sys.argv = ['neardup', 'methods']; from neardup.__main__ import program; program(); "
              "from neardup.hashing import xxh64_bytes; import numpy as np;"
@@ -98,6 +102,7 @@ def test_import_neardup_changes_no_environment_variable():
     assert json.loads(out.stdout) == [True, False]
 
 
+@pytest.mark.slow
 def test_plain_start_leaves_numba_as_it_is():
     """NEARDUP_PLAIN_START=1: the program's start-up reaches into no numba internal."""
     probe = ("import json, sys; from neardup.startup import start_kernels; start_kernels(); "
@@ -108,6 +113,7 @@ def test_plain_start_leaves_numba_as_it_is():
     assert json.loads(out.stdout) is False
 
 
+@pytest.mark.slow
 def test_import_neardup_is_lazy_and_leaves_the_collector_alone():
     probe = ("import gc, json, sys; gc.disable(); import neardup; "
              "print(json.dumps([gc.isenabled(), 'numba' in sys.modules, 'numpy' in sys.modules, "
@@ -126,6 +132,7 @@ print(json.dumps({"code": code, "collecting": gc.isenabled(), "frozen": gc.get_f
 """
 
 
+@pytest.mark.slow
 def test_the_program_pauses_the_collector_until_start_up_ends_and_freezes_what_it_built(tmp_path):
     docs = tmp_path / "docs.jsonl"
     docs.write_text('{"id": "a", "text": "one short document"}\n')
@@ -150,11 +157,13 @@ print(json.dumps({"collecting_in_warm_up": seen, "after": gc.isenabled(), "froze
 """
 
 
+@pytest.mark.slow
 def test_warm_up_runs_with_the_collector_paused_and_its_failure_is_left_to_the_job():
     out = subprocess.run([sys.executable, "-c", WARM_PROBE], check=True, capture_output=True, text=True)
     assert json.loads(out.stdout) == {"collecting_in_warm_up": [False], "after": True, "frozen": True}
 
 
+@pytest.mark.slow
 def test_program_dedup_start_up_leaves_every_method_s_result_unchanged(tmp_path):
     """`neardup dedup` as the program (warm-up, frozen start-up, cached kernels loaded lean)
     writes, for every method, the pairs and scores the API computes in this process."""
@@ -198,6 +207,7 @@ print(json.dumps({"lean": getattr(lean, "lean", False), "registries_skipped": re
 """
 
 
+@pytest.mark.slow
 def test_cached_kernels_load_lean_and_compiling_afterwards_still_works():
     """The program loads cached kernels without numba's implementation registries
     (:func:`neardup.startup.lean_cache_loads`), and a kernel compiled later in the same
@@ -208,6 +218,7 @@ def test_cached_kernels_load_lean_and_compiling_afterwards_still_works():
     assert found["fresh"] == found["numpy"]
 
 
+@pytest.mark.slow
 def test_the_dedup_warm_up_runs_every_method_without_error(tmp_path):
     """start_kernels ignores a failing warm-up (the job reports its own errors), so a warm-up that
     broke would only cost speed, silently: every method's warm-up must run cleanly."""
@@ -226,8 +237,6 @@ SAMPLE = Path(__file__).resolve().parents[1] / "examples" / "sample.jsonl"
 
 
 def test_version_is_printed(capsys):
-    import pytest
-
     from neardup import __version__
     from neardup.cli import main
 
