@@ -160,7 +160,7 @@ def measure(cmd: list[str]) -> dict:
 
 def score(job: str, corpus: Path, out: Path) -> dict:
     from neardup.contain.evaluate import evaluate_containments
-    from neardup.contain.truth import Truth
+    from neardup.evaluate.truth import Truth
 
     truth = Truth.read(corpus / "truth.jsonl")
     data = json.loads((out / "pairs.json").read_text())

@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"no data at {args.data}", file=sys.stderr)
         return 2
     from neardup.evaluate.harness import load_labeled
-    from neardup.partial.align import AlignParams, Aligner
+    from neardup.align.aligner import AlignParams, Aligner
     from neardup.pipeline import Deduplicator
     from neardup.relations import DEDUP_MAX_DF, Coverage
 

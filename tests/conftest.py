@@ -9,6 +9,12 @@ from pathlib import Path
 import orjson
 import pytest
 
+from neardup.kernel_cache import use_source_keyed_cache
+
+# The suite is a program too: numba's cache keyed by the kernel sources, as `neardup` keys it (the
+# library leaves the environment alone); set before any kernel loads, and inherited by subprocesses.
+use_source_keyed_cache()
+
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import random
 
+import pytest
+
 from neardup.cli import main
-from neardup.partial.align import align
+from neardup.align.aligner import align
 
 WORDS = ("harbor council bridge vote cost ferry river budget mayor court permit traffic lane cyclist "
          "district project engineer report minister school teacher hospital doctor patient energy flour "
@@ -42,6 +44,7 @@ def edit_one_word_per_sentence(text: str, rng: random.Random) -> str:
     return ". ".join(out)
 
 
+@pytest.mark.slow
 def test_a_copy_with_one_edited_word_per_sentence_is_located():
     rng = random.Random(1)
     copy = " ".join(sentence(rng) for _ in range(3))
@@ -131,7 +134,7 @@ def test_a_copy_in_a_script_without_spaces_is_located_by_character_seeds():
 
 def test_spilled_and_partitioned_runs_give_the_same_passages(tmp_path):
     """The engine's bounds (spill files, seed pairs one document range at a time) change nothing."""
-    from neardup.partial.align import align_texts
+    from neardup.align.aligner import align_texts
 
     rng = random.Random(7)
     shared = [" ".join(sentence(rng) for _ in range(3)) for _ in range(5)]

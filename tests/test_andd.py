@@ -176,6 +176,7 @@ def test_gradient_matches_finite_differences(seed, similarity, objective):
     assert np.linalg.norm(grad) > 1e-4  # not trivially zero
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("similarity", ["cosine", "jaccard"])
 def test_pair_similarities_are_the_exact_similarities(similarity):
     texts, cluster = _clustered(0)
@@ -223,6 +224,7 @@ def _length_separates(seed=0):
     return _long_and_short(seed)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("similarity", ["cosine", "jaccard"])
 def test_fit_learns_the_separating_feature(similarity):
     texts, cluster = _length_separates()
@@ -441,10 +443,9 @@ def test_through_the_deduplicator_once_registered(monkeypatch):
 
 @pytest.mark.parametrize("similarity", ["cosine", "jaccard"])
 def test_train_command(tmp_path, similarity):
-    import argparse
     import json
 
-    from neardup.learn.cli import register
+    from neardup.cli import build_parser
 
     texts, cluster = _clustered(2)
     path = tmp_path / "train.jsonl"
@@ -452,8 +453,7 @@ def test_train_command(tmp_path, similarity):
         json.dumps({"id": f"d{n}", "text": t, **({"cluster": f"c{c}"} if c >= 0 else {})}) + "\n"
         for n, (t, c) in enumerate(zip(texts, cluster))
     ))
-    parser = argparse.ArgumentParser()
-    register(parser.add_subparsers(dest="command", required=True))
+    parser = build_parser("train")
     out = tmp_path / "model.json"
     args = parser.parse_args(["train", str(path), "-o", str(out), "--n-pairs", "300", "--quiet", "--similarity", similarity])
     assert args.func(args) == 0

@@ -71,6 +71,7 @@ def test_scores_are_the_estimated_jaccard_or_exact(tmp_path, corpus_file, corpus
     assert any(pairs[False][key] != pairs[True][key] for key in pairs[False].keys() & pairs[True].keys())
 
 
+@pytest.mark.slow
 def test_output_is_byte_identical_across_processes(tmp_path, corpus_file):
     outs = []
     for run in range(2):
@@ -96,6 +97,7 @@ def test_supershingles_and_parquet_output(tmp_path, corpus_file, corpus):
     assert len(pq.read_table(out / "clusters.parquet")) == 8
 
 
+@pytest.mark.slow
 def test_max_df_drops_boilerplate_shingles(tmp_path, corpus):
     docs, _ = corpus
     footer = " ".join(f"footer{i} menu home contact about news sport weather" for i in range(100))
@@ -154,6 +156,7 @@ def test_shipped_sample_is_what_synth_makes(tmp_path):
     assert (tmp_path / "truth.jsonl").read_bytes() == (REPO / "examples" / "sample-truth.jsonl").read_bytes()
 
 
+@pytest.mark.slow
 def test_eval_on_the_sample_reads_clusters_and_html(tmp_path, capsys):
     import json
 
@@ -238,6 +241,7 @@ def test_unwritable_output_is_a_clear_error(tmp_path, capsys):
     assert "taken" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_eval_learning_curve_trains_andd_per_split(tmp_path, capsys):
     import json
 

@@ -19,6 +19,7 @@ def _two_stories_and_a_bridge():
     return a, b, s.astype(float)
 
 
+@pytest.mark.slow
 def test_a_bridge_merges_components_but_not_propagation_or_leader():
     a, b, s = _two_stories_and_a_bridge()
     assert cluster_labels(10, a, b).tolist() == [0] * 10
@@ -52,6 +53,7 @@ def test_unknown_clustering_is_a_user_error():
         Deduplicator(cluster="louvain")
 
 
+@pytest.mark.slow
 def test_a_cluster_holding_most_of_the_input_is_a_warning():
     docs = [(f"d{i}", "the same story told again " * 20 + f"copy {i}") for i in range(60)]
     docs += [(f"u{i}", f"unrelated words number {i} " + " ".join(f"w{i}x{k}" for k in range(40))) for i in range(10)]

@@ -9,7 +9,8 @@ import pytest
 
 from neardup.contain import ContainmentDetector
 from neardup.contain.codet import containments
-from neardup.contain.tree import COUNT_WINDOW, CorpusTree
+from neardup.contain.tree import CorpusTree
+from neardup.windows import COUNT_WINDOW
 from neardup.contain.words import (document_word_sets, idf_weights, load_word_stats, save_word_stats,
                                    sentence_words, stopword_hashes)
 from neardup.hashing import hash_str
@@ -45,6 +46,7 @@ def _insert_one_by_one(docs, etl, sort_words=False):
     return tree, steps
 
 
+@pytest.mark.slow
 def test_nasdaq_example_tree_and_similarities():
     tree, steps = _insert_one_by_one(NASDAQ, etl=0.01)
     assert [n for n, _ in steps] == [9, 13, 13]  # Fig. 1-I, II, III
@@ -127,6 +129,7 @@ def test_an_article_with_a_pasted_passage_is_not_contained_in_its_host(articles)
     assert found == {("digest", "host")}
 
 
+@pytest.mark.slow
 def test_count_window_forgets_old_documents_and_memory_stays_flat(articles):
     base = [_article(articles, i) for i in range(len(articles))]
     docs = [(f"d{i}", base[i % len(base)] + f" Item {i}.") for i in range(200)]

@@ -1,14 +1,10 @@
-"""``neardup contain`` / ``neardup partial`` as registered sub-commands, and quality on a simulated corpus."""
-
-import argparse
+"""``neardup contain`` / ``neardup partial`` as sub-commands, and quality on a simulated corpus."""
 
 import orjson
 import pytest
 
-from neardup.contain.cli import register as register_contain
 from neardup.contain.evaluate import evaluate_containments, threshold_sweep
-from neardup.contain.truth import Truth
-from neardup.partial.cli import register as register_partial
+from neardup.evaluate.truth import Truth
 
 from conftest import shared_data
 
@@ -16,16 +12,10 @@ PASSAGE = ("The central bank raised its main rate by half a point on Thursday. I
            "Governor Ana Ruiz said inflation had proved more stubborn than expected. Markets had priced in a smaller move.")
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="neardup")
-    sub = parser.add_subparsers(dest="command", required=True)
-    register_contain(sub)
-    register_partial(sub)
-    return parser
-
-
 def _run(argv: list[str]) -> int:
-    args = _parser().parse_args(argv)
+    from neardup.cli import build_parser
+
+    args = build_parser(argv[0]).parse_args(argv)
     return args.func(args)
 
 
@@ -105,6 +95,7 @@ def test_containment_evaluation_rules():
     assert best["threshold"] == 0.6 and best["f1"] == pytest.approx(2 * 3 / (2 * 3 + 1 + 3))
 
 
+@pytest.mark.slow
 def test_quality_on_a_simulated_reuters_corpus(tmp_path):
     """CoDet (the paper's defaults) on 1,500 simulated documents: F1 near the paper's FFP, direction right."""
     import itertools

@@ -133,6 +133,7 @@ def _real(name):
     return path
 
 
+@pytest.mark.slow
 def test_real_reuters_counts():
     stats = ReutersStats()
     n = 0

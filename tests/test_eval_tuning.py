@@ -48,6 +48,7 @@ def _dedup_outcome(docs: Path, out: Path, *options: str) -> tuple[set[frozenset[
     return pairs, [pred[i] for i in ids]
 
 
+@pytest.mark.slow
 def test_the_copy_columns_are_what_dedup_gives_with_relations(capsys, tmp_path):
     """On stories that quote each other and end with their site's About paragraph, the copy
     measures are dedup's own listed copies and clusters; the plain ones are dedup --no-relations'."""
@@ -97,6 +98,7 @@ def test_best_bcubed_threshold_prefers_the_clusters_over_the_pairs():
     assert report["b3_f1"] == 1.0
 
 
+@pytest.mark.slow
 def test_plots_mark_thresholds_and_add_pr_scores_and_bcubed(tmp_path, monkeypatch):
     pytest.importorskip("matplotlib")
     from neardup.evaluate import plots
@@ -118,6 +120,7 @@ def test_plots_mark_thresholds_and_add_pr_scores_and_bcubed(tmp_path, monkeypatc
     assert len(thresholds) == len(f1) and 0 <= f1.min() and f1.max() == pytest.approx(1.0)
 
 
+@pytest.mark.slow
 def test_the_precision_recall_dot_sits_at_the_chosen_threshold(tmp_path, monkeypatch):
     # issue 29 item 4: the sweep's thresholds decrease; the dot was looked up as if they increased
     pytest.importorskip("matplotlib")
@@ -151,6 +154,7 @@ def test_the_precision_recall_dot_sits_at_the_chosen_threshold(tmp_path, monkeyp
     assert dots == [(pytest.approx(want_recall), pytest.approx(want_precision))]
 
 
+@pytest.mark.slow
 def test_folds_print_every_split_the_spread_and_an_evaluated_threshold(capsys, tmp_path):
     # issue 29 item 5: one mean threshold, never evaluated itself; per-split values only in --json
     argv = ["eval", str(SAMPLE), "--method", "minhash", "--shingle-size", "3", "--folds", "3", "--split-seed", "1"]

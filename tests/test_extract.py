@@ -165,6 +165,7 @@ def test_features_are_deterministic_and_in_range():
     assert stats.tokens.tolist()[:4] == [3, 2, 17, 14]
 
 
+@pytest.mark.slow
 def test_keyword_mask_matches_whole_short_words_and_inside_long_ones():
     from neardup.extract.features import KEYWORDS
 
@@ -292,6 +293,7 @@ def test_a_model_that_keeps_nothing_falls_back_to_the_heuristic():
     assert extract(ARTICLE, reject_all).text == extract_heuristic(ARTICLE).text != ""
 
 
+@pytest.mark.slow
 def test_learned_models_extract_articles_on_unseen_sites(trained):
     models, test_pages = trained
     none = text_scores([p.gold for p in test_pages], [EXTRACTORS["none"](p.html) for p in test_pages], [False] * len(test_pages))
@@ -320,6 +322,7 @@ def test_model_save_load_round_trip_and_version_check(trained, tmp_path):
         BlockModel.load(tmp_path / "junk.npz")
 
 
+@pytest.mark.slow
 def test_training_is_deterministic(synth_folder):
     pytest.importorskip("pycrfsuite")
     from neardup.extract.train import examples, fit
@@ -361,15 +364,13 @@ def test_extract_keeps_paragraph_breaks(synth):
 # --------------------------------------------------------------------------- CLI
 
 
+@pytest.mark.slow
 def test_cli_extract_train_eval(tmp_path, synth, synth_folder, capsys):
     pytest.importorskip("pycrfsuite")
     pytest.importorskip("sklearn")
-    import argparse
+    from neardup.cli import build_parser
 
-    from neardup.extract.cli import register
-
-    parser = argparse.ArgumentParser(prog="neardup")
-    register(parser.add_subparsers(dest="command"))
+    parser = build_parser("extract")
 
     def run(*argv: str) -> int:
         args = parser.parse_args(["extract", *argv])

@@ -30,6 +30,7 @@ def pages():
     return load(L3S, MSV)
 
 
+@pytest.mark.slow
 def test_corpora_load_with_sites(pages):
     by = {ds: [p for p in pages if p.dataset == ds] for ds in ("l3s-gn1", "msv-news")}
     assert len(by["l3s-gn1"]) == 621 and len(by["msv-news"]) == 360
@@ -47,6 +48,7 @@ def test_block_labels_reproduce_the_gold_text(pages, dataset):
     assert score.f1 > 0.97
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dataset", ["l3s-gn1", "msv-news"])
 def test_extractors_rank_on_real_pages(pages, dataset):
     sample = [p for p in pages if p.dataset == dataset][::10]
@@ -57,6 +59,7 @@ def test_extractors_rank_on_real_pages(pages, dataset):
     assert f1["model"] > 0.93
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(OTHERS))
 def test_gold_standard_collections_load_and_label(name):
     if not (DATA / name).is_dir():

@@ -34,6 +34,7 @@ BAD_INPUTS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(BAD_INPUTS))
 def test_every_extractor_survives(name):
     html = BAD_INPUTS[name]
@@ -100,6 +101,7 @@ def markup(draw) -> str:
     return "".join(parts)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(markup())
 def test_random_markup_never_crashes(html):

@@ -1,11 +1,13 @@
 import random
 
 import numpy as np
+import pytest
 import xxhash
 
 from neardup.hashing import hash_str, xxh64_bytes, xxh64_lanes
 
 
+@pytest.mark.slow
 def test_xxh64_bytes_matches_reference_for_every_length_path():
     rng = random.Random(3)
     for length in list(range(0, 80)) + [257, 1000]:

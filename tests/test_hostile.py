@@ -28,6 +28,8 @@ import pytest
 from neardup.cli import main
 from neardup.io.readers import Record, Rejection, read_input
 
+pytestmark = pytest.mark.slow  # whole jobs, servers and signals in subprocesses
+
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "examples" / "sample.jsonl"
 DOCS = [json.loads(line) for line in SAMPLE.read_text().splitlines()]
@@ -389,6 +391,7 @@ def test_7_running_out_of_file_descriptors_is_not_called_damage(tmp_path):
     code = f"""
 import os, resource, threading
 from neardup.online import Index
+
 index = Index.open({str(tmp_path / 'ix')!r}, write=False)
 soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
 resource.setrlimit(resource.RLIMIT_NOFILE, (64, hard))

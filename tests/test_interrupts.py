@@ -18,6 +18,8 @@ from pathlib import Path
 import orjson
 import pytest
 
+pytestmark = pytest.mark.slow  # whole jobs, servers and signals in subprocesses
+
 NEARDUP = [sys.executable, "-m", "neardup.cli"]
 
 

@@ -1,9 +1,12 @@
-"""The house's rules that a reader cannot see at a glance: no import cycles, short modules.
+"""The house's rules that a reader cannot see at a glance: no import cycles, tasks apart, short modules.
 
-Import cycles are counted over every import a module makes, at its top or inside a
-function (a function-level import that closes a cycle still ties two modules together),
-except those under ``if TYPE_CHECKING``.  A module over 400 lines says why in its docstring
-(a paragraph starting "Length:").
+Imports are counted over every import a module makes, at its top or inside a function (a
+function-level import still ties two modules together), except those under ``if
+TYPE_CHECKING``.  The tasks (``contain``, ``partial``, ``online``) import none of each other:
+what they share lives beside them (the aligner in ``align``, PDC in ``pdc``, simulator truth
+in ``evaluate``, windows in ``windows``); engines import no task (a task composes what an
+engine offers).  A module over 400 lines says why in its docstring (a paragraph starting
+"Length:").
 """
 
 from __future__ import annotations
@@ -95,6 +98,39 @@ def test_no_import_cycles():
     modules = _modules()
     graph = {name: _imports(name, path, modules) for name, path in modules.items()}
     assert _cycles(graph) == []
+
+
+#: Packages of one task each: none imports another, and no engine imports any.
+TASKS = ("neardup.contain", "neardup.partial", "neardup.online")
+
+
+def _package(module: str, packages: tuple[str, ...]) -> str | None:
+    return next((p for p in packages if module == p or module.startswith(p + ".")), None)
+
+
+def _crossings(graph: dict[str, set[str]]) -> list[str]:
+    """Imports from one task's package into another's, and from ``neardup.engines`` into a task's."""
+    out = []
+    for name, targets in sorted(graph.items()):
+        home = _package(name, TASKS) or _package(name, ("neardup.engines",))
+        for target in sorted(targets):
+            there = _package(target, TASKS)
+            if home is not None and there is not None and there != home:
+                out.append(f"{name} -> {target}")
+    return out
+
+
+def test_crossing_finder_finds_a_crossing():
+    graph = {"neardup.partial.run": {"neardup.contain.truth", "neardup.partial.cli", "neardup.align.aligner"},
+             "neardup.engines.spark": {"neardup.partial.detector"}, "neardup.cli": {"neardup.online.cli"}}
+    assert _crossings(graph) == ["neardup.engines.spark -> neardup.partial.detector",
+                                 "neardup.partial.run -> neardup.contain.truth"]
+
+
+def test_tasks_import_none_of_each_other_and_engines_import_no_task():
+    modules = _modules()
+    graph = {name: _imports(name, path, modules) for name, path in modules.items()}
+    assert _crossings(graph) == []
 
 
 def test_long_modules_say_why():

@@ -73,6 +73,7 @@ def _dump(path: Path) -> dict:
         db.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("key", sorted(ONLINE))
 def test_adding_one_at_a_time_equals_dedup(tmp_path, docs, key):
     name, params = _method(key)
@@ -87,6 +88,7 @@ def test_adding_one_at_a_time_equals_dedup(tmp_path, docs, key):
     assert got == want
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("key", ["minhash", "ffp"])
 def test_any_batch_sizes_give_the_same_answers_and_index(tmp_path, docs, key):
     name, params = _method(key)
@@ -174,6 +176,7 @@ def test_time_window_evicts_by_the_time_field(tmp_path):
         assert index.last_stats.reasons["invalid time"] == 1
 
 
+@pytest.mark.slow
 def test_remove_forgets_the_document_and_its_keys(tmp_path, docs):
     with Index.create(tmp_path / "ix", method="minhash", threshold=0.5, shingle_size=3) as index:
         checked = index.add(docs[:120])
@@ -276,6 +279,7 @@ with Index.open(sys.argv[1]) as index:
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("partial", [False, True])
 def test_kill_9_during_a_bulk_add_loses_no_acknowledged_document(tmp_path, docs, partial):
     """With --partial too: a document's seeds and word offsets commit with it (``check`` counts them)."""
@@ -312,6 +316,7 @@ def test_kill_9_during_a_bulk_add_loses_no_acknowledged_document(tmp_path, docs,
     assert all(c.id in [m.id for m in c.matches] for c in found)
 
 
+@pytest.mark.slow
 def test_cli_create_add_query_info_remove_compact(tmp_path, capsys):
     ix, sample = str(tmp_path / "ix"), str(ROOT / "examples" / "sample.jsonl")
     assert main(["index", "create", ix, "--method", "minhash", "--threshold", "0.5"]) == 0
@@ -379,6 +384,7 @@ def _offline(path: Path) -> dict[tuple[str, str], list[tuple]]:
                                for s in r["spans"]] for r in rows}
 
 
+@pytest.mark.slow
 def test_partial_passages_are_located_at_exact_character_offsets(tmp_path):
     stored = "Weather: rain all week in the valley, say forecasters. " + COPY.capitalize() + ". Sports follow below."
     new = "In other local news, a bakery opened on Main Street. Also, " + COPY + " -- officials said."
@@ -404,6 +410,7 @@ def test_partial_passages_are_located_at_exact_character_offsets(tmp_path):
         assert index.info()["version"] == 1
 
 
+@pytest.mark.slow
 def test_partial_one_at_a_time_equals_neardup_partial_on_the_sample(tmp_path):
     sample = str(ROOT / "examples" / "sample.jsonl")
     assert main(["partial", sample, "-o", str(tmp_path / "offline"), "--quiet"]) == 0
@@ -423,9 +430,10 @@ def test_partial_one_at_a_time_equals_neardup_partial_on_the_sample(tmp_path):
         assert _spans(index.add(records[:5]) + index.add(records[5:30], batch_size=7) + index.add(records[30:])) == want
 
 
+@pytest.mark.slow
 def test_partial_answers_are_neardup_partial_on_what_the_index_held(tmp_path):
     """With a cap that bites (max_df 3), a document's passages are the aligner's on the documents before it plus it."""
-    from neardup.partial.align import AlignParams, align
+    from neardup.align.aligner import AlignParams, align
 
     records = [{"id": r["id"], "text": r["text"]}
                for r in map(json.loads, (ROOT / "examples" / "sample.jsonl").read_text().splitlines())]
@@ -493,6 +501,7 @@ def _page(words: str) -> str:
     return f"<html><body><article><p>{(words + ' ') * 5}</p></article></body></html>"
 
 
+@pytest.mark.slow
 def test_crawl_folders_added_one_run_at_a_time_keep_every_page(tmp_path, capsys, monkeypatch):
     # issue 29 item 1: with one input per run ids were relative to the folder, so crawl/day2/index.html was
     # refused as a duplicate of crawl/day1/index.html (exit 2, one document stored)

@@ -5,11 +5,11 @@ import random
 import numpy as np
 import pytest
 
-from neardup.contain.truth import Truth
+from neardup.evaluate.truth import Truth
 from neardup.features.sets import HashedSets, exact_jaccard
 from neardup.partial import PartialDetector
 from neardup.partial.evaluate import evaluate_partials
-from neardup.partial.stages import Records, Sentences, index, sentence_duplicates, sequence_matching
+from neardup.pdc.stages import Records, Sentences, index, sentence_duplicates, sequence_matching
 from neardup.sentences import split_sentences
 
 PASSAGE = ("The central bank raised its main rate by half a point on Thursday. "

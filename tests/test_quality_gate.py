@@ -18,6 +18,7 @@ def measured():
     return quality_gate.measure()
 
 
+@pytest.mark.slow
 def test_every_floor_is_measured_and_every_measure_has_a_floor(measured):
     assert set(measured) == set(quality_gate.floors())
 

@@ -49,6 +49,7 @@ def test_the_readme_has_examples():
     assert len(BLOCKS) >= 4
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("number, commands, shown", BLOCKS, ids=[f"README:{b[0]}" for b in BLOCKS])
 def test_readme_example_prints_what_it_shows(tmp_path, number, commands, shown):
     if any("../shared/data" in c for c in commands) and not (ROOT.parent / "shared" / "data").exists():
@@ -103,6 +104,14 @@ def test_the_readme_s_statements_match_the_code():
     for name in ("minhash", "spotsigs"):
         given = re.search(rf"`{name}`: [^;]*?`--threshold` \(([\d.]+)\)", README)
         assert given and float(given.group(1)) == method_defaults(name)["threshold"], name
+
+
+def test_the_readme_is_for_users_and_names_the_fast_loop():
+    # the README says what a user needs; the detail, the measurements and the design are in docs/
+    assert README.count("\n") <= 250
+    assert 'pytest -m "not slow"' in README
+    for page in ("commands", "architecture", "defaults", "results", "costs"):
+        assert f"docs/{page}.md" in README and (ROOT / "docs" / f"{page}.md").exists()
 
 
 def test_every_table_row_of_the_readme_belongs_to_a_table():

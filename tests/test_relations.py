@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from neardup.cli import main
-from neardup.partial.align import AlignParams, align_texts
+from neardup.align.aligner import AlignParams, align_texts
 from neardup.pipeline import Deduplicator
 from neardup.relations import (CONTAINED, CONTAINS, DUPLICATE, RELATIONS, SHARES, Coverage, relate, relation_codes,
                                parse_relations)
@@ -145,6 +145,7 @@ def _synth(tmp: Path, seed: int, docs: int, **knobs) -> Path:
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 10_000), quote=st.sampled_from([0.0, 0.5, 1.0]), about=st.sampled_from([0.0, 0.5]),
        partial=st.sampled_from([0.1, 0.5]))
+@pytest.mark.slow
 def test_unique_is_lossless_on_simulated_corpora(tmp_path_factory, seed, quote, about, partial):
     """Every dropped document is covered >= unique coverage by the kept one (checked again by
     aligning the two alone), the kept one is kept, and every story keeps a document."""
@@ -197,6 +198,7 @@ def test_same_answer_for_any_batch_size(tmp_path):
         [(c.ids, c.representative, [vars(r) for r in c.removed]) for c in many.clusters]
 
 
+@pytest.mark.slow
 @pytest.mark.spark
 @pytest.mark.skipif(shutil.which("java") is None, reason="the Spark engine needs Java 17+")
 def test_relations_byte_identical_on_spark(tmp_path):

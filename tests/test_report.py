@@ -42,6 +42,7 @@ def _texts() -> dict[str, str]:
     return {r["id"]: r["text"] for r in map(json.loads, SAMPLE.read_text().splitlines())}
 
 
+@pytest.mark.slow
 def test_the_report_is_self_contained_and_holds_every_output(built):
     tmp, report = built
     html = report.read_text()
@@ -63,6 +64,7 @@ def test_a_bad_folder_is_a_user_error(tmp_path, capsys):
     assert "holds no neardup outputs" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(CHROMIUM is None, reason="no Chromium installed (apt-get install chromium)")
 def test_the_report_in_headless_chromium(built):
     sync_api = pytest.importorskip("playwright.sync_api")
@@ -138,6 +140,7 @@ def test_the_jobs_field_options_are_recorded_and_used(tmp_path):
     assert _data(report)["texts"]["d00000001"] == _texts()["d00000001"]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(CHROMIUM is None, reason="no Chromium installed (apt-get install chromium)")
 def test_the_browser_s_back_button_moves_between_views(built):
     sync_api = pytest.importorskip("playwright.sync_api")

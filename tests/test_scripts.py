@@ -8,7 +8,7 @@ from neardup.evaluate.languages import detect_language
 from neardup.evaluate.synth import SynthConfig, simulate
 from neardup.evaluate.stories import sentence_spans
 from neardup.methods import get_method
-from neardup.partial.align import align
+from neardup.align.aligner import align
 from neardup.text.scripts import document_scripts, fold_text
 from neardup.text.tokenize import tokenize
 

@@ -61,6 +61,7 @@ def test_add_query_get_delete_stats_health(client, tmp_path):
     assert "/documents" in client.get("/openapi.json").json()["paths"]
 
 
+@pytest.mark.slow
 def test_an_index_made_with_partial_answers_passages_over_http(tmp_path):
     Index.create(tmp_path / "ix", partial=True).close()
     with Index.open(tmp_path / "ix") as index, TestClient(create_app(index)) as c:
@@ -123,6 +124,7 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+@pytest.mark.slow
 def test_real_server_on_loopback_groups_concurrent_writes_and_stops_cleanly(tmp_path):
     from concurrent.futures import ThreadPoolExecutor
 
@@ -187,6 +189,7 @@ def test_docs_without_fastapi_offline_are_a_static_page(tmp_path, monkeypatch):
         assert c.get("/openapi.json").status_code == 200
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not (os.path.exists("/usr/bin/chromium")), reason="no Chromium installed (apt-get install chromium)")
 def test_docs_render_in_a_browser_with_no_network(client):
     sync_api = pytest.importorskip("playwright.sync_api")

@@ -75,6 +75,7 @@ def brute_force_case(rng, n, words, max_flips):
     return fp
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("words", "k"), [(1, 0), (1, 1), (1, 3), (1, 7), (6, 0), (6, 10), (6, 29)])
 def test_permuted_tables_find_every_pair_within_k(words, k):
     rng = np.random.default_rng(100 * words + k)

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 pytest.importorskip("pyspark")
-pytestmark = [pytest.mark.spark,
+pytestmark = [pytest.mark.spark, pytest.mark.slow,
               pytest.mark.skipif(shutil.which("java") is None, reason="the Spark engine needs Java 17+")]
 
 from neardup.cli import main  # noqa: E402

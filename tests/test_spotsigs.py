@@ -158,6 +158,7 @@ def test_documents_without_signatures_are_unusable_and_score_zero():
     assert m.candidate_pairs()[0].shape == (0,)
 
 
+@pytest.mark.slow
 def test_goldset_dev_quality():
     from neardup.evaluate.harness import evaluate, load_labeled
 

@@ -116,6 +116,7 @@ def answers(method: Method, sk: Sketches, n: int) -> dict:
 # -- (1) Collection: add, finalize once, then query ----------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(REGISTRY))
 def test_adding_after_finalize_raises_and_keeps_the_finished_sketches(name, texts, stats_file):
     method = make(name, VARIANTS[name][0], stats_file)
@@ -242,6 +243,7 @@ def test_a_model_file_is_read_when_used_not_when_constructed(tmp_path):
 # -- (3) stages: any batching, the same answer ---------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "params"), CASES, ids=IDS)
 def test_any_batching_gives_the_same_candidates_and_scores(name, params, texts, stats_file):
     m = make(name, params, stats_file)
@@ -257,6 +259,7 @@ def test_any_batching_gives_the_same_candidates_and_scores(name, params, texts, 
     assert answers(m, c.finalize(), n) == whole
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "params"), CASES, ids=IDS)
 def test_an_empty_batch_changes_nothing(name, params, texts, stats_file):
     m = make(name, params, stats_file)

@@ -8,9 +8,12 @@ and that importing compiles no kernel.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from neardup import kernel_cache
 
@@ -41,6 +44,7 @@ def _probe() -> dict:
     return json.loads(out.stdout)
 
 
+@pytest.mark.slow
 def test_cli_import_loads_no_heavy_package_and_compiles_nothing():
     found = _probe()
     heavy = [m for m in found["modules"] if m.split(".")[0] in FORBIDDEN or ".".join(m.split(".")[:2]) in FORBIDDEN]
@@ -74,20 +78,42 @@ def test_cache_folder_respects_user_settings(tmp_path, monkeypatch):
     assert folder.name == f"numba-{kernel_cache.sources_digest()}"
 
 
-def test_package_runs_kernels_from_the_keyed_folder(tmp_path):
-    env_probe = ("import os, neardup; from neardup.hashing import xxh64_bytes; import numpy as np;"
-                 "xxh64_bytes(np.frombuffer(b'abc', np.uint8), 0, 3, np.uint64(0));"
-                 "print(os.environ['NUMBA_CACHE_DIR'])")
-    import os
-
+@pytest.mark.slow
+def test_the_program_runs_kernels_from_the_keyed_folder(tmp_path):
+    probe = ("import os, sys; sys.argv = ['neardup', 'methods']; from neardup.__main__ import program; program(); "
+             "from neardup.hashing import xxh64_bytes; import numpy as np;"
+             "xxh64_bytes(np.frombuffer(b'abc', np.uint8), 0, 3, np.uint64(0));"
+             "print(os.environ['NUMBA_CACHE_DIR'])")
     env = {**os.environ, "NEARDUP_CACHE_DIR": str(tmp_path)}
     env.pop("NUMBA_CACHE_DIR", None)
-    out = subprocess.run([sys.executable, "-c", env_probe], check=True, capture_output=True, text=True, env=env)
-    folder = Path(out.stdout.strip())
+    out = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True, text=True, env=env)
+    folder = Path(out.stdout.strip().splitlines()[-1])
     assert folder.parent == tmp_path
     assert any(folder.rglob("*.nbi"))  # the kernel was cached there, not beside the sources
 
 
+def test_import_neardup_changes_no_environment_variable():
+    """A library leaves its host's environment alone: only the program keys numba's cache."""
+    probe = ("import json, os; before = dict(os.environ); import neardup; neardup.Deduplicator; "
+             "import neardup.cli; print(json.dumps([before == dict(os.environ), 'NUMBA_CACHE_DIR' in os.environ]))")
+    env = dict(os.environ)
+    env.pop("NUMBA_CACHE_DIR", None)  # the suite's own setting (conftest.py) would hide a change
+    out = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True, text=True, env=env)
+    assert json.loads(out.stdout) == [True, False]
+
+
+@pytest.mark.slow
+def test_plain_start_leaves_numba_as_it_is():
+    """NEARDUP_PLAIN_START=1: the program's start-up reaches into no numba internal."""
+    probe = ("import json, sys; from neardup.startup import start_kernels; start_kernels(); "
+             "lean = getattr(sys.modules['numba.core.caching'].Cache.load_overload, 'lean', False); "
+             "print(json.dumps(lean))")
+    out = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True, text=True,
+                         env={**os.environ, "NEARDUP_PLAIN_START": "1"})
+    assert json.loads(out.stdout) is False
+
+
+@pytest.mark.slow
 def test_import_neardup_is_lazy_and_leaves_the_collector_alone():
     probe = ("import gc, json, sys; gc.disable(); import neardup; "
              "print(json.dumps([gc.isenabled(), 'numba' in sys.modules, 'numpy' in sys.modules, "
@@ -106,6 +132,7 @@ print(json.dumps({"code": code, "collecting": gc.isenabled(), "frozen": gc.get_f
 """
 
 
+@pytest.mark.slow
 def test_the_program_pauses_the_collector_until_start_up_ends_and_freezes_what_it_built(tmp_path):
     docs = tmp_path / "docs.jsonl"
     docs.write_text('{"id": "a", "text": "one short document"}\n')
@@ -130,11 +157,13 @@ print(json.dumps({"collecting_in_warm_up": seen, "after": gc.isenabled(), "froze
 """
 
 
+@pytest.mark.slow
 def test_warm_up_runs_with_the_collector_paused_and_its_failure_is_left_to_the_job():
     out = subprocess.run([sys.executable, "-c", WARM_PROBE], check=True, capture_output=True, text=True)
     assert json.loads(out.stdout) == {"collecting_in_warm_up": [False], "after": True, "frozen": True}
 
 
+@pytest.mark.slow
 def test_program_dedup_start_up_leaves_every_method_s_result_unchanged(tmp_path):
     """`neardup dedup` as the program (warm-up, frozen start-up, cached kernels loaded lean)
     writes, for every method, the pairs and scores the API computes in this process."""
@@ -178,6 +207,7 @@ print(json.dumps({"lean": getattr(lean, "lean", False), "registries_skipped": re
 """
 
 
+@pytest.mark.slow
 def test_cached_kernels_load_lean_and_compiling_afterwards_still_works():
     """The program loads cached kernels without numba's implementation registries
     (:func:`neardup.startup.lean_cache_loads`), and a kernel compiled later in the same
@@ -188,15 +218,17 @@ def test_cached_kernels_load_lean_and_compiling_afterwards_still_works():
     assert found["fresh"] == found["numpy"]
 
 
+@pytest.mark.slow
 def test_the_dedup_warm_up_runs_every_method_without_error(tmp_path):
     """start_kernels ignores a failing warm-up (the job reports its own errors), so a warm-up that
     broke would only cost speed, silently: every method's warm-up must run cleanly."""
-    from neardup.cli import _warm_dedup, build_parser
+    from neardup.cli import build_parser
+    from neardup.commands.dedup import warm
     from neardup.methods import REGISTRY
 
     for name in sorted(REGISTRY):
         args = build_parser("dedup").parse_args(["dedup", "in.jsonl", "-o", str(tmp_path / name), "--method", name])
-        _warm_dedup(args)
+        warm(args)
 
 
 # -- issue 29 item 8: what a new user sees of start-up -------------------------------------------
@@ -205,8 +237,6 @@ SAMPLE = Path(__file__).resolve().parents[1] / "examples" / "sample.jsonl"
 
 
 def test_version_is_printed(capsys):
-    import pytest
-
     from neardup import __version__
     from neardup.cli import main
 
@@ -220,14 +250,15 @@ def test_the_report_s_time_is_the_command_s_wall_time(tmp_path, capsys, monkeypa
     import time
 
     from neardup import cli
+    from neardup.commands import dedup
 
-    real = cli._cmd_dedup
+    real = dedup.run
 
     def slow_start(args):
         time.sleep(0.6)
         return real(args)
 
-    monkeypatch.setattr(cli, "_cmd_dedup", slow_start)
+    monkeypatch.setattr(dedup, "run", slow_start)
     assert cli.main(["dedup", str(SAMPLE), "-o", str(tmp_path / "o")]) == 0
     seconds = json.loads((tmp_path / "o" / "summary.json").read_text())["seconds"]
     assert seconds["wall"] - seconds["total"] >= 0.55  # the sleep before the job is counted

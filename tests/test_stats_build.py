@@ -1,7 +1,5 @@
 """`stats build`: document frequencies of words and phrases, exact and approximate."""
 
-import argparse
-
 import numpy as np
 import orjson
 import pytest
@@ -68,11 +66,9 @@ def test_build_streams_any_input_and_accounts_for_rejections(tmp_path):
 
 
 def _run_cli(argv):
-    from neardup.stats.cli import register
+    from neardup.cli import build_parser
 
-    parser = argparse.ArgumentParser(prog="neardup")
-    register(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
+    args = build_parser(argv[0]).parse_args(argv)
     return args.func(args)
 
 

@@ -193,6 +193,7 @@ def test_time_order_and_fields(corpus):
 WINDOW = SynthConfig(n_sites=6, story_gap_minutes=60, mean_delay_hours=1, max_delay_hours=3)
 
 
+@pytest.mark.slow
 def test_streams_10k_docs():
     gen = simulate(make_articles(400), seed=9, n_docs=10_000, config=WINDOW)
     assert inspect.isgenerator(gen)
@@ -202,6 +203,7 @@ def test_streams_10k_docs():
     assert time.perf_counter() - t0 < 30  # about 2 s on a laptop
 
 
+@pytest.mark.slow
 def test_memory_bounded():
     gen = simulate(make_articles(400), seed=9, n_docs=3_000, config=WINDOW)
     tracemalloc.start()

@@ -154,6 +154,7 @@ def test_deduplicator_finds_planted_near_duplicates(corpus, weight):
     assert len(found) >= 0.9 * len(truth)
 
 
+@pytest.mark.slow
 def test_goldset_quality_gate():
     """On the GoldSet half, weighted sampling separates same-story pages (whole-page text)."""
     from neardup.evaluate.harness import evaluate, load_labeled

@@ -9,16 +9,13 @@ The Python API mirrors the command line::
 and :func:`dedup_files` runs a whole job from files to an output folder.
 
 The names below are imported on first use (PEP 562): ``import neardup`` loads neither numpy
-nor numba, so the ``neardup`` program (:func:`neardup.__main__.program`) can set up its
-start-up before they load.
+nor numba and changes nothing of the host process (no environment variable, no collector
+setting), so the ``neardup`` program (:func:`neardup.__main__.program`) can set up its
+start-up -- numba's cache folder, the collector pause -- before they load.
 """
 
 from importlib import import_module
 from typing import Any
-
-from .kernel_cache import use_source_keyed_cache
-
-use_source_keyed_cache()  # before any kernel loads: numba's cache keyed by the kernel sources
 
 __version__ = "0.1.0"
 

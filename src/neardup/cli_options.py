@@ -1,17 +1,21 @@
-"""Options every command that reads inputs shares: inputs, output folder, extraction, fields.
+"""Options commands share: inputs, output folder, extraction, fields; methods; engines; the aligner's.
 
-Kept apart from :mod:`neardup.cli` so the sub-commands' parsers (contain, partial, stats,
-train, index) use them without importing the main command line (no import cycle).  The
-method options import the method registry only when a parser is built.
+Kept apart from :mod:`neardup.cli` so the command modules (:mod:`neardup.commands`) use
+them without importing the main command line (no import cycle).  The method options import
+the method registry, and the aligner's options the aligner, only when a parser is built.
 """
 
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from .extract import DEFAULT_EXTRACTOR, EXTRACTORS
 from .io.readers import Fields
 from .io.writers import FORMATS
+
+if TYPE_CHECKING:
+    from .align.aligner import AlignParams
 
 
 def add_job_options(p: argparse.ArgumentParser, outputs: str) -> None:
@@ -120,3 +124,34 @@ def method_options(args: argparse.Namespace) -> dict:
         flags = ", ".join("--" + f.replace("_", "-") for f in foreign)
         raise UserError(f"method {args.method} does not take {flags}")
     return {"method": args.method, **given}
+
+
+def add_align_options(p: argparse.ArgumentParser, defaults: "AlignParams | None" = None, prefix: str = "") -> None:
+    """The aligner's knobs (:class:`~neardup.align.aligner.AlignParams`, at ``defaults``) as an option group;
+    ``partial``, ``contain --method align`` and (``prefix="partial-"``: ``--partial-max-df``
+    beside minhash's own ``--max-df``) ``index create --partial`` share it."""
+    from .align.aligner import DEFAULT_ALIGN
+
+    defaults = defaults or DEFAULT_ALIGN
+    g = p.add_argument_group("align (seed-and-extend)")
+    f = f"--{prefix}"
+    g.add_argument(f"{f}seed-words", type=int, default=defaults.n, help=f"words per seed ({defaults.n})")
+    g.add_argument(f"{f}max-df", type=int, default=defaults.max_df,
+                   help=f"a seed in more documents is boilerplate, not a seed ({defaults.max_df})")
+    g.add_argument(f"{f}min-seeds", type=int, default=defaults.min_seeds,
+                   help=f"seed matches a document pair needs ({defaults.min_seeds})")
+    g.add_argument(f"{f}word-gap", type=int, default=defaults.gap,
+                   help=f"words a passage may skip between two seeds ({defaults.gap})")
+    g.add_argument(f"{f}min-words", type=int, default=defaults.min_words,
+                   help=f"fewest matched words of a passage ({defaults.min_words})")
+    g.add_argument(f"{f}min-density", type=float, default=defaults.min_density,
+                   help=f"matched words / passage words ({defaults.min_density})")
+
+
+def align_params(args: argparse.Namespace, prefix: str = "") -> "AlignParams":
+    """:class:`~neardup.align.aligner.AlignParams` from the options of :func:`add_align_options` (same ``prefix``)."""
+    from .align.aligner import AlignParams
+
+    v = {k: getattr(args, prefix.replace("-", "_") + k)
+         for k in ("seed_words", "max_df", "min_seeds", "word_gap", "min_words", "min_density")}
+    return AlignParams(v["seed_words"], v["max_df"], v["min_seeds"], v["word_gap"], v["min_words"], v["min_density"])

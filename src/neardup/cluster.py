@@ -1,15 +1,15 @@
-"""Clusters of near-duplicates from the detected pairs: leaders (default) or components.
+"""Clusters of near-duplicates from the detected pairs: label propagation (default), leaders or components.
 
 Near-duplication is not transitive, and a user who removes copies wants one
-representative per group.  Two ways to get there:
+representative per group.  Three ways to get there (:data:`CLUSTERINGS`, the default first):
 
-* ``leader`` (the default): documents in input order; a document joins the cluster of
+* ``leader``: documents in input order; a document joins the cluster of
   the earlier *representative* it is most similar to (ties: the earliest), and becomes a
   representative itself when it matches none.  Every member is a near-duplicate of the
   document kept for it -- what a streaming deduplicator does -- so a few bridging pairs
   between two stories cannot merge them (connected components over the same pairs
-  chained 14 GoldSet stories into one 737-page cluster).  Linear in the pairs.
-* ``propagation``: weighted label propagation: every document starts in a cluster of
+  chain GoldSet stories into one large cluster: docs/defaults.md).  Linear in the pairs.
+* ``propagation`` (the default): weighted label propagation: every document starts in a cluster of
   its own; in input order, again and again until nothing changes (at most
   :data:`MAX_ROUNDS` rounds), each takes the cluster whose members among its pairs weigh
   most (summed scores; ties: the cluster of the earliest document).  A bridge of one or
@@ -17,7 +17,7 @@ representative per group.  Two ways to get there:
 * ``components``: the transitive closure of the pairs (as in the papers' B-cubed
   evaluation).
 
-Either way the representative is the cluster's first document in input order, and the
+Every way, the representative is the cluster's first document in input order, and the
 result does not depend on how the pairs were found or listed.
 """
 
@@ -176,7 +176,7 @@ def cluster_labels(n: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
     Labels count from 0 in order of each component's first document.  Union-find with
     path halving, compiled: scipy's ``connected_components`` gives the same partition
-    but its import alone costs a command-line run 0.2 s.
+    but its import alone is a large share of a command-line run (docs/costs.md).
     """
     return _union_find(n, *_checked(n, a, b))
 
@@ -199,7 +199,7 @@ def clusters_from_pairs(n: int, a: np.ndarray, b: np.ndarray, score: np.ndarray 
         return []
     labels = labels_by(method, n, a, b, np.ones(a.shape[0]) if score is None else score)
     # Only documents in a cluster are grouped: splitting off every singleton as an array
-    # of its own cost 0.05 s at 20,000 documents.  Labels are numbered in order of first
+    # of its own is costly on large inputs (docs/costs.md).  Labels are numbered in order of first
     # member, so grouping the members by label already orders the clusters.
     members = np.flatnonzero(np.bincount(labels)[labels] > 1)
     if members.shape[0] == 0:

@@ -149,7 +149,7 @@ def explain_texts(a: Side, b: Side, method: str = DEFAULT_METHOD, **params: Any)
 def aligned_relation(a: str, b: str) -> tuple[str, float, float]:
     """The relation ``dedup`` reports for two texts (alone: no corpus, so no boilerplate statistics),
     and the share of each inside the passages its aligner finds."""
-    from .partial.align import AlignParams, align_texts
+    from .align.aligner import AlignParams, align_texts
     from .relations import DEDUP_MAX_DF, relation_name
 
     found = next(iter(align_texts([a, b], AlignParams(max_df=DEDUP_MAX_DF))), None)

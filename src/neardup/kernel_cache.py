@@ -8,8 +8,11 @@ numba: any edit of any kernel gives a new folder, and stale code cannot be linke
 
 The folder is ``$NEARDUP_CACHE_DIR`` or ``$XDG_CACHE_HOME/neardup`` (``~/.cache/neardup``)
 followed by ``numba-<hash>``.  It must be set before the first kernel is compiled or
-loaded, so :mod:`neardup` calls :func:`use_source_keyed_cache` first thing.  A user who
-sets ``NUMBA_CACHE_DIR`` keeps it (and numba's own, per-file checks).  Folders of older
+loaded, so the ``neardup`` program (:func:`neardup.__main__.program`) and the test suite
+(``tests/conftest.py``) call :func:`use_source_keyed_cache` first thing; ``import neardup``
+does not (a library leaves its host's environment alone: a program that imports neardup gets
+numba's own cache, beside the sources).  A user who sets ``NUMBA_CACHE_DIR`` keeps it (and
+numba's own, per-file checks).  Folders of older
 sources are left in place (a few MB each); delete ``~/.cache/neardup`` to reclaim them.
 """
 
@@ -76,4 +79,4 @@ def _tell_loaded_numba(folder: Path) -> None:
 
     config = sys.modules.get("numba.core.config")
     if config is not None:
-        config.CACHE_DIR = str(folder)
+        config.CACHE_DIR = str(folder)  # type: ignore[attr-defined]  # numba's config sets it at import

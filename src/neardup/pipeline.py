@@ -4,7 +4,7 @@
 in batches through the chosen extractor and method, so memory grows with the
 signatures, not with the text, and it accounts for every input: documents read, kept
 and rejected (with reasons), which the run summary reports.  The same batches go to the
-aligner (:mod:`neardup.partial.align`), whose passages type each pair the method found
+aligner (:mod:`neardup.align.aligner`), whose passages type each pair the method found
 (:mod:`neardup.relations`: duplicate, contains, contained, shares); only copies cluster,
 and a document is dropped from the deduplicated set only when the one kept for it covers it.
 """
@@ -237,13 +237,9 @@ class Deduplicator:
         """The aligner of the relations, on this run's engine (``None`` with relations off)."""
         if not self.relations:
             return None
-        from .partial.align import AlignParams, Aligner
+        from .align.aligner import AlignParams
 
-        params = AlignParams(max_df=DEDUP_MAX_DF, site_max_df=self.site_max_df)
-        # seed pairs a range at a time: 1 M (about 100 bytes each while sorted and chained) keep the
-        # aligner's peak near the sketches' when large clusters make tens of millions; the ranges do
-        # not change the answer (docs/defaults.md: what the relations cost)
-        return Aligner(params, pair_budget=1_000_000) if self.engine.name == "local" else self.engine.aligner(params)
+        return self.engine.aligner(AlignParams(max_df=DEDUP_MAX_DF, site_max_df=self.site_max_df))
 
     def run(self, docs: Iterable[Any]) -> DedupResult:
         """Detect near-duplicates among ``docs`` (see :func:`as_records` for accepted items)."""

@@ -2,7 +2,7 @@
 
 A similarity score and a threshold cannot tell a copy from two stories that share a quote
 or a site's "About us" paragraph: both score alike.  The passages the aligner finds
-(:mod:`neardup.partial.align`) can: they say how much of *each* document lies inside text
+(:mod:`neardup.align.aligner`) can: they say how much of *each* document lies inside text
 the other also holds.  A document ``x`` is **covered** by ``y`` when the passages they
 share hold at least ``min_coverage`` of ``x``'s words (0.5: most of it).  Then
 
@@ -84,7 +84,7 @@ class Coverage:
 
     @classmethod
     def from_chains(cls, chunks: Iterable[tuple[np.ndarray, np.ndarray]]) -> "Coverage":
-        """From :func:`~neardup.partial.seeds.chain_pairs` output chunks ``(out, cov)`` (passages of
+        """From :func:`~neardup.align.seeds.chain_pairs` output chunks ``(out, cov)`` (passages of
         one pair contiguous): one row per pair, the longest passage by words on either side."""
         parts = []
         for out, cov in chunks:

@@ -5,7 +5,7 @@
 The first time a process runs a numba kernel -- even one loaded from the on-disk cache --
 numba imports its NumPy implementations, and ``numba.np.arraymath`` probes at import
 whether SciPy's BLAS is there (``import scipy.linalg.cython_blas``).  That import loads
-all of ``scipy.linalg``: 0.15-0.2 s, a tenth of a 20,000-document ``neardup dedup``.
+all of ``scipy.linalg``: a tenth of a 20,000-document ``neardup dedup`` (docs/costs.md).
 
 The probe's answer only decides whether ``np.correlate`` / ``np.convolve`` on floats
 *inside kernels* use BLAS or a plain loop; ``np.dot`` and ``np.linalg`` look for BLAS
@@ -21,21 +21,25 @@ again and again, and every full pass while the job runs walks them once more.  T
 anything heavy, keeps it paused while :func:`start_kernels` loads numba's runtime and warms
 the job's method, then freezes what start-up built out of every later pass
 (:func:`gc.freeze`) and turns the collector back on for the job (:func:`end_start_up`):
-0.09-0.11 s of a 0.83 s 20,000-document ``neardup dedup`` on two cores
-(``bench/bench_minhash.py``).  A library caller's collector is never touched: ``import
+about a tenth of a 20,000-document ``neardup dedup`` (docs/costs.md).  A library caller's collector is never touched: ``import
 neardup`` is lazy and pauses nothing.
 
 **numba's implementation registries.**  Before it loads a kernel from its on-disk cache,
 numba refreshes the whole CPU target: it imports and installs every implementation registry
 it has (NumPy's array functions, typed containers, random, polynomials, ``cmath``, ...) and
-any third-party extension's entry points, and re-reads all of their typing templates -- 0.1 s
-of a 0.85 s 20,000-document ``neardup dedup``.  A cached kernel is machine code: loading it
+any third-party extension's entry points, and re-reads all of their typing templates -- about
+a tenth of a 20,000-document ``neardup dedup`` (docs/costs.md).  A cached kernel is machine code: loading it
 needs numba's runtime (NRT), not the registries, which only *compiling* uses -- and numba's
 compiler refreshes the target itself before it compiles anything (``CompilerBase.__init__``).
 So the ``neardup`` program loads cached kernels with the runtime initialized and the
 registries left to the first compilation, if one ever comes (:func:`lean_cache_loads`); a
 load that fails this way is retried numba's own way.  The library does not: a program that
 imports neardup may rely on numba's behaviour.
+
+**Opting out.**  The BLAS probe and the lean cache loads reach into numba's internals
+(``numba.core.caching.Cache``'s private methods; pyproject bounds numba's version to the
+releases this was checked on).  ``NEARDUP_PLAIN_START=1`` runs the program without both:
+numba starts its own way, slower to start, and the outputs are the same.
 """
 
 from __future__ import annotations
@@ -140,11 +144,11 @@ def end_start_up() -> None:
 def start_kernels(warm: Callable[[], object] | None = None) -> None:
     """Load numba's runtime now, with the collector paused, then end start-up.
 
-    The first call of any cached kernel initializes numba's runtime (0.1 s, whichever
-    kernel it is); doing it here instead of inside the job's first batch keeps the
+    The first call of any cached kernel initializes numba's runtime (whichever kernel it
+    is); doing it here instead of inside the job's first batch keeps the
     collector out of it.  ``warm``, when given, runs a tiny job of the command's own (a
     few sentences through its method) so that the job's kernels are loaded under the same
-    pause: 0.02-0.03 s more off a 20,000-document ``dedup``.  A warm-up that fails is
+    pause (docs/costs.md).  A warm-up that fails is
     ignored: the job itself meets and reports whatever it met.  For the ``neardup`` program
     only: it leaves the collector on, and what it froze stays frozen for the life of the
     process.
@@ -155,8 +159,9 @@ def start_kernels(warm: Callable[[], object] | None = None) -> None:
 
     gc.disable()
     try:
-        lean_cache_loads()
-        skip_numba_blas_probe()
+        if not os.environ.get("NEARDUP_PLAIN_START"):
+            lean_cache_loads()
+            skip_numba_blas_probe()
         xxh64_bytes(np.zeros(1, dtype=np.uint8), 0, 1, np.uint64(0))
         if warm is not None:
             try:

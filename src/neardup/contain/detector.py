@@ -5,13 +5,13 @@
 splits them into sentences, turns sentences into CoDet's words
 (:mod:`.words`), and then
 
-* ``method="codet"`` (default): inserts documents into the corpus tree in arrival
+* ``method="codet"``: inserts documents into the corpus tree in arrival
   order, one batch at a time, and yields every containment of a new document with the
   documents in the window as the batch is done (:mod:`.tree`, :mod:`.codet`).  With
   IDF from a statistics file nothing but the window is kept, so memory stays flat on
   an endless stream; with IDF from the input the whole input's words (hashes, not
   text) are held until it has been read.
-* ``align`` (default): seed-and-extend alignment (:mod:`neardup.partial.align`); ``d_C``
+* ``method="align"`` (the default): seed-and-extend alignment (:mod:`neardup.align.aligner`); ``d_C``
   contains ``d_A`` when no run of more than ``max_new_words`` consecutive words of ``d_A``
   lies outside the passages aligned with ``d_C`` (``d_A`` has no text of its own: what
   is left out is edits, a new headline, a dateline -- the aligner bridges gaps of up to
@@ -57,9 +57,10 @@ from ..sentences import SentenceBatch
 from ..sentences.tokens import gram_sets
 from ..stats.df import DocumentFrequencies
 from . import baselines
-from ..partial.align import DEFAULT_ALIGN, AlignParams
+from ..align.aligner import DEFAULT_ALIGN, AlignParams
 from .codet import containments
-from .tree import COUNT_WINDOW, NO_WINDOW, TIME_WINDOW, CorpusTree
+from ..windows import COUNT_WINDOW, NO_WINDOW, TIME_WINDOW, parse_window
+from .tree import CorpusTree
 from .words import (DEFAULT_PREFIX, document_word_sets, idf_weights, load_word_stats, sentence_words,
                     sort_by_weight, stopword_hashes)
 
@@ -73,24 +74,7 @@ CONTAIN_ALIGN = AlignParams(max_df=1000)
 #: (chosen by argument: the aligner's word gap, the longest edit it bridges inside a copy)
 #: and the least share of its words inside them (most of it; a guard for short documents).
 DEFAULT_MAX_NEW, DEFAULT_COVERAGE = DEFAULT_ALIGN.gap, 0.5
-_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 _HAS_WORD = re.compile(r"\w")
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd])\s*$")
-
-
-def parse_window(spec: str | int | None) -> tuple[int, float]:
-    """``(kind, size)`` of a window: ``None`` none, ``"500"`` documents, ``"48h"`` a duration."""
-    if spec is None:
-        return NO_WINDOW, 0.0
-    if isinstance(spec, int) or str(spec).strip().isdigit():
-        n = int(spec)
-        if n < 1:
-            raise UserError(f"window must be at least 1 document, got {n}")
-        return COUNT_WINDOW, float(n)
-    m = _DURATION.match(str(spec))
-    if not m:
-        raise UserError(f"window must be a number of documents or a duration like 30m, 48h, 7d; got {spec!r}")
-    return TIME_WINDOW, float(m.group(1)) * _UNITS[m.group(2)]
 
 
 @dataclass(frozen=True)
@@ -288,6 +272,7 @@ class ContainmentDetector:
             batches = iter(held)
             self.run_stats.timed("read", start)
         df = self.df or self.input_df
+        assert df is not None  # given, or read from the input just above
         if self.method == "codet":
             yield from self._codet(batches, df, bar)
         else:
@@ -363,7 +348,7 @@ class ContainmentDetector:
 
     def _aligned(self, docs: Iterable[Any], bar: Progress) -> Iterator[Containment]:
         """``method="align"``: containment as coverage by aligned passages, both directions judged."""
-        from ..partial.align import Aligner
+        from ..align.aligner import Aligner
 
         t = time.perf_counter()
         aligner = Aligner(self.align) if self.engine == "local" else self.engine.aligner(self.align)

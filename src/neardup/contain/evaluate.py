@@ -29,7 +29,7 @@ import orjson
 
 from ..errors import UserError
 from ..evaluate.measures import prf
-from .truth import Truth
+from ..evaluate.truth import Truth
 
 
 def _labels(truth: Truth, container: list[str], contained: list[str], ids: list[str] | None):

@@ -20,7 +20,7 @@ from ..io.writers import OutputFolder, write_json, write_rows
 from ..job import read_as
 from .detector import ContainmentDetector
 from .evaluate import evaluate_containments
-from .truth import Truth
+from ..evaluate.truth import Truth
 from .words import save_word_stats
 
 
@@ -60,6 +60,7 @@ def contain_files(
         detector.run_stats.require_usable()
         extra: dict[str, Any] = {"read_as": read_as(prefer_html, fields)}
         if save_stats is not None:
+            assert detector.input_df is not None  # counted when no --stats was given (the CLI refuses both)
             save_word_stats(detector.input_df, save_stats, detector.word_prefix)
             extra["stats_saved"] = str(save_stats)
         if gold is not None:

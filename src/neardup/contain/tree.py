@@ -46,9 +46,7 @@ from numba import njit
 
 from ..errors import UserError
 from ..hashing import xxh64_lanes
-
-#: Window kinds: none (keep everything), a number of documents, a duration in seconds.
-NO_WINDOW, COUNT_WINDOW, TIME_WINDOW = 0, 1, 2
+from ..windows import COUNT_WINDOW, NO_WINDOW, TIME_WINDOW
 
 
 @njit(cache=True)

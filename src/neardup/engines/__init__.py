@@ -12,7 +12,7 @@
 An engine's ``dedup`` takes the method and the input stage's text batches and returns a
 :class:`Found`: what :class:`neardup.pipeline.Deduplicator` turns into its result.  The
 Spark engine also runs ``partial`` (``partial_detector`` for PDC) and the aligner of
-``partial`` and ``contain`` (``aligner``: the local :class:`~neardup.partial.align.Aligner`'s
+``partial`` and ``contain`` (``aligner``: the local :class:`~neardup.align.aligner.Aligner`'s
 ``add`` / ``pairs`` on Spark); the local engine's are those classes themselves.  Every
 engine gives byte-identical pairs and clusters for the same input and seed.  Importing
 this package imports neither engine's machinery (the command line's start-up stays lean).

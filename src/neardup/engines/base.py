@@ -52,3 +52,8 @@ class Engine(Protocol):
         """Sketch the text ``batches`` (in input order), find, verify and cluster the pairs (with the
         clustering ``cluster``; ``None``: no clusters, the caller clusters after typing the pairs)."""
         ...
+
+    def aligner(self, params: Any) -> Any:
+        """An aligner of documents (``add`` / ``pairs`` / ``counts`` / ``close``, as
+        :class:`~neardup.align.aligner.Aligner`) whose stages run on this engine: dedup's relations."""
+        ...

@@ -94,7 +94,8 @@ def _row_bytes(values: np.ndarray) -> list[bytes]:
     width = values.dtype.itemsize * int(np.prod(values.shape[1:], dtype=np.int64))
     if n == 0 or width == 0:
         return [b""] * n
-    return np.ascontiguousarray(values).reshape(n, -1).view(np.dtype((np.void, width))).ravel().tolist()
+    # numpy's stub types the items of a void array's tolist() as bytes or tuples; unstructured voids are bytes
+    return np.ascontiguousarray(values).reshape(n, -1).view(np.dtype((np.void, width))).ravel().tolist()  # type: ignore[return-value]
 
 
 def segment_bytes(values: np.ndarray, sizes: np.ndarray) -> list[bytes]:

@@ -27,7 +27,7 @@ from .base import Found
 from .spill import PartStore
 
 #: Batches read and waiting while one is sketched: reading goes on while numba starts up
-#: on the first batch (0.15 s) and while a batch takes longer than usual.
+#: on the first batch and while a batch takes longer than usual.
 READ_AHEAD = 3
 
 
@@ -42,6 +42,15 @@ class LocalEngine:
 
     def check(self, method: Method) -> None:
         """Every method runs locally."""
+
+    def aligner(self, params: Any) -> Any:
+        """The in-process :class:`~neardup.align.aligner.Aligner` (dedup's relations)."""
+        from ..align.aligner import Aligner
+
+        # seed pairs a range at a time: 1 M (about 100 bytes each while sorted and chained) keep the
+        # aligner's peak near the sketches' when large clusters make tens of millions; the ranges do
+        # not change the answer (docs/defaults.md: what the relations cost)
+        return Aligner(params, pair_budget=1_000_000)
 
     def dedup(self, method: Method, batches: Iterable[Sequence[str]], stats: RunStats, cluster: str | None) -> Found:
         t = time.perf_counter()
@@ -73,6 +82,7 @@ class LocalEngine:
         cands = method.candidate_pairs(sk)
         t = stats.timed("candidates", t)
         a, b, scores = method.verify(sk, cands)
+        assert scores is not None  # verify scores every pair
         t = stats.timed("verify", t)
         groups = [] if cluster is None else clusters_from_pairs(good.shape[0], a, b, scores, cluster)
         if cluster is not None:

@@ -223,7 +223,7 @@ class SparkEngine:
 
     def aligner(self, params: Any) -> Any:
         """An aligner (``add`` / ``pairs`` / ``counts`` / ``close``, as the local
-        :class:`~neardup.partial.align.Aligner`) whose stages run on this engine (:mod:`.spark_align`)."""
+        :class:`~neardup.align.aligner.Aligner`) whose stages run on this engine (:mod:`.spark_align`)."""
         from .spark_align import SparkAligner
 
         return SparkAligner(self, params)

@@ -1,28 +1,28 @@
 """Seed-and-extend alignment (``partial --method align``, ``contain --method align``) as Spark stages.
 
-The stages of :mod:`neardup.partial.align`, each a Spark stage calling the local engine's
-kernels (:mod:`neardup.partial.seeds`) on Arrow batches, as MapReduce jobs would:
+The stages of :mod:`neardup.align.aligner`, each a Spark stage calling the local engine's
+kernels (:mod:`neardup.align.seeds`) on Arrow batches, as MapReduce jobs would:
 
-0. **words** -- ``mapInPandas`` over ``(row, text)``: :func:`~neardup.partial.seeds.tokens`
-   and :func:`~neardup.partial.seeds.seed_keys` per batch of documents; one row per
+0. **words** -- ``mapInPandas`` over ``(row, text)``: :func:`~neardup.align.seeds.tokens`
+   and :func:`~neardup.align.seeds.seed_keys` per batch of documents; one row per
    document: its word count, seed keys, word offsets (``words/``).  Words are the kernel's
    64-bit hashes and seeds the same mix of them as locally, so seeds, word positions and
    offsets are the local ones (no corpus-wide dictionary on either engine);
 1. **index** -- seeds exploded to ``(key, doc, pos)``, shuffled by key and sorted by
    ``(key, doc, pos)`` (the local order: documents in order within a key); each
-   partition's runs of one key go through :func:`~neardup.partial.seeds.shared_seeds`
+   partition's runs of one key go through :func:`~neardup.align.seeds.shared_seeds`
    (seeds of 2..``max_df`` documents, at most ``4 max_df`` places); one row per kept key
    (``index/``);
-2. **seed pairs** -- per batch of index rows, :func:`~neardup.partial.seeds.fill_pairs`
-   over ranges of documents within :data:`PAIR_BUDGET` (:func:`~neardup.partial.align.pair_ranges`);
+2. **seed pairs** -- per batch of index rows, :func:`~neardup.align.seeds.fill_pairs`
+   over ranges of documents within :data:`PAIR_BUDGET` (:func:`~neardup.align.aligner.pair_ranges`);
 3. **passages** -- seed pairs shuffled by document pair, sorted by ``(a, b, pa, pb)``; the
-   runs of each pair through :func:`~neardup.partial.seeds.chain_pairs` (chains, merged
+   runs of each pair through :func:`~neardup.align.seeds.chain_pairs` (chains, merged
    passages, validation, coverage) (``passages/``);
 4. **characters** -- passages joined with both documents' word offsets.
 
 The driver numbers rows through the shared input stage and collects the passages in
-``(a, b)`` order, the kernel's order within a pair; :func:`~neardup.partial.align.aligned_pairs`
-turns them into the same :class:`~neardup.partial.align.AlignedPair` objects as the local
+``(a, b)`` order, the kernel's order within a pair; :func:`~neardup.align.aligner.aligned_pairs`
+turns them into the same :class:`~neardup.align.aligner.AlignedPair` objects as the local
 engine, so the outputs are byte-identical whatever the partitions and their order.
 Grouping by a shuffle and a sort within partitions (not ``applyInPandas`` per key) keeps
 Python calls per batch, not per seed or pair: a run of one key (or pair) that crosses an
@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 import numpy as np
 import pandas as pd
 
-from ..partial.align import AlignedPair, AlignParams, aligned_pairs, pair_ranges, site_boilerplate, word_chars
+from ..align.aligner import AlignedPair, AlignParams, aligned_pairs, pair_ranges, site_boilerplate, word_chars
 from .shards import DocumentShards, stored
 from .spark_stages import _batches, one_thread
 
@@ -58,7 +58,7 @@ _CHARS = "a_start long, a_end long, b_start long, b_end long"
 
 
 class SparkAligner:
-    """:class:`~neardup.partial.align.Aligner` on Spark: ``add`` texts in batches, then
+    """:class:`~neardup.align.aligner.Aligner` on Spark: ``add`` texts in batches, then
     iterate :meth:`pairs` (the same pairs, in the same order); ``counts`` as locally."""
 
     def __init__(self, engine: "SparkEngine", params: AlignParams) -> None:
@@ -85,7 +85,7 @@ class SparkAligner:
             yield from aligned_pairs(*found, self.counts)
 
     def chains(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-        """Stages 0-4 as arrays ``(out, cov)``, as :meth:`~neardup.partial.align.Aligner.chains`."""
+        """Stages 0-4 as arrays ``(out, cov)``, as :meth:`~neardup.align.aligner.Aligner.chains`."""
         found = self._found()
         if found is not None:
             yield found[0], found[1]
@@ -198,7 +198,7 @@ def _compact(doc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def word_stage(docs: Any, n: int) -> Any:
     """Stage 0: ``(row, text)`` -> ``(row, words, keys, starts, ends)``, one row per document."""
-    from ..partial.seeds import seed_keys, tokens
+    from ..align.seeds import seed_keys, tokens
     from .codec import segment_bytes
 
     def fn(frame: pd.DataFrame) -> pd.DataFrame:
@@ -217,8 +217,8 @@ def index_stage(words: Any, max_df: int, sites: Any = None, site_max: int = 0) -
     """Stage 1: the inverted index of shared seeds, one row per kept key: its documents,
     positions and the documents' word counts, in ``(doc, pos)`` order.  With ``sites`` (a
     ``(doc, site)`` frame), a key that is one site's boilerplate
-    (:func:`~neardup.partial.align.site_boilerplate`) is dropped first, as locally."""
-    from ..partial.seeds import shared_seeds
+    (:func:`~neardup.align.aligner.site_boilerplate`) is dropped first, as locally."""
+    from ..align.seeds import shared_seeds
     from .codec import joined, segment_bytes
 
     def explode(frame: pd.DataFrame) -> pd.DataFrame:
@@ -270,7 +270,7 @@ def _index_arrays(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarr
 
 def _index_counts(frame: pd.DataFrame) -> pd.DataFrame:
     """Shared seeds and the seed pairs they make, for a batch of index rows (the local counts)."""
-    from ..partial.seeds import pair_counts
+    from ..align.seeds import pair_counts
 
     doc, _, groups, rows, _ = _index_arrays(frame)
     return pd.DataFrame({"shared": [int(groups[-1])], "pairs": [int(pair_counts(doc, groups, rows.shape[0]).sum())]})
@@ -279,7 +279,7 @@ def _index_counts(frame: pd.DataFrame) -> pd.DataFrame:
 def pair_stage(index: Any) -> Any:
     """Stage 2: ``(a, b, pa, pb)`` of every seed pair, with both documents' word counts
     (``wa``, ``wb``: stage 3's coverage needs them); at most :data:`PAIR_BUDGET` at once."""
-    from ..partial.seeds import fill_pairs, pair_counts
+    from ..align.seeds import fill_pairs, pair_counts
 
     def run(frames: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
         one_thread()
@@ -299,7 +299,7 @@ def pair_stage(index: Any) -> Any:
 def passage_stage(pairs: Any, p: AlignParams) -> Any:
     """Stage 3: seed pairs by document pair, in ``(pa, pb)`` order, through the chain kernel:
     one row per valid passage (word positions, density, both coverages and longest new runs)."""
-    from ..partial.seeds import chain_pairs
+    from ..align.seeds import chain_pairs
 
     def fn(frame: pd.DataFrame) -> pd.DataFrame:
         m = len(frame)

@@ -1,6 +1,6 @@
 """``neardup partial`` (PDC) on Spark: the paper's three MapReduce jobs as Spark stages.
 
-PDC-MR (zhang2010, section 4) ran as three MapReduce jobs; :mod:`neardup.partial.stages`
+PDC-MR (zhang2010, section 4) ran as three MapReduce jobs; :mod:`neardup.pdc.stages`
 writes them as map / shuffle / reduce over numpy records, and here each is a Spark stage
 over the same records, calling the same kernels:
 
@@ -16,7 +16,7 @@ over the same records, calling the same kernels:
    (:func:`~neardup.engines.spark_stages.group_pairs`: giant posting lists in bounded
    blocks), then the exact Jaccard of both signature sets (the local kernel) at ``tau``;
 3. **sequence matching** -- the duplicated sentence pairs grouped by document pair
-   (``applyInPandas``), each group through :func:`neardup.partial.stages.sequence_matching`.
+   (``applyInPandas``), each group through :func:`neardup.pdc.stages.sequence_matching`.
 
 The driver reads the input through the shared input stage (the same rows and
 rejections) and builds each reported pair with the local detector's own code, so
@@ -37,7 +37,7 @@ import pandas as pd
 from ..errors import UserError
 from ..input_stage import batches, progress_bar
 from ..job import RunStats
-from ..partial.detector import PartialDetector, PartialPair
+from ..pdc.detector import PartialDetector, PartialPair
 from ..sentences import SentenceBatch
 from .shards import stored, write_documents
 
@@ -50,7 +50,7 @@ _SIGN = -(1 << 63)
 
 
 class SparkPartialDetector(PartialDetector):
-    """:class:`~neardup.partial.detector.PartialDetector` whose stages run on Spark."""
+    """:class:`~neardup.pdc.detector.PartialDetector` whose stages run on Spark."""
 
     def __init__(self, engine: "SparkEngine", **options: Any) -> None:
         super().__init__(**options)
@@ -131,7 +131,7 @@ class SparkPartialDetector(PartialDetector):
 
 def sentence_stage(docs: Any, shingle_size: int) -> Any:
     """``(row, text)`` -> one row per sentence: ``doc, local, sid, start, end, size, sig``."""
-    from ..partial.signatures import shingle_signatures
+    from ..pdc.signatures import shingle_signatures
     from ..sentences.tokens import sentence_tokens
     from .codec import segment_bytes
     from .spark_stages import _batches
@@ -161,7 +161,7 @@ def duplicate_stage(sents: Any, tau: float) -> Any:
     from pyspark.sql import functions as F
 
     from ..features.sets import exact_jaccard
-    from ..partial.stages import prefix_size
+    from ..pdc.stages import prefix_size
     from .codec import joined
     from .spark_stages import _batches, group_pairs
 
@@ -201,7 +201,7 @@ def duplicate_stage(sents: Any, tau: float) -> Any:
 
 def span_stage(dups: Any, gap: int, gamma: int) -> Any:
     """Job 3: ``(doc_a, doc_b, a_start, b_start, length)`` of every span, per document pair."""
-    from ..partial.stages import Records, sequence_matching
+    from ..pdc.stages import Records, sequence_matching
 
     def fn(frame: pd.DataFrame) -> pd.DataFrame:
         m = len(frame)

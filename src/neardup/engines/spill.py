@@ -75,6 +75,7 @@ class PartStore:
                 self._append(p)
 
     def _append(self, part: Sketches) -> None:
+        assert self.path is not None  # only once spilled
         if not self.files:
             self.info = dict(part.info)
         fields = {"usable": part.usable, **{f"c_{k}": v for k, v in part.columns.items()},
@@ -95,6 +96,7 @@ class PartStore:
         if not self.spilled:
             held, self.held = self.held, []
             return held
+        assert self.path is not None
         for f in self.files.values():
             f.close()
         arrays = {}

@@ -45,7 +45,7 @@ def copy_measures(scored: "Scored", threshold: float, clustering: str) -> dict[s
 def aligned_coverage(data: "LabeledSet", site_max_df: int = SITE_MAX_DF, batch: int = 2000) -> Coverage:
     """The passages every pair of ``data`` shares, by the aligner ``dedup``'s relations use
     (with its per-site boilerplate when the records name their sites)."""
-    from ..partial.align import AlignParams, Aligner
+    from ..align.aligner import AlignParams, Aligner
 
     aligner = Aligner(AlignParams(max_df=DEDUP_MAX_DF, site_max_df=site_max_df))
     try:

@@ -106,12 +106,12 @@ class Language:
 
         English sources keep :func:`.stories.prepare_stories`' sampled test only (its
         corpora stay as published).  Elsewhere the seed-and-extend aligner's own test is
-        used (:func:`neardup.partial.align.align`, defaults): news-tr's political speeches
+        used (:func:`neardup.align.aligner.align`, defaults): news-tr's political speeches
         and news-zh's reposts share quoted passages of 20-50 words that a sampled test
         misses, and each would be an unrecorded overlap between two simulated stories."""
         if self.code == "en":
             return stories
-        from ..partial.align import align_texts
+        from ..align.aligner import align_texts
 
         drop: set[int] = set()
         for pair in align_texts(" ".join(s.paras) for s in stories):  # in order of (a, b)
@@ -174,7 +174,7 @@ class Chinese(Language):
 
     def units(self, text: str) -> list[tuple[int, int]]:
         """Units of the tokenizer (characters cut by content; words of other scripts whole)."""
-        from ..partial.seeds import tokens
+        from ..align.seeds import tokens
 
         _, starts, ends, _ = tokens([text])
         return list(zip(starts.tolist(), ends.tolist()))

@@ -293,7 +293,7 @@ def auroc(scores: ArrayLike, labels: ArrayLike) -> float:
     n_neg = s.size - n_pos
     if n_pos == 0 or n_neg == 0:
         return math.nan
-    from scipy.stats import rankdata  # lazily: scipy.stats costs 0.4 s of start-up for every command
+    from scipy.stats import rankdata  # lazily: scipy.stats is a large import (docs/costs.md)
 
     ranks = rankdata(s)  # average ranks, 1-based
     u = float(ranks[y].sum()) - n_pos * (n_pos + 1) / 2

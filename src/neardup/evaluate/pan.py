@@ -50,15 +50,16 @@ def pan_measures(cases: Iterable[Mapping[str, Any]], detections: Iterable[Mappin
     by_pair: dict[tuple[str, str], list[tuple[Span, Span]]] = {}
     for d in detections:
         for s in d["spans"]:
-            a_span, b_span = tuple(s["a_chars"]), tuple(s["b_chars"])
+            a_span, b_span = (s["a_chars"][0], s["a_chars"][1]), (s["b_chars"][0], s["b_chars"][1])
             by_pair.setdefault((d["a"], d["b"]), []).append((a_span, b_span))
             by_pair.setdefault((d["b"], d["a"]), []).append((b_span, a_span))
-    cases = [(c["a"], c["b"], tuple(c["a_chars"]), tuple(c["b_chars"])) for c in cases]
+    listed: list[tuple[str, str, Span, Span]] = [(c["a"], c["b"], (c["a_chars"][0], c["a_chars"][1]),
+                                                  (c["b_chars"][0], c["b_chars"][1])) for c in cases]
     case_pairs: dict[tuple[str, str], list[tuple[Span, Span]]] = {}
-    for a, b, sa, sb in cases:
+    for a, b, sa, sb in listed:
         case_pairs.setdefault((a, b), []).append((sa, sb))
     recall, located, gran = [], 0, []
-    for a, b, sa, sb in cases:
+    for a, b, sa, sb in listed:
         dets = by_pair.get((a, b), [])
         hit = _covered(sa, [d[0] for d in dets]) + _covered(sb, [d[1] for d in dets])
         recall.append(hit / max(sa[1] - sa[0] + sb[1] - sb[0], 1))
@@ -83,5 +84,5 @@ def pan_measures(cases: Iterable[Mapping[str, Any]], detections: Iterable[Mappin
     p = sum(precision) / len(precision) if precision else math.nan
     g = sum(gran) / len(gran) if gran else 1.0
     f1 = 2 * p * r / (p + r) if p + r > 0 else 0.0
-    return {"cases": len(cases), "located": located, "macro_precision": p, "macro_recall": r,
+    return {"cases": len(listed), "located": located, "macro_precision": p, "macro_recall": r,
             "granularity": g, "plagdet": f1 / math.log2(1 + g), "unjudged_detections": unjudged}

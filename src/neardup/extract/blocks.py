@@ -176,7 +176,7 @@ class Page:
 
 
 @lru_cache(maxsize=1)
-def _tables() -> tuple[np.ndarray, ...]:
+def _tables() -> tuple[np.ndarray | np.int64, ...]:
     """Sorted tag-name hashes with their ids, the inline/void flags by id, and entities."""
     hashes = np.array([hash_str(t) for t in TAGS], dtype=np.uint64)
     order = np.argsort(hashes)
@@ -295,7 +295,8 @@ def page_blocks(html: str) -> Page:
 def split(tree: LexborHTMLParser, title: str = "", meta_title: str = "", body: str = "") -> Page:
     """Split a cleaned tree into blocks, in document order."""
     root = tree.body or tree.root
-    data = root.html.encode("utf-8", "replace") if root is not None else b""
+    markup = root.html if root is not None else None
+    data = markup.encode("utf-8", "replace") if markup is not None else b""
     buf = np.frombuffer(bytearray(data), dtype=np.uint8)
     out, words, links, owner, tag, parent, depth, end, spans = scan(buf, *_tables())
     texts = out.tobytes().decode("utf-8", "replace").split("\x00")[:-1]

@@ -183,6 +183,7 @@ def cross_validate(examples, htmls: Sequence[str], kind: str, folds: np.ndarray,
         test = np.flatnonzero(folds == f).tolist()
         run = run_model(fit([examples[i] for i in np.flatnonzero(folds != f)], kind, seed), htmls, examples, test)
         seconds += run.seconds
+        assert run.blocks is not None  # a model labels blocks
         for j, i in enumerate(test):
             texts[i], blocks[i] = run.texts[j], run.blocks[j]
     return Run(texts, seconds, blocks)

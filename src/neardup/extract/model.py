@@ -104,7 +104,7 @@ class BlockModel:
         if self.transitions is not None:
             arrays["transitions"] = self.transitions.astype(np.float32)
         with atomic_file(path) as tmp, open(tmp, "wb") as fh:
-            np.savez_compressed(fh, **arrays)
+            np.savez_compressed(fh, **arrays)  # type: ignore[arg-type]  # the stub matches **arrays to allow_pickle
 
     @classmethod
     def load(cls, path: str | Path) -> BlockModel:

@@ -74,7 +74,7 @@ def banding_errors(
     return fp_weight * fp + (1.0 - fp_weight) * fn
 
 
-@lru_cache(maxsize=256)  # 10 ms a call: an online index asks for every batch
+@lru_cache(maxsize=256)  # a search over bands x rows (docs/costs.md): an online index asks for every batch
 def choose_banding(
     threshold: float,
     num_perm: int,

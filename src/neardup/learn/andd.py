@@ -180,11 +180,9 @@ class GramStats:
         if not parts:
             return featurize([])
         sets = HashedSets.concat([p.sets for p in parts])
-        return GramStats(
-            sets,
-            *(np.concatenate([getattr(p, f) for p in parts]) for f in ("tf", "loc", "length", "inhead", "caps", "words")),
-            sets if parts[0].k == 1 else HashedSets.concat([p.word_sets for p in parts]),
-        )
+        columns = {f: np.concatenate([getattr(p, f) for p in parts]) for f in ("tf", "loc", "length", "inhead", "caps", "words")}
+        word_sets = sets if parts[0].k == 1 else HashedSets.concat([p.word_sets for p in parts])
+        return GramStats(sets=sets, word_sets=word_sets, **columns)
 
 
 def featurize(texts: Sequence[str], k: int = 1) -> GramStats:
@@ -369,6 +367,7 @@ class ANDDModel:
             "weights": [float(x) for x in self.weights], "form": self.form, "info": self.info,
         }
         if self.form == "exp":
+            assert self.center is not None and self.scale is not None  # an exp model is standardized
             doc["center"] = [float(x) for x in self.center]
             doc["scale"] = [float(x) for x in self.scale]
         with atomic_file(path) as tmp:

@@ -20,7 +20,7 @@ from .spotsigs import SpotSigsMethod
 from .wsample import WeightedSamplingMethod
 
 #: The method ``dedup`` and ``eval`` use unless told otherwise: the most accurate at its defaults
-#: on news pages (held-out pair F1 0.968, B-cubed F1 0.953 on GoldSet halves; bench/bench_defaults.py).
+#: on held-out news pages (docs/defaults.md, measured by bench/bench_defaults.py).
 DEFAULT_METHOD = "ffp"
 
 REGISTRY: dict[str, type[Method]] = {cls.name: cls for cls in (MinHashMethod, ANDDMethod, SpotSigsMethod, SimHashMethod, FullFingerprintMethod, IMatchMethod, WeightedSamplingMethod)}

@@ -110,7 +110,7 @@ def load_model(model: str, k: int, similarity: str) -> ANDDModel:
                 f"the shipped ANDD models are for {shipped}; for k = {k} and {similarity} use --model binary "
                 "or train one (neardup train)"
             )
-        return ANDDModel.load(resources.files("neardup").joinpath(SHIPPED_MODELS[k, similarity]))
+        return ANDDModel.load(str(resources.files("neardup").joinpath(SHIPPED_MODELS[k, similarity])))
     loaded = ANDDModel.load(model)
     if (loaded.k, loaded.similarity) != (k, similarity):
         raise UserError(

@@ -16,7 +16,8 @@ Paper knobs and defaults:
   the score of a pair is the larger of its two directions, ``|A∩B| / min(|A|, |B|)``, so
   a pair passes when either document is contained in the other.  ``resemblance``: the
   Jaccard ``|A∩B| / |A∪B|`` (Broder);
-* ``threshold`` -- 0.6, CoDet's containment threshold.
+* ``threshold`` -- CoDet's containment threshold is 0.6; neardup's default is 0.1, chosen for
+  clusters on held-out news pages (docs/defaults.md).
 
 Containment of a very short text in a long one is easily 1; use resemblance when only
 whole-document copies count.  The sets are kept in memory (exact method).
@@ -68,7 +69,7 @@ class FullFingerprintMethod(Method):
 
     def candidate_pairs(self, sk: Sketches) -> Candidates:
         """Exactly the pairs at or above the threshold, with their similarity."""
-        return Candidates(*InvertedIndex(sets_of(sk)).pairs(self.threshold, MEASURE_NAMES[self.measure]))
+        return Candidates(*InvertedIndex(sets_of(sk)).pairs(self.decision_threshold(), MEASURE_NAMES[self.measure]))
 
     def score(self, sk: Sketches, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return set_similarity(sets_of(sk), a, b, MEASURE_NAMES[self.measure])

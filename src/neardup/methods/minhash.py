@@ -124,7 +124,7 @@ class MinHashMethod(Method):
 
     def banding(self) -> Banding:
         """The bands x rows (and matches needed) the index uses at this threshold."""
-        threshold = max(self.threshold, 1e-6)
+        threshold = max(self.decision_threshold(), 1e-6)
         if self.candidates == "supershingles":
             shared = self.min_shared or 2
             if self.supershingles:

@@ -102,7 +102,7 @@ class SimHashMethod(Method):
 
     def max_distance(self) -> int:
         """Hamming radius searched at the current threshold."""
-        return max_distance(self.threshold, self.bits)
+        return max_distance(self.decision_threshold(), self.bits)
 
     def candidate_pairs(self, sk: Sketches) -> Candidates:
         """Every pair of usable documents within the Hamming radius."""

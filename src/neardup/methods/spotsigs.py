@@ -148,7 +148,7 @@ class SpotSigsMethod(Method):
 
     def candidate_pairs(self, sk: Sketches) -> Candidates:
         """Exactly the pairs with Jaccard at or above the threshold, with their Jaccard."""
-        return Candidates(*InvertedIndex(sets_of(sk)).pairs(self.threshold, "jaccard"))
+        return Candidates(*InvertedIndex(sets_of(sk)).pairs(self.decision_threshold(), "jaccard"))
 
     def score(self, sk: Sketches, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return exact_jaccard(sk.lists["hashes"], sk.offsets, a, b)

@@ -233,7 +233,7 @@ class WeightedSamplingMethod(Method):
         shared = self.min_shared or 2
         if self.supershingles:
             return Banding(self.supershingles, self.num_samples // self.supershingles, shared)
-        return choose_banding(max(self.threshold, 1e-6), self.num_samples, shared, use_all=True)
+        return choose_banding(max(self.decision_threshold(), 1e-6), self.num_samples, shared, use_all=True)
 
     def keys(self, sk: Sketches) -> tuple[np.ndarray, int]:
         banding = self.banding()

@@ -45,7 +45,7 @@ def guarded_protocol(read_timeout: float, max_connections: int) -> type:
     except ImportError:  # the serve extra brings httptools; h11 is uvicorn's fallback
         from uvicorn.protocols.http.h11_impl import H11Protocol as Base  # type: ignore[assignment]
 
-    class Guarded(Base):  # type: ignore[misc, valid-type]
+    class Guarded(Base):
         _deadline: Any = None
         _since = 0.0
 

@@ -43,8 +43,6 @@ from typing import Any, Iterable, Iterator
 
 import numpy as np
 
-from ..contain.detector import parse_window
-from ..contain.tree import COUNT_WINDOW, NO_WINDOW, TIME_WINDOW
 from ..errors import InputError, UserError
 from ..extract import DEFAULT_EXTRACTOR, get_extractor
 from ..input_stage import batches
@@ -53,7 +51,8 @@ from ..io.records import record_time
 from ..job import RunStats
 from ..methods import DEFAULT_METHOD, get_method
 from ..methods.base import Method, Sketches
-from ..partial.align import AlignParams
+from ..align.aligner import AlignParams
+from ..windows import COUNT_WINDOW, NO_WINDOW, TIME_WINDOW, parse_window
 from .layout import SketchLayout
 from .matches import CONTAINED_SHARE, Checked, Match, Partial, counted, join_keys, kernel_threads, shared_at_least
 from .passages import Seeds, find_passages, stored_seeds
@@ -125,7 +124,7 @@ class Index:
                **params: Any) -> "Index":
         """A new empty index at ``path`` for ``method`` with ``params`` (refused if the method cannot be online).
 
-        ``partial`` (True, or :class:`~neardup.partial.align.AlignParams`): also keep each
+        ``partial`` (True, or :class:`~neardup.align.aligner.AlignParams`): also keep each
         document's seeds and word offsets, and answer the passages it shares with earlier
         documents (:mod:`.passages`); a property of the index, in its manifest.
         """
@@ -229,6 +228,7 @@ class Index:
             rows, seqs = join_keys(probe_key, probe_slot, probe_row, k_key, k_slot, k_seq)
             return shared_at_least(rows, seqs, self.scheme.min_shared)
         hashes, offsets = sk.lists["hashes"], sk.offsets
+        assert offsets is not None  # a posting scheme's method keeps feature lists
         p_hash, p_seq = Store.posting_matches(db, hashes)
         if not p_seq.size:
             return np.zeros(0, np.int64), np.zeros(0, np.int64)
@@ -275,7 +275,9 @@ class Index:
                 out[r].append((q, self._match(u_ids[a], s, la, lb)))
         if within and n > 1:
             with kernel_threads(n):
-                a, b, scores = self.method.verified(sk)
+                a, b, verified = self.method.verified(sk)
+            assert verified is not None  # verified pairs are scored
+            scores = verified
             keep = self._in_window(seqs[b], batch.times[b], seqs[a], batch.times[a])
             for x, y, s in zip(a[keep].tolist(), b[keep].tolist(), scores[keep].tolist()):
                 la = None if sizes_new is None else int(sizes_new[y])
@@ -294,6 +296,7 @@ class Index:
         """A match with the shares of each side in the other (``la``: the new side's feature count)."""
         if la is None or lb is None or not la or not lb:
             return Match(other, score, "similar")
+        shared: float
         if self.scheme.measure == "containment":
             shared = round(score * min(la, lb))
         else:  # Jaccard (exact, or the MinHash estimate): |A & B| = J (|A| + |B|) / (1 + J)
@@ -427,6 +430,7 @@ class Index:
                 keys = self.scheme.keys(self.method, sk)
             (self.store.insert_keys if insert else self.store.delete_keys)(seqs, keys)
         else:
+            assert sk.offsets is not None  # a posting scheme's method keeps feature lists
             (self.store.insert_postings if insert else self.store.delete_postings)(
                 seqs, sk.lists["hashes"], sk.offsets)
 

@@ -66,6 +66,7 @@ class SketchLayout:
         cols = [buf[i * width:(i + 1) * width] for i in range(n)]
         if not self.lists:
             return cols, [b""] * n
+        assert sk.offsets is not None  # a method that keeps lists has their offsets
         items = np.empty(int(sk.offsets[-1]), dtype=self.item_dtype)
         for name, _ in self.lists:
             items[name] = sk.lists[name]

@@ -15,11 +15,10 @@ import numba
 import numpy as np
 
 if TYPE_CHECKING:
-    from ..partial.align import Passage
+    from ..align.aligner import Passage
 
 #: Below this many documents the compiled kernels run on the calling thread only: waking the
-#: thread pool costs more than the work (2.7 us vs 13 ms for the band keys of one document
-#: on a loaded 2-core machine), and server threads call them concurrently.
+#: thread pool costs more than the work (docs/costs.md), and server threads call them concurrently.
 SMALL_BATCH = 2000
 #: A side holding at least this share of its features in the other is contained in it.
 CONTAINED_SHARE = 0.6

@@ -1,11 +1,11 @@
 """Copied passages online (``index create --partial``): the aligner's stages against the stored seeds.
 
 An index made with ``--partial`` also keeps, per document, what seed-and-extend
-alignment (:mod:`neardup.partial.align`) needs -- never the text: its seeds
+alignment (:mod:`neardup.align.aligner`) needs -- never the text: its seeds
 ``(key, word position)`` in an inverted index (table ``seeds``) and its words'
 character offsets (table ``align``).  For each new document:
 
-1. its seeds (:func:`~neardup.partial.seeds.tokens`, :func:`~neardup.partial.seeds.seed_keys`,
+1. its seeds (:func:`~neardup.align.seeds.tokens`, :func:`~neardup.align.seeds.seed_keys`,
    as ``neardup partial`` makes them) are looked up in the stored seeds;
 2. the document-frequency cap of ``neardup partial`` (a seed in more than ``max_df``
    documents, or found more than ``4 max_df`` times, is boilerplate) is applied over
@@ -13,8 +13,8 @@ character offsets (table ``align``).  For each new document:
    its batch, plus itself** -- computed per document with prefix counts, so the batch
    size never changes an answer;
 3. the seed pairs it makes with every earlier document (inside the window) go through
-   the aligner's own kernels: :func:`~neardup.partial.seeds.chain_pairs` (chains,
-   merged passages, validation, coverage) and :func:`~neardup.partial.align.report_pairs`
+   the aligner's own kernels: :func:`~neardup.align.seeds.chain_pairs` (chains,
+   merged passages, validation, coverage) and :func:`~neardup.align.aligner.report_pairs`
    (character spans), with the earlier document as ``a``, exactly as ``neardup partial``
    orders a pair.
 
@@ -36,8 +36,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..partial.align import OFFSETS, AlignParams, Passage, report_pairs
-from ..partial.seeds import chain_pairs, seed_keys, tokens
+from ..align.aligner import OFFSETS, AlignParams, Passage, report_pairs
+from ..align.seeds import chain_pairs, seed_keys, tokens
 from .matches import Partial
 from .storage import Store
 

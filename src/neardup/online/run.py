@@ -36,7 +36,7 @@ def window_warnings(index: Index, had: int) -> list[str]:
     sign of a time far newer than the rest (a wrong date, a clock), or of a window too short."""
     from datetime import UTC, datetime
 
-    from ..contain.tree import TIME_WINDOW
+    from ..windows import TIME_WINDOW
 
     if index.window_kind != TIME_WINDOW or not had or index.evicted < EVICTED_WARNING_SHARE * had:
         return []
@@ -108,7 +108,7 @@ def index_files(index_path: str | Path, inputs: Sequence[str], outdir: str | Pat
         stats.timed("add" if add else "query", t)
         if not (add and on_duplicate == "skip" and stats.skipped and not stats.reasons):
             stats.require_usable()  # (every document already there and skipped is a finished run)
-        results = {
+        results: dict[str, Any] = {
             "index": str(index_path), "mode": "add" if add else "query", "checked": written,
             "added": stats.kept if add else 0, "documents_matched": counts["matched"], "matches": counts["matches"],
             "index_documents_before": before, "index_documents_after": len(index), "index_access": index.store.access,

@@ -294,10 +294,10 @@ def create_app(index: Index, token: str | None = None, max_body: int = 16 << 20)
             index.close()
 
     offline = _offline_app_class()  # /docs and /redoc from packaged assets, no CDN
+    no_pages: dict[str, Any] = {} if offline else {"docs_url": None, "redoc_url": None}
     app = (offline or FastAPI)(
         title="neardup index", version="1", lifespan=lifespan,
-        description="Check and add news documents against a persistent near-duplicate index.",
-        **({} if offline else {"docs_url": None, "redoc_url": None}))
+        description="Check and add news documents against a persistent near-duplicate index.", **no_pages)
     if offline is None:
         @app.get("/docs", include_in_schema=False)
         async def docs() -> Response:

@@ -67,7 +67,8 @@ APPLICATION_ID = 0x4E445558
 DB_NAME = "index.sqlite"
 LOCK_NAME = "writer.lock"
 SYNC_MODES = ("full", "normal")
-#: Index files up to this size get SQLite's ``quick_check`` on every open (about 0.1 s per 64 MiB).
+#: Index files up to this size get SQLite's ``quick_check`` on every open (its time grows with
+#: the file: docs/costs.md).
 QUICK_CHECK_BYTES = 64 << 20
 #: Parameters per SQL statement (SQLite allows 32,766).
 CHUNK = 30000

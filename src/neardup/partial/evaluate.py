@@ -1,6 +1,6 @@
 """Partial-duplicate quality against simulated ground truth: spans and document pairs.
 
-The truth (:class:`neardup.contain.truth.Truth`) records copied passages with exact
+The truth (:class:`neardup.evaluate.truth.Truth`) records copied passages with exact
 character spans in both documents: a quote of a few sentences or a paragraph of one
 story pasted into another, and each page of a split article against the version it
 came from.  A true span becomes the sentences of each document lying (at least half of
@@ -39,7 +39,7 @@ import orjson
 
 from ..errors import UserError
 from ..extract import DEFAULT_EXTRACTOR
-from ..contain.truth import Truth
+from ..evaluate.truth import Truth
 from ..evaluate.measures import prf
 
 
@@ -71,7 +71,7 @@ def evaluate_partials(pred: Iterable[Mapping[str, Any]], truth: Truth,
         x, y = (sb, sa) if swap else (sa, sb)
         old = true_spans.get(key, (set(), set()))
         true_spans[key] = (old[0] | x, old[1] | y)
-    quoted = {}  # receiver -> clusters of the stories it quotes
+    quoted: dict[str, set[int | None]] = {}  # receiver -> clusters of the stories it quotes
     for r in truth.partials:
         if truth.cluster.get(r["a"]) != truth.cluster.get(r["b"]):
             quoted.setdefault(r["b"], set()).add(truth.cluster.get(r["a"]))

@@ -13,13 +13,13 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-from ..contain.truth import Truth
+from ..evaluate.truth import Truth
 from ..errors import UserError
 from ..io.readers import FIELDS, Fields, read_inputs
 from ..io.writers import OutputFolder, write_json, write_rows
 from ..job import read_as
-from .align import DEFAULT_ALIGN, AlignParams
-from .detector import PartialDetector
+from ..align.aligner import DEFAULT_ALIGN, AlignParams
+from ..pdc.detector import PartialDetector
 from .evaluate import evaluate_partials
 
 #: Why ``--truth`` is refused on Spark: the evaluation needs every document's sentences on the driver.
@@ -53,13 +53,13 @@ def align_files(
     progress: bool = False,
     engine: Any = "local",
 ) -> dict[str, Any]:
-    """``partial`` (``--method align``): seed-and-extend passages (:mod:`.align`); writes
+    """``partial`` (``--method align``): seed-and-extend passages (:mod:`neardup.align`); writes
     ``partials`` and ``summary.json``.
 
     Rows: ``a``, ``b`` (in input order), ``spans`` of ``a_chars``, ``b_chars``, ``a_words``,
     ``b_words``, ``similarity`` (density of matched words), and ``coverage_a``,
     ``coverage_b`` (share of each document's words inside the spans).  Texts are not kept:
-    documents go into the aligner in batches of ``batch_docs`` (see :mod:`.align` on memory).
+    documents go into the aligner in batches of ``batch_docs`` (see :mod:`neardup.align.aligner` on memory).
     With ``truth`` the summary gets the PAN and sentence measures
     (:func:`~.evaluate.evaluate_partial_files`); every document's sentence offsets are then kept
     (so ``truth`` needs the local engine).  ``engine``: ``"local"`` or an engine object whose
@@ -70,7 +70,7 @@ def align_files(
     from ..evaluate.pan import pan_measures
     from ..job import RunStats, run_report
     from ..sentences import split_sentences
-    from .align import Aligner
+    from ..align.aligner import Aligner
 
     if engine != "local" and truth is not None:
         raise UserError(_TRUTH_ON_SPARK)

@@ -33,6 +33,6 @@ def pair_equal_share(signatures: np.ndarray, a: np.ndarray, b: np.ndarray) -> np
     """:func:`equal_share` of rows ``a[i]`` and ``b[i]`` of ``signatures``, compiled, without copying rows.
 
     The same numbers as :func:`equal_share` (an exact count over the same divisor), in
-    memory of one float per pair: gathering the rows of a million pairs first took 1 GB.
+    memory of one float per pair: gathering the rows of the pairs first takes a row per pair.
     """
     return _pair_equal_share(signatures, np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64))

@@ -92,7 +92,7 @@ class CountMinSketch:
         """Count-min's additive bound ``e / width * total``, held with prob. ``1 - exp(-depth)``."""
         return float(np.e / self.width * self.total)
 
-    def to_arrays(self, prefix: str = "cms_") -> dict[str, np.ndarray]:
+    def to_arrays(self, prefix: str = "cms_") -> dict[str, np.ndarray | np.generic]:
         """The arrays that :meth:`from_arrays` rebuilds the sketch from."""
         return {
             prefix + "table": self.table,

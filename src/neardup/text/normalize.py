@@ -54,7 +54,7 @@ def char_classes() -> np.ndarray:
     WORD is ``str.isalnum()``, ``_`` or a combining mark (category M).  Python's
     ``\\w`` is exactly ``isalnum()`` or ``_``, so one regex pass over a string of all
     code points finds most WORD characters, and only the rest are asked for their
-    category: 15 ms instead of 40 ms for a per-character loop, paid by every process.
+    category: a third of a per-character loop's time, paid by every process (docs/costs.md).
     """
     codes = np.arange(TABLE_SIZE, dtype="<u4").tobytes().decode("utf-32-le", "surrogatepass")
     table = np.zeros(TABLE_SIZE, dtype=np.uint8)

@@ -128,10 +128,10 @@ def doc_tokens(buf, lo, hi, table, seed, out, units=True):
 
     The tokens of :func:`scan_tokens` (words; units of scripts without spaces, or with
     ``units=False`` one character each, as the extraction model's features were made), each hashed as soon as it ends: one pass over the
-    bytes and no span arrays, 15-20% faster than scanning first.  Its per-byte step (ASCII
+    bytes and no span arrays, faster than scanning first.  Its per-byte step (ASCII
     class and lower-casing inline) repeats :func:`scan_tokens`'s on purpose: moved into one
-    shared kernel, called or inlined by numba (``inline="always"``), this loop ran 1.9-2.3x
-    slower (8.3M tokens, one thread: 0.24 s -> 0.46-0.59 s).
+    shared kernel, called or inlined by numba (``inline="always"``), this loop ran about
+    twice as slow (docs/costs.md).
     """
     n = 0
     tok = -1

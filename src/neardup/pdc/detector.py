@@ -152,6 +152,7 @@ class PartialDetector:
         if self.signature == "shingles":
             return shingle_signatures(tokens, tok_off, self.shingle_size)
         if self.signature == "imatch":
+            assert self.df is not None  # given, or counted over the input before signatures
             return imatch_signatures(tokens, tok_off, self.df, self.idf_min, self.idf_max)
         return spot_signatures(tokens, tok_off, self.antecedents)
 

@@ -1,29 +1,23 @@
-"""``neardup index ...`` and ``neardup serve``: the sub-commands, added to neardup's parser by :func:`register`.
+"""``neardup index create|add|query|remove|info|compact``: the persistent index (:mod:`neardup.online`).
 
-Kept light: the index, its storage and the web stack are imported only when a command runs.
+Kept light: the index and its storage are imported only when an action runs.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 
 from ..errors import UserError
 
-#: Environment variable holding the token write requests must carry (``--token`` overrides it).
-TOKEN_ENV = "NEARDUP_TOKEN"
 
-
-def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add ``index`` (with its actions) and ``serve`` to ``subparsers``."""
-    from ..cli_options import add_method_options
-    from ..cli_options import add_input_options
+def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Add ``index`` with its actions to ``subparsers``."""
+    from ..cli_options import add_align_options, add_input_options, add_method_options
     from ..extract import DEFAULT_EXTRACTOR, EXTRACTORS
     from ..io.readers import FILE_IDS
     from ..io.writers import FORMATS
-    from ..partial.cli import add_align_options
 
     p = subparsers.add_parser("index", help="a persistent index: check and add documents as they arrive, across runs")
     actions = p.add_subparsers(dest="action", required=True)
@@ -43,7 +37,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "new document shares with earlier ones, located, as `neardup partial` does")
     add_align_options(c, prefix="partial-")
     add_method_options(c)
-    c.set_defaults(func=_cmd_create)
 
     for action, what in (("add", "check and add: each new document's matches, then store it"),
                          ("query", "check only: each document's matches, nothing stored")):
@@ -64,44 +57,33 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             a.add_argument("--on-duplicate-id", choices=("fail", "skip", "replace"), default="fail",
                            help="a document whose id is in the index already: fail (exit 2, nothing of its batch "
                                 "written), skip it (counted as skipped), or replace the stored one (fail)")
-        a.set_defaults(func=_cmd_add if action == "add" else _cmd_query)
 
     r = actions.add_parser("remove", help="remove documents by id")
     r.add_argument("index", metavar="DIR", help="the index folder")
     r.add_argument("ids", nargs="*", metavar="ID", help="ids to remove")
     r.add_argument("--ids-file", metavar="FILE", help="also the ids in FILE, one a line")
-    r.set_defaults(func=_cmd_remove)
 
     i = actions.add_parser("info", help="method, window, documents, size on disk")
     i.add_argument("index", metavar="DIR", help="the index folder")
     i.add_argument("--check", action="store_true", help="also verify every page and every document's keys")
     i.add_argument("--json", action="store_true", help="print as JSON")
-    i.set_defaults(func=_cmd_info)
 
     k = actions.add_parser("compact", help="evict documents outside the window and rewrite the file smaller")
     k.add_argument("index", metavar="DIR", help="the index folder")
-    k.set_defaults(func=_cmd_compact)
+    return p
 
-    s = subparsers.add_parser("serve", help="serve an index over HTTP (JSON API; needs the `serve` extra)")
-    s.add_argument("index", metavar="DIR", help="the index folder")
-    s.add_argument("--host", default="127.0.0.1", help="address to bind (127.0.0.1: this machine only)")
-    s.add_argument("--port", type=int, default=8080, help="port (8080)")
-    s.add_argument("--token", help=f"token write requests must send as 'Authorization: Bearer TOKEN' "
-                                   f"(default: ${TOKEN_ENV}; none: writes are open)")
-    s.add_argument("--max-body", type=int, default=16 << 20, metavar="BYTES", help="largest request body (16 MiB)")
-    s.add_argument("--sync", choices=("full", "normal"), default="full", help="as for `index create` (full)")
-    s.add_argument("--read-timeout", type=float, default=30.0, metavar="SECONDS",
-                   help="a request's headers and body must arrive within this time, else the connection is closed (30)")
-    s.add_argument("--max-connections", type=int, default=1000, metavar="N",
-                   help="open connections at most; past it the one waiting longest for a request is closed (1000)")
-    s.set_defaults(func=_cmd_serve)
+
+def run(args: argparse.Namespace) -> int:
+    """One action of ``neardup index``."""
+    if args.action in ("add", "query"):
+        return _cmd_add(args, add=args.action == "add")
+    return {"create": _cmd_create, "remove": _cmd_remove, "info": _cmd_info, "compact": _cmd_compact}[args.action](args)
 
 
 def _cmd_create(args: argparse.Namespace) -> int:
-    from ..cli_options import method_options
-    from ..partial.align import DEFAULT_ALIGN
-    from ..partial.cli import align_params
-    from .index import Index
+    from ..align.aligner import DEFAULT_ALIGN
+    from ..cli_options import align_params, method_options
+    from ..online.index import Index
 
     options = method_options(args)
     align = align_params(args, "partial-")
@@ -117,10 +99,10 @@ def _cmd_create(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_add(args: argparse.Namespace, add: bool = True) -> int:
+def _cmd_add(args: argparse.Namespace, add: bool) -> int:
     from ..cli_options import input_fields
     from ..job import print_report
-    from .run import index_files
+    from ..online.run import index_files
 
     from ..io.writers import check_outputs_apart
 
@@ -146,12 +128,8 @@ def _cmd_add(args: argparse.Namespace, add: bool = True) -> int:
     return 0
 
 
-def _cmd_query(args: argparse.Namespace) -> int:
-    return _cmd_add(args, add=False)
-
-
 def _cmd_remove(args: argparse.Namespace) -> int:
-    from .index import Index
+    from ..online.index import Index
 
     ids = list(args.ids)
     if args.ids_file:
@@ -168,7 +146,7 @@ def _cmd_remove(args: argparse.Namespace) -> int:
 
 
 def _cmd_info(args: argparse.Namespace) -> int:
-    from .index import Index
+    from ..online.index import Index
 
     with Index.open(args.index, write=False, verify=not args.check) as index:
         info = index.info()
@@ -198,7 +176,7 @@ def _cmd_info(args: argparse.Namespace) -> int:
 
 
 def _cmd_compact(args: argparse.Namespace) -> int:
-    from .index import Index
+    from ..online.index import Index
 
     with Index.open(args.index) as index:
         done = index.compact()
@@ -206,13 +184,3 @@ def _cmd_compact(args: argparse.Namespace) -> int:
     print(f"compacted {args.index}: {done['bytes_before'] / 1e6:,.1f} MB -> {done['bytes_after'] / 1e6:,.1f} MB, "
           f"{n:,} documents", file=sys.stderr)
     return 0
-
-
-def _cmd_serve(args: argparse.Namespace) -> int:
-    try:
-        from .server import serve
-    except ImportError as exc:
-        raise UserError(f"neardup serve needs the web extra: pip install -e '.[serve]' in the neardup checkout ({exc})") from None
-    token = args.token if args.token is not None else os.environ.get(TOKEN_ENV) or None
-    return serve(args.index, host=args.host, port=args.port, token=token, max_body=args.max_body, sync=args.sync,
-                 read_timeout=args.read_timeout, max_connections=args.max_connections)

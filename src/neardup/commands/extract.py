@@ -8,8 +8,7 @@ Three forms, dispatched on the first word after ``extract``::
 
 ``INPUT`` is anything ``neardup dedup`` reads (HTML/text files, folders, JSONL,
 Parquet); each record becomes one JSON line ``{id, source, title, text}``.  ``DATA``
-folders hold labeled pages (:mod:`.datasets`).  :func:`register` adds the command to
-neardup's argument parser.
+folders hold labeled pages (:mod:`neardup.extract.datasets`).
 """
 
 from __future__ import annotations
@@ -21,13 +20,13 @@ from contextlib import ExitStack
 from typing import Callable, Sequence, TextIO
 
 from ..errors import UserError
-from .extractor import Extracted, extract, extract_heuristic
-from .visible import visible_text
+from ..extract.extractor import Extracted, extract, extract_heuristic
+from ..extract.visible import visible_text
 
 EXTRACTOR_CHOICES = ("model", "heuristic", "none")
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Add ``extract`` to neardup's sub-commands."""
     p = subparsers.add_parser(
         "extract",
@@ -36,7 +35,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("argv", nargs=argparse.REMAINDER, metavar="...", help="INPUT... | train DATA... | eval DATA...")
-    p.set_defaults(func=run)
+    return p
 
 
 def run(args: argparse.Namespace) -> int:
@@ -63,7 +62,7 @@ def _extract_parser() -> argparse.ArgumentParser:
 def extractor(name: str, model_path: str | None = None) -> Callable[[str], Extracted]:
     """The ``html -> Extracted`` function called ``name`` (with ``model_path`` for ``model``)."""
     if name == "model":
-        from .model import BlockModel
+        from ..extract.model import BlockModel
 
         model = BlockModel.load(model_path) if model_path else None
         return lambda html: extract(html, model)
@@ -111,7 +110,7 @@ def _extract(argv: Sequence[str]) -> int:
 
 
 def _train(argv: Sequence[str]) -> int:
-    from .train import train
+    from ..extract.train import train
 
     p = argparse.ArgumentParser(prog="neardup extract train", description="Train a block classifier on labeled pages.")
     p.add_argument("data", nargs="+", metavar="DATA", help="folders of labeled pages (annotated/+original/, html/+gold/ or input/+GoldStandard/)")
@@ -127,10 +126,10 @@ def _train(argv: Sequence[str]) -> int:
 def _eval(argv: Sequence[str]) -> int:
     import numpy as np
 
-    from .datasets import load
-    from .evaluate import EXTRACTOR_NAMES, collection_folds, markdown, neardup_runs, report, site_folds
-    from .model import BlockModel
-    from .train import examples
+    from ..extract.datasets import load
+    from ..extract.evaluate import EXTRACTOR_NAMES, collection_folds, markdown, neardup_runs, report, site_folds
+    from ..extract.model import BlockModel
+    from ..extract.train import examples
 
     p = argparse.ArgumentParser(
         prog="neardup extract eval",
@@ -163,17 +162,3 @@ def _eval(argv: Sequence[str]) -> int:
               f"{len(np.unique(folds))}-fold {how}, seed {args.seed}\n")
         print(markdown(results))
     return 0
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m neardup.extract.cli ...``: the ``extract`` command on its own."""
-    from ..job import run_command
-
-    parser = argparse.ArgumentParser(prog="neardup")
-    register(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(["extract", *(sys.argv[1:] if argv is None else argv)])
-    return run_command(args.func, args)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

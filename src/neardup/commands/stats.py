@@ -1,6 +1,6 @@
 """``neardup stats``: build and inspect collection statistics files.
 
-Wired into the ``neardup`` command by :func:`register`::
+Two actions::
 
     neardup stats build CORPUS... -o stats.npz [--phrase-size 7] [--approximate]
     neardup stats info stats.npz
@@ -18,7 +18,7 @@ from ..errors import UserError
 
 
 def _cmd_build(args: argparse.Namespace) -> int:
-    from .build import build_stats
+    from ..stats.build import build_stats
 
     if args.width < 1 or args.width & (args.width - 1):
         raise UserError(f"--width must be a power of two, got {args.width}")
@@ -60,17 +60,22 @@ def _print(report: dict) -> None:
 
 
 def _cmd_info(args: argparse.Namespace) -> int:
-    from .build import load_stats
+    from ..stats.build import load_stats
 
     stats = load_stats(args.file)
     print(json.dumps(stats.summary(), indent=2))
     return 0
 
 
-def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+def run(args: argparse.Namespace) -> int:
+    """``stats build`` or ``stats info``."""
+    return _cmd_build(args) if args.stats_command == "build" else _cmd_info(args)
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Add ``stats build`` and ``stats info`` to the ``neardup`` command's subparsers."""
     from ..cli_options import add_input_options
-    from .build import COMMON_DF
+    from ..stats.build import COMMON_DF
 
     p = subparsers.add_parser("stats", help="collection statistics: document frequencies of words and phrases")
     sub = p.add_subparsers(dest="stats_command", required=True)
@@ -93,9 +98,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     b.add_argument("--strict", action="store_true", help="stop with exit code 2 at the first bad record")
     b.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
     b.add_argument("--quiet", action="store_true", help="no progress bar and no summary on stderr")
-    b.set_defaults(func=_cmd_build)
 
     i = sub.add_parser("info", help="summarize a statistics file")
     i.add_argument("file", metavar="FILE", help="a .npz written by `neardup stats build`")
-    i.set_defaults(func=_cmd_info)
     return p

@@ -1,4 +1,4 @@
-"""``neardup contain``: the sub-command, added to neardup's parser by :func:`register`."""
+"""``neardup contain``: which documents contain which (:mod:`neardup.contain`)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 from ..errors import UserError
 from ..job import print_found
-from .detector import CONTAIN_ALIGN, DEFAULT_COVERAGE, DEFAULT_ETL, DEFAULT_MAX_NEW, METHODS
-from .words import DEFAULT_PREFIX
+from ..contain.detector import CONTAIN_ALIGN, DEFAULT_COVERAGE, DEFAULT_ETL, DEFAULT_MAX_NEW, METHODS
+from ..contain.words import DEFAULT_PREFIX
 
 _STOPWORD_LISTS = ("english", "none")
 
@@ -28,10 +28,9 @@ def stopword_option(value: str) -> list[str] | None:
     return [w for w in path.read_text(encoding="utf-8").split() if w]
 
 
-def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Add ``contain`` to ``subparsers`` (from ``ArgumentParser.add_subparsers``)."""
-    from ..cli_options import add_engine_options, add_job_options
-    from ..partial.cli import add_align_options
+    from ..cli_options import add_align_options, add_engine_options, add_job_options
 
     p = subparsers.add_parser("contain", help="find which documents contain which (aligned coverage, CoDet, baselines)")
     add_job_options(p, "containments")
@@ -62,14 +61,12 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     g.add_argument("--trace", type=int, default=0, metavar="N", help="record memory in summary.json every N documents")
     p.add_argument("--truth", metavar="FILE", help="evaluate against a simulator's truth.jsonl (into summary.json)")
     add_engine_options(p)
-    p.set_defaults(func=run_command)
     return p
 
 
-def run_command(args: argparse.Namespace) -> int:
-    from ..cli_options import engine_of, input_fields
-    from ..partial.cli import align_params
-    from .run import contain_files
+def run(args: argparse.Namespace) -> int:
+    from ..cli_options import align_params, engine_of, input_fields
+    from ..contain.run import contain_files
 
     summary = contain_files(
         args.inputs, args.output, prefer_html=args.html, fields=input_fields(args), truth=args.truth,

@@ -9,10 +9,10 @@ import sys
 import numpy as np
 
 
-def _cmd_train(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     from ..evaluate.harness import load_labeled
-    from .andd import FEATURES, QueryFrequencies
-    from .training import fit
+    from ..learn.andd import FEATURES, QueryFrequencies
+    from ..learn.training import fit
 
     texts: list[str] = []
     clusters: list[np.ndarray] = []
@@ -40,11 +40,11 @@ def _cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Add ``train`` to the ``neardup`` command's subparsers."""
     from ..cli_options import add_input_options
-    from .andd import SIMILARITIES
-    from .training import L2, N_PAIRS, OBJECTIVES
+    from ..learn.andd import SIMILARITIES
+    from ..learn.training import L2, N_PAIRS, OBJECTIVES
 
     p = subparsers.add_parser("train", help="learn ANDD k-gram weights from labeled near-duplicate clusters")
     p.add_argument("datasets", nargs="+", metavar="DATASET",
@@ -64,5 +64,4 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="seed of the pair sampling (0)")
     p.add_argument("--quiet", action="store_true", help="no summary on stderr")
     add_input_options(p)
-    p.set_defaults(func=_cmd_train)
     return p

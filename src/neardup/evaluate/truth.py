@@ -5,7 +5,7 @@ made on purpose: ``containment`` (a trimmed copy or one page of a split article,
 its container) and ``partial`` (a copied passage with exact character spans in both
 documents).  Only the pair that was actually copied is recorded; other versions of
 the same story hold the same text with small edits.  :class:`Truth` reads the file and
-derives what the records imply, which the evaluations of :mod:`.evaluate` and
+derives what the records imply, which the evaluations of :mod:`neardup.contain.evaluate` and
 :mod:`neardup.partial.evaluate` use:
 
 * a document is a *part* when it is recorded as contained (trims and split pages), a

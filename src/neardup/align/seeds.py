@@ -1,7 +1,7 @@
-"""The compiled kernels of seed-and-extend alignment (:mod:`.align`), one group per stage.
+"""The compiled kernels of seed-and-extend alignment (:mod:`.aligner`), one group per stage.
 
 Each kernel is a map or a reduce over key/value arrays, so an engine other than the
-local one (:class:`~.align.Aligner`) can run the same stages on partitions:
+local one (:class:`~.aligner.Aligner`) can run the same stages on partitions:
 
 * :func:`tokens` -- texts to words with character offsets (map over documents);
 * :func:`seed_keys` -- words to ``(key, doc, pos)`` seed records (map);
@@ -274,7 +274,7 @@ def sorted_pairs(a: np.ndarray, b: np.ndarray, pa: np.ndarray,
         for lo, w in zip(reversed(base), reversed(widths)):
             out.append((key & np.int64((1 << w) - 1)) + lo)
             key = key >> np.int64(w)
-        return tuple(x.astype(c.dtype) for x, c in zip(reversed(out), cols))  # type: ignore[return-value]
+        return tuple(x.astype(c.dtype) for x, c in zip(reversed(out), cols))
     first = (a.astype(np.int64) << np.int64(32)) | b.astype(np.int64)
     second = (pa.astype(np.int64) << np.int64(32)) | pb.astype(np.int64)
     order = np.argsort(first)

@@ -44,7 +44,7 @@ import os
 import itertools
 import tempfile
 from dataclasses import dataclass
-from typing import Iterable, Iterator, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -121,7 +121,7 @@ class _Spill:
         self.spilled = [False] * parts
 
     def _path(self, p: int) -> str:
-        return os.path.join(self.folder, f"{self.dtype.names[0]}-{p}.bin")
+        return os.path.join(self.folder, f"{self.dtype.names[0]}-{p}.bin")  # type: ignore[index]  # a record dtype
 
     def append(self, records: np.ndarray, part: np.ndarray | None = None) -> None:
         if part is None:
@@ -341,8 +341,9 @@ def aligned_pairs(out: np.ndarray, cov: np.ndarray, chars: tuple[np.ndarray, ...
 
 
 def align_texts(texts: Iterable[str], params: AlignParams = DEFAULT_ALIGN, batch_docs: int = 1000,
-                **engine: float) -> Iterator[AlignedPair]:
-    """Every pair of ``texts`` that shares a copied passage (streamed in batches of ``batch_docs``)."""
+                **engine: Any) -> Iterator[AlignedPair]:
+    """Every pair of ``texts`` that shares a copied passage (streamed in batches of ``batch_docs``);
+    ``engine``: the :class:`Aligner`'s memory_mb, pair_budget, folder."""
     al = Aligner(params, **engine)
     batch = list(itertools.islice(iter_texts := iter(texts), batch_docs))
     while batch:

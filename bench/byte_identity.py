@@ -1,0 +1,134 @@
+"""Outputs of every command on reference settings, as sha256 digests: record them, check them later.
+
+A restructuring that must not change behaviour is checked by recording before it and checking
+after::
+
+    python bench/byte_identity.py record identity.json      # before (a few minutes on 2 cores)
+    python bench/byte_identity.py check identity.json       # after: lists every output that changed
+    python bench/byte_identity.py check identity.json --quick   # the runs on the sample only
+
+The runs: ``neardup synth`` of 20,000 documents (seed 7); ``neardup dedup`` with every method's
+defaults on ``examples/sample.jsonl`` and on that corpus; ``neardup contain`` with every method on
+the sample and its two main methods (align, codet) on the corpus; ``neardup partial`` with both
+methods on both; ``neardup index create/add/query`` and ``neardup explain`` on the sample.  Every
+run works in one scratch folder with relative paths, so a summary's paths do not depend on where
+it runs.  A ``summary.json`` is compared without what differs run to run (``seconds``, memory
+traces, versions); every other file byte for byte, except the index's own store (its SQLite file
+holds times; its answers, ``matches.jsonl``, are compared).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: Summary keys that differ between two runs of the same job (timings, memory, versions).
+VOLATILE = {"seconds", "memory", "trace", "version", "wall", "rss", "peak_rss_mb"}
+
+#: Files not compared: the index's own store holds creation times and the writer's process id.
+UNCOMPARED = ("index/",)
+
+METHODS = ("andd", "ffp", "imatch", "minhash", "simhash", "spotsigs", "wsample")
+CONTAIN_METHODS = ("align", "codet", "ffp", "dsc", "imatch", "simhash")
+
+
+def runs() -> list[tuple[str, list[str]]]:
+    """(name, neardup arguments) of every reference run, in order; later runs read earlier outputs."""
+    out: list[tuple[str, list[str]]] = [("synth", ["synth", "-o", "corpus", "--docs", "20000", "--seed", "7", "--quiet"])]
+    for corpus, path in (("sample", "sample.jsonl"), ("corpus", "corpus/docs.jsonl")):
+        out += [(f"dedup-{m}-{corpus}", ["dedup", path, "-o", f"dedup-{m}-{corpus}", "--method", m, "--quiet"])
+                for m in METHODS]
+        contain = CONTAIN_METHODS if corpus == "sample" else ("align", "codet")
+        out += [(f"contain-{m}-{corpus}", ["contain", path, "-o", f"contain-{m}-{corpus}", "--method", m, "--quiet"])
+                for m in contain]
+        out += [(f"partial-{m}-{corpus}", ["partial", path, "-o", f"partial-{m}-{corpus}", "--method", m, "--quiet"])
+                for m in ("align", "pdc")]
+    out += [
+        ("dedup-unique-sample", ["dedup", "sample.jsonl", "-o", "dedup-unique-sample", "--unique", "unique.jsonl",
+                                 "--quiet"]),
+        ("index-create", ["index", "create", "index", "--partial"]),
+        ("index-add", ["index", "add", "index", "sample.jsonl", "-o", "index-add", "--quiet"]),
+        ("index-query", ["index", "query", "index", "sample.jsonl", "-o", "index-query", "--quiet"]),
+        ("explain", ["explain", "d00000001", "d00000007", "--in", "sample.jsonl", "--json"]),
+    ]
+    return out
+
+
+def _stable(value: object) -> object:
+    """``value`` without the keys of :data:`VOLATILE`, at any depth."""
+    if isinstance(value, dict):
+        return {k: _stable(v) for k, v in value.items() if k not in VOLATILE}
+    if isinstance(value, list):
+        return [_stable(v) for v in value]
+    return value
+
+
+def digest(path: Path) -> str:
+    """sha256 of a file; of a summary.json, of its stable part."""
+    data = path.read_bytes()
+    if path.name == "summary.json":
+        data = json.dumps(_stable(json.loads(data)), sort_keys=True).encode()
+    return hashlib.sha256(data).hexdigest()
+
+
+def record(work: Path, quick: bool = False) -> dict[str, dict[str, str]]:
+    """Run every reference run in ``work`` (``quick``: those on the sample only); the digest of
+    every file each one wrote."""
+    shutil.copy(ROOT / "examples" / "sample.jsonl", work / "sample.jsonl")
+    found: dict[str, dict[str, str]] = {}
+    for name, argv in runs():
+        if quick and (name == "synth" or name.endswith("-corpus")):
+            continue
+        before = {p for p in work.rglob("*") if p.is_file()}
+        done = subprocess.run([sys.executable, "-m", "neardup", *argv], cwd=work, capture_output=True, text=True)
+        files = {p for p in work.rglob("*") if p.is_file() and not str(p.relative_to(work)).startswith(UNCOMPARED)}
+        files -= before
+        found[name] = {str(p.relative_to(work)): digest(p) for p in sorted(files)}
+        found[name]["exit"] = str(done.returncode)
+        if name == "explain":  # its output is what it prints
+            found[name]["stdout"] = hashlib.sha256(done.stdout.encode()).hexdigest()
+        print(f"{name}: exit {done.returncode}, {len(files)} files", file=sys.stderr, flush=True)
+    return found
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("mode", choices=("record", "check"))
+    parser.add_argument("digests", type=Path, help="JSON of digests (record writes it, check reads it)")
+    parser.add_argument("--workdir", type=Path, help="scratch folder (default: a temporary one, removed after)")
+    parser.add_argument("--quick", action="store_true",
+                        help="only the runs on the sample (seconds, not minutes); check compares those only")
+    args = parser.parse_args()
+    if args.workdir:
+        args.workdir.mkdir(parents=True, exist_ok=False)
+        found = record(args.workdir, args.quick)
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            found = record(Path(tmp), args.quick)
+    if args.mode == "record":
+        args.digests.write_text(json.dumps(found, indent=1, sort_keys=True) + "\n")
+        print(f"recorded {sum(len(v) for v in found.values())} digests of {len(found)} runs -> {args.digests}")
+        return 0
+    expected = {run: {f: d for f, d in digests.items() if not f.startswith(UNCOMPARED)}
+                for run, digests in json.loads(args.digests.read_text()).items()}
+    if args.quick:
+        expected = {run: digests for run, digests in expected.items() if run in found}
+    changed = [f"{run}: {file}" for run in sorted(set(expected) | set(found))
+               for file in sorted(set(expected.get(run, {})) | set(found.get(run, {})))
+               if expected.get(run, {}).get(file) != found.get(run, {}).get(file)]
+    for line in changed:
+        print(f"changed {line}")
+    print(f"{len(changed)} of {sum(len(v) for v in expected.values())} digests changed")
+    return 1 if changed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
