@@ -117,3 +117,21 @@ def test_spark_failures_become_one_line():
     lost = ended(ConnectionRefusedError(111, "Connection refused"))
     assert isinstance(lost, EngineError) and "lost the connection to the Spark driver" in str(lost)
     assert isinstance(ended(KeyError("x")), KeyError)
+
+
+def test_spark_engine_collects_nothing_through_the_driver_jvm():
+    """Issue 32: results come back as Parquet read by pyarrow (a stream where they are large), never
+    through the driver's JVM heap -- its collect of 5,000 documents' passages ran it out of memory.
+    Only one-row aggregates (``first()``) are fetched."""
+    import ast
+    from pathlib import Path
+
+    import neardup.engines as engines
+
+    found = []
+    for path in sorted(Path(engines.__file__).parent.glob("spark*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr in ("toPandas", "collect", "toLocalIterator", "take",
+                                                                  "head", "tail", "collectAsList"):
+                found.append(f"{path.name}:{node.lineno} .{node.attr}")
+    assert found == []

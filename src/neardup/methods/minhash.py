@@ -120,7 +120,7 @@ class MinHashMethod(Method):
         """The shingle sets of ``sk`` without the shingles common in ``stats`` (with ``max_df``), signed."""
         sets = HashedSets(sk.lists["hashes"], sk.offsets) if sk.offsets is not None else HashedSets.concat([])
         info = dict(sk.info)
-        if stats is not None:
+        if stats is not None and self.max_df is not None:
             stats.compact()
             common = stats.keys[stats.counts > self.max_df]
             sets = sets.subset(~np.isin(sets.hashes, common, assume_unique=False))
