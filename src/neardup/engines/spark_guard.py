@@ -11,9 +11,9 @@ gone (blamed on whatever file the run was writing), or a run that never ends.  H
   memory, 1 to 32 GB) unless the user sets ``--spark-driver-memory``; the JVM is started
   with ``-XX:+ExitOnOutOfMemoryError``, so a heap exhausted anywhere ends the JVM at once
   (exit status 3) instead of leaving a half-dead driver whose result thread died;
-* :class:`Watchdog` -- a thread that watches the running jobs' finished tasks and the JVM
-  process: no task finished for ``timeout`` seconds while a job runs, or a JVM that does
-  not answer, ends the jobs (then the JVM); the run then fails with that cause;
+* :class:`Watchdog` -- a thread that watches the running jobs' finished tasks: no task
+  finished for ``timeout`` seconds while a job runs, or a JVM that does not answer, ends
+  the jobs (then the JVM); the run then fails with that cause;
 * :func:`guarded` -- around every piece of an engine that calls Spark: a failure from
   Spark or from the bridge becomes an :class:`~neardup.errors.EngineError` (exit 2, the
   output folder left unwritten, as for any error) whose message says what happened and
