@@ -78,3 +78,60 @@ def test_local_engine_spills_past_its_budget_with_the_same_result(params, tmp_pa
     assert got.stats.notes["MB of sketches spilled to disk (memory-mapped)"] >= 0
     assert "MB of sketches spilled to disk (memory-mapped)" in got.stats.notes
     assert not list(tmp_path.iterdir())  # the spill files are removed
+
+
+def test_spark_driver_memory_from_the_machine():
+    from neardup.engines.spark_guard import machine_driver_memory
+
+    assert machine_driver_memory(24 << 30) == "6g"  # a quarter
+    assert machine_driver_memory(2 << 30) == "1g" and machine_driver_memory(1 << 40) == "32g"  # 1 to 32 GB
+    assert machine_driver_memory().endswith("g")
+
+
+def test_spark_conf_options():
+    from neardup.cli_options import spark_conf
+
+    assert spark_conf(["spark.executor.memory=8g", " a.b = c=d "]) == {"spark.executor.memory": "8g", "a.b": "c=d"}
+    with pytest.raises(UserError, match="KEY=VALUE"):
+        spark_conf(["spark.executor.memory"])
+
+
+def test_spark_failures_become_one_line():
+    """What a Spark failure ends the run with (issue 32): the cause and the setting to change;
+    anything else (a bug) untouched."""
+    pytest.importorskip("pyspark")
+    from py4j.protocol import Py4JError
+
+    from neardup.engines.spark_guard import guarded
+    from neardup.errors import EngineError
+
+    def ended(exc: BaseException) -> BaseException:
+        with pytest.raises(BaseException) as got:
+            with guarded(None, "3g"):
+                raise exc
+        return got.value
+
+    oom = ended(Py4JError("An error occurred: java.lang.OutOfMemoryError: Java heap space"))
+    assert isinstance(oom, EngineError) and "out of memory (spark.driver.memory=3g)" in str(oom)
+    assert "--spark-driver-memory" in str(oom) and "--spark-partitions" in str(oom)
+    lost = ended(ConnectionRefusedError(111, "Connection refused"))
+    assert isinstance(lost, EngineError) and "lost the connection to the Spark driver" in str(lost)
+    assert isinstance(ended(KeyError("x")), KeyError)
+
+
+def test_spark_engine_collects_nothing_through_the_driver_jvm():
+    """Issue 32: results come back as Parquet read by pyarrow (a stream where they are large), never
+    through the driver's JVM heap -- its collect of 5,000 documents' passages ran it out of memory.
+    Only one-row aggregates (``first()``) are fetched."""
+    import ast
+    from pathlib import Path
+
+    import neardup.engines as engines
+
+    found = []
+    for path in sorted(Path(engines.__file__).parent.glob("spark*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr in ("toPandas", "collect", "toLocalIterator", "take",
+                                                                  "head", "tail", "collectAsList"):
+                found.append(f"{path.name}:{node.lineno} .{node.attr}")
+    assert found == []

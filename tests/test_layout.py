@@ -142,3 +142,44 @@ def test_long_modules_say_why():
             if "Length:" not in doc:
                 unexplained.append(f"{name}: {text.count(chr(10))} lines")
     assert unexplained == []
+
+
+def _method_switches(source: str, names: set[str]) -> list[str]:
+    """Where ``source`` asks a detection method for its name or its private state: a comparison of
+    a ``.name`` (or a variable called ``name``) with a registered method's name, or an attribute
+    starting with ``_`` read off something called ``method``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Compare):
+            operands = [node.left, *node.comparators]
+            asks_name = any((isinstance(o, ast.Attribute) and o.attr == "name") or (isinstance(o, ast.Name) and o.id == "name")
+                            for o in operands)
+            literals = {c.value for o in operands for c in ast.walk(o) if isinstance(c, ast.Constant)}
+            if asks_name and literals & names:
+                found.append(f"line {node.lineno}: {ast.unparse(node)}")
+        elif isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+            owner = node.value
+            owner_name = owner.id if isinstance(owner, ast.Name) else owner.attr if isinstance(owner, ast.Attribute) else ""
+            if owner_name == "method":
+                found.append(f"line {node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_method_switch_finder_finds_switches():
+    names = {"minhash", "simhash"}
+    assert _method_switches("if method.name == 'simhash':\n    k = method._top\n", names) == [
+        "line 1: method.name == 'simhash'", "line 2: method._top"]
+    assert _method_switches("name = method.name\nif name in ('minhash', 'x'):\n    pass\n", names) != []
+    assert _method_switches("if self.signature == 'imatch' or plan.kind == 'keys':\n    pass\n", names) == []
+
+
+def test_no_switch_on_method_names_outside_methods():
+    """Engines and indexes read what a method declares (``corpus_statistics``, ``candidate_plan``),
+    never its name or private state (issue 31): adding a method edits ``methods/`` only."""
+    from neardup.methods import REGISTRY
+
+    found = []
+    for name, path in _modules().items():
+        if not name.startswith("neardup.methods"):
+            found += [f"{name} {where}" for where in _method_switches(path.read_text(encoding="utf-8"), set(REGISTRY))]
+    assert found == []

@@ -204,6 +204,24 @@ def test_rejections_and_strict(tmp_path, docs):
         assert _dump(index.path) == before and len(index) == 5
 
 
+@pytest.mark.parametrize("name, params", [("wsample", {}), ("imatch", {"lexicons": 8, "min_matches": 1})])
+def test_methods_with_a_statistics_file_run_online(tmp_path, docs, name, params):
+    """With fixed statistics a document's sketch no longer depends on the others (the method says so:
+    ``corpus_statistics()`` is None), so the index serves it with dedup's answers."""
+    from neardup.stats.build import build_stats
+
+    (tmp_path / "docs.jsonl").write_text("".join(json.dumps(d) + "\n" for d in docs))
+    build_stats([tmp_path / "docs.jsonl"], tmp_path / "stats.npz")
+    params = {**params, "stats": str(tmp_path / "stats.npz")}
+    want = _dedup_pairs(docs, name, params)
+    assert len(want) > 20
+    with Index.create(tmp_path / "ix", method=name, **params) as index:
+        got = set()
+        for doc in docs:
+            got |= _pairs(index.add([doc]))
+    assert got == want
+
+
 def test_methods_that_need_the_whole_collection_are_refused(tmp_path):
     for name, params in [("imatch", {}), ("wsample", {}), ("andd", {}), ("simhash", {}),
                          ("spotsigs", {"antecedents": "top:5"}), ("minhash", {"max_df": 10})]:

@@ -56,12 +56,23 @@ def add_engine_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--spark-partitions", type=int, metavar="N", help="partitions of the documents and shuffles (Spark's)")
     g.add_argument("--spark-work", metavar="DIR",
                    help="folder (or URI) every Spark node reaches, for the stages' Parquet (a temporary folder)")
+    g.add_argument("--spark-driver-memory", metavar="SIZE",
+                   help="heap of the Spark driver's JVM, e.g. 8g; on local[N] it runs the tasks too (a quarter of "
+                        "this machine's memory, 1g to 32g)")
+    g.add_argument("--spark-timeout", type=float, metavar="SECONDS",
+                   help="end the run when no Spark task finishes for this long while a job runs (900)")
+    g.add_argument("--spark-conf", action="append", metavar="KEY=VALUE",
+                   help="any other Spark setting, e.g. spark.executor.memory=8g (repeatable)")
+
+
+#: The ``--spark-*`` options (each needs ``--engine spark``).
+SPARK_OPTIONS = ("spark_master", "spark_connect", "spark_partitions", "spark_work", "spark_driver_memory",
+                 "spark_timeout", "spark_conf")
 
 
 def engine_of(args: argparse.Namespace) -> object:
     """The engine ``--engine`` and the ``--spark-*`` options name (``"local"`` as a name)."""
-    spark_given = [f for f in ("spark_master", "spark_connect", "spark_partitions", "spark_work")
-                   if getattr(args, f, None) is not None]
+    spark_given = [f for f in SPARK_OPTIONS if getattr(args, f, None) is not None]
     if args.engine != "spark":
         if spark_given:
             from .errors import UserError
@@ -70,8 +81,23 @@ def engine_of(args: argparse.Namespace) -> object:
         return "local"
     from .engines import get_engine
 
+    timeout = {} if args.spark_timeout is None else {"timeout": args.spark_timeout}
     return get_engine("spark", master=args.spark_master, connect=args.spark_connect,
-                      partitions=args.spark_partitions, work=args.spark_work, quiet=bool(getattr(args, "quiet", False)))
+                      partitions=args.spark_partitions, work=args.spark_work, quiet=bool(getattr(args, "quiet", False)),
+                      driver_memory=args.spark_driver_memory, conf=spark_conf(args.spark_conf or []), **timeout)
+
+
+def spark_conf(items: list[str]) -> dict[str, str]:
+    """``--spark-conf KEY=VALUE`` options as a dict (a :class:`UserError` for one without ``=``)."""
+    from .errors import UserError
+
+    conf = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise UserError(f"--spark-conf takes KEY=VALUE, got {item!r}")
+        conf[key.strip()] = value.strip()
+    return conf
 
 
 def add_method_options(p: argparse.ArgumentParser) -> None:

@@ -6,6 +6,10 @@
 * :class:`InputError` -- a :class:`UserError` about input data: a record rejected in
   ``--strict`` mode, an input argument that cannot be read, a run in which no record
   could be used.
+* :class:`EngineError` -- a :class:`UserError` about the engine the run was given: a
+  Spark job that ran out of memory, lost its JVM or an executor, or made no progress for
+  too long.  The line names the cause and the setting to change
+  (``--spark-driver-memory``, ``--spark-partitions``, ``--spark-timeout``).
 * Anything else is a bug: the command prints the traceback, asks for a report, exits 1.
 
 Both subclass :class:`ValueError`, so API callers that catch ``ValueError`` for bad
@@ -22,3 +26,8 @@ class UserError(ValueError):
 
 class InputError(UserError):
     """Input data cannot be used: a strict-mode rejection, an unreadable input, no usable record."""
+
+
+class EngineError(UserError):
+    """The engine could not finish the run (out of memory, a lost process, no progress); the
+    message names the cause and the setting that changes it."""

@@ -18,6 +18,7 @@ from ..errors import UserError
 
 
 def _cmd_build(args: argparse.Namespace) -> int:
+    from ..cli_options import engine_of
     from ..stats.build import build_stats
 
     if args.width < 1 or args.width & (args.width - 1):
@@ -34,6 +35,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
         heavy_df=args.common_df,
         strict=args.strict,
         progress=not args.quiet and sys.stderr.isatty(),
+        engine=engine_of(args),
     )
     if args.json:
         print(json.dumps(summary, indent=2))
@@ -74,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Add ``stats build`` and ``stats info`` to the ``neardup`` command's subparsers."""
-    from ..cli_options import add_input_options
+    from ..cli_options import add_engine_options, add_input_options
     from ..stats.build import COMMON_DF
 
     p = subparsers.add_parser("stats", help="collection statistics: document frequencies of words and phrases")
@@ -96,6 +98,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         help=f"approximate: record phrases found in more than this many documents by key ({COMMON_DF})",
     )
     b.add_argument("--strict", action="store_true", help="stop with exit code 2 at the first bad record")
+    add_engine_options(b)  # --engine spark: counted by the executors, the same file
     b.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
     b.add_argument("--quiet", action="store_true", help="no progress bar and no summary on stderr")
 

@@ -2,15 +2,21 @@
 
 The driver writes the input stage's texts as shards of ``(row, text)`` (rows numbered as the
 local engine numbers them); each stage's result is written and read back, so a later stage
-starts from Parquet (passim's habit), not from a recomputation.
+starts from Parquet (passim's habit), not from a recomputation.  The driver reads a stage's
+results from those files with pyarrow (:func:`read_stored`, :func:`sorted_parts`), never by
+collecting them through Spark's driver JVM, whose heap would have to hold them all at once.
 """
 
 from __future__ import annotations
 
 import os
-from typing import Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import pyarrow as pa
 
 #: Rows (documents) per input shard the driver writes.
 SHARD_ROWS = 200_000
@@ -20,6 +26,56 @@ def stored(frame: Any, path: str) -> Any:
     """``frame`` written as Parquet at ``path`` and read back: a stage boundary (computed once)."""
     frame.write.mode("overwrite").parquet(path)
     return frame.sparkSession.read.parquet(path)
+
+
+def filesystem_of(path: str) -> tuple[Any, str]:
+    """pyarrow's filesystem of ``path`` (a local folder or a URI) and the path in it."""
+    from pyarrow import fs as pafs
+
+    return pafs.FileSystem.from_uri(path if "://" in path else os.path.abspath(path))
+
+
+def _parquet_files(path: str) -> tuple[Any, list[str]]:
+    """The Parquet part files Spark wrote under ``path``, in name order: partition order."""
+    from pyarrow import fs as pafs
+
+    filesystem, root = filesystem_of(path)
+    infos = filesystem.get_file_info(pafs.FileSelector(root))
+    names = sorted(i.path for i in infos if i.type == pafs.FileType.File and i.base_name.startswith("part-")
+                   and i.base_name.endswith(".parquet"))
+    return filesystem, names
+
+
+def read_stored(path: str, columns: Sequence[str]) -> "pa.Table":
+    """The ``columns`` of the Parquet a stage stored at ``path``, read by pyarrow in this process."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    filesystem, names = _parquet_files(path)
+    tables = [pq.read_table(name, columns=list(columns), filesystem=filesystem) for name in names]
+    return pa.concat_tables(tables) if tables else pa.table({c: pa.array([], pa.int64()) for c in columns})
+
+
+def sorted_parts(frame: Any, keys: Sequence[str], path: str, batch_rows: int = 1 << 16) -> Iterator["pd.DataFrame"]:
+    """``frame`` sorted by ``keys`` and written by the executors at ``path`` (now), to be read back
+    here in order, ``batch_rows`` rows at a time: the driver holds one batch, whatever the
+    result's size.
+
+    A global sort (range partitions, each sorted) writes part files whose name order is the
+    sort order, so reading them one after another is reading the sorted result."""
+    frame.orderBy(*keys).write.mode("overwrite").parquet(path)
+    return _read_parts(path, batch_rows)
+
+
+def _read_parts(path: str, batch_rows: int) -> Iterator["pd.DataFrame"]:
+    import pyarrow.parquet as pq
+
+    filesystem, names = _parquet_files(path)
+    for name in names:
+        with filesystem.open_input_file(name) as fh:
+            for batch in pq.ParquetFile(fh).iter_batches(batch_size=batch_rows):
+                if batch.num_rows:
+                    yield batch.to_pandas()
 
 
 class DocumentShards:
@@ -33,9 +89,8 @@ class DocumentShards:
 
     def __init__(self, path: str) -> None:
         import pyarrow as pa
-        from pyarrow import fs as pafs
 
-        self.filesystem, self.root = pafs.FileSystem.from_uri(path if "://" in path else os.path.abspath(path))
+        self.filesystem, self.root = filesystem_of(path)
         self.filesystem.create_dir(self.root, recursive=True)
         self.schema = pa.schema([("row", pa.int64()), ("text", pa.large_string())])
         self.writer: Any = None

@@ -8,20 +8,30 @@ Needs the optional extra ``neardup[spark]`` (pyspark 4; Java 17+).  How a run go
    same way), so rows are numbered, ids made unique and records rejected exactly as the
    local engine does; the texts are written as Parquet shards of ``(row, text)`` into the
    engine's work folder (passim's habit: Parquet between stages);
-2. **stages** (executors) -- :mod:`.spark_stages`: sketches by ``mapInPandas`` calling the
-   method's compiled kernels, candidates by a ``groupBy`` on band keys or a prefix-filtered
-   set join, verification by the method's ``score``, connected components by large-star /
-   small-star, the local clustering per component; each stage's result is written as
-   Parquet into the work folder (``sketches/``, ``candidates/``, ``pairs/``,
-   ``components/``, ``clusters/``) and read back by the next;
-3. **output** (driver) -- the pairs (sorted by row) and clusters are collected through
-   Arrow and written by the same writers as the local engine's, so the files are
+2. **stages** (executors) -- :mod:`.spark_stages`: for a corpus-dependent method the
+   collection's statistics first (each batch's count tables summed by key, read by the
+   driver and sent back inside the next stage's function), sketches by ``mapInPandas``
+   calling the method's compiled kernels, candidates as the method's
+   :class:`~neardup.methods.base.CandidatePlan` says -- a ``groupBy`` on its keys, a
+   prefix-filtered set join, or (``hamming``) a ``groupBy`` on the permuted tables' keys of
+   its fingerprints, kept within the radius --, verification by the method's ``score``,
+   connected components by large-star / small-star, the local clustering per component;
+   each stage's result is written as Parquet into the work folder (``statistics/``,
+   ``sketches/``, ``candidates/``, ``pairs/``, ``components/``, ``clusters/``) and read
+   back by the next;
+3. **output** (driver) -- the pairs (sorted by row) and clusters are read from the
+   stages' Parquet by pyarrow in this process (never collected through the driver's JVM)
+   and written by the same writers as the local engine's, so the files are
    byte-identical.
 
-Methods: those whose sketches need no corpus statistics -- ``ffp`` (the default),
-``minhash`` without ``max_df`` (LSH or supershingles, estimated or ``exact``) and
-``spotsigs`` with fixed antecedents; others are refused with a clear error before
-anything is read (:func:`plan_for`).
+A Spark failure (a heap out of memory, a lost JVM or executor, a stage that makes no
+progress for ``timeout`` seconds) ends the run with one line naming the cause and the
+setting to change (:mod:`.spark_guard`); the driver's heap is chosen from the machine unless
+``driver_memory`` is given.
+
+Every method runs, with the local engine's answer: the engine reads only what the method
+declares (:meth:`~neardup.methods.base.Method.corpus_statistics`, ``candidate_plan``,
+``apply_statistics``), never its name.
 
 ``master``: any Spark master URL (``local[2]`` by default, ``spark://...``, ``yarn``);
 ``connect``: a Spark Connect endpoint (``sc://host:15002``) instead.  On a cluster, the
@@ -38,49 +48,19 @@ import sys
 import tempfile
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
 from ..errors import UserError
 from ..job import RunStats
-from ..methods.base import Method
+from ..methods.base import CandidatePlan, Method
 from .base import Found
-from .shards import stored, write_documents
+from .shards import filesystem_of, read_stored, stored, write_documents
+from .spark_guard import DEFAULT_TIMEOUT, EXIT_ON_OOM, Watchdog, guarded, machine_driver_memory
 
 #: Pairs clustered in one call, about (components are dealt into groups of this size).
 PAIRS_PER_GROUP = 500_000
-
-
-@dataclass(frozen=True)
-class Plan:
-    """How the Spark engine finds a method's candidates: shared ``keys`` or a ``set_join``."""
-
-    kind: str
-    measure: str = ""
-
-
-def plan_for(method: Method) -> Plan:
-    """The candidate stage of ``method`` on Spark, or a :class:`UserError` saying why there is none."""
-    name = method.name
-    if name == "ffp":
-        from ..methods.ffp import MEASURE_NAMES
-
-        return Plan("set_join", MEASURE_NAMES[method.measure])  # type: ignore[attr-defined]
-    if name == "minhash":
-        if method.max_df is not None:  # type: ignore[attr-defined]
-            raise UserError("--engine spark: minhash with --max-df needs the corpus' shingle frequencies before "
-                            "signing; run it with --engine local, or without --max-df")
-        return Plan("keys")
-    if name == "spotsigs":
-        if str(method.antecedents).strip().startswith("top:"):  # type: ignore[attr-defined]
-            raise UserError("--engine spark: spotsigs with antecedents top:N picks them from the corpus; "
-                            "give the antecedent words (--antecedents is,the,said,was) or use --engine local")
-        return Plan("set_join", "jaccard")
-    raise UserError(f"--engine spark runs ffp, minhash (without --max-df) and spotsigs (fixed antecedents); "
-                    f"method {name} needs corpus statistics or an index the Spark engine does not have: "
-                    f"use --engine local")
 
 
 def _remove_unless_errors(path: str) -> None:
@@ -104,6 +84,9 @@ class SparkEngine:
     the run unless ``keep_work``); ``conf``: more Spark settings.  ``quiet``: nothing of
     Spark's on stderr -- the JVM it starts writes its log (and Java's own warnings) to
     :attr:`log_path` instead, where an error can still be read (``--quiet``).
+    ``driver_memory``: the driver JVM's heap (``"8g"``; default: chosen from the machine,
+    :func:`~.spark_guard.machine_driver_memory`); ``timeout``: seconds without a finished task after
+    which a running job is ended (:class:`~.spark_guard.Watchdog`).
     """
 
     name = "spark"
@@ -118,6 +101,8 @@ class SparkEngine:
         shuffle_seed: int | None = None,
         conf: dict[str, str] | None = None,
         quiet: bool = False,
+        driver_memory: str | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
     ) -> None:
         if master and connect:
             raise UserError("give --spark-master or --spark-connect, not both")
@@ -125,6 +110,8 @@ class SparkEngine:
             raise UserError(f"--spark-connect takes an sc:// URL, got {connect!r}")
         if partitions is not None and partitions < 1:
             raise UserError(f"partitions must be at least 1, got {partitions}")
+        if not timeout > 0:
+            raise UserError(f"--spark-timeout must be positive, got {timeout}")
         self.master = master
         self.connect = connect
         self.partitions = partitions
@@ -133,11 +120,15 @@ class SparkEngine:
         self.shuffle_seed = shuffle_seed
         self.conf = dict(conf or {})
         self.quiet = quiet
+        self.timeout = timeout
+        self.driver_memory = None if connect else (driver_memory or self.conf.get("spark.driver.memory")
+                                                   or machine_driver_memory())
         self.log_path: str | None = None
 
     # -- session -----------------------------------------------------------------------
     def session(self) -> Any:
-        """The Spark session (an active one is reused)."""
+        """The Spark session (an active one is reused); one that cannot start ends the run with
+        the reason (:func:`~.spark_guard.guarded`)."""
         try:
             from pyspark.sql import SparkSession
         except ImportError:
@@ -153,17 +144,37 @@ class SparkEngine:
             settings["spark.sql.shuffle.partitions"] = str(self.partitions)
         elif not self.connect and (self.master or "local").startswith("local"):
             settings["spark.sql.shuffle.partitions"] = "8"
-        if not self.connect and (self.master or "local").startswith("local"):
-            settings["spark.driver.memory"] = "2g"
+        if not self.connect:
+            assert self.driver_memory is not None
+            settings["spark.driver.memory"] = self.driver_memory
         if self.quiet:
             settings["spark.log.level"] = "ERROR"
         settings.update(self.conf)
+        if not self.connect:  # a heap that runs out ends its JVM at once (see spark_guard)
+            for key in ("spark.driver.extraJavaOptions", "spark.executor.extraJavaOptions"):
+                settings[key] = f"{settings.get(key, '')} {EXIT_ON_OOM}".strip()
         for key, value in settings.items():
             builder = builder.config(key, value)
         if not self.quiet:
-            return builder.getOrCreate()
+            with guarded(None, self.driver_memory, starting=True):
+                return builder.getOrCreate()
         with self._stderr_to_log():  # the JVM (started here, if none runs) inherits it
-            return builder.getOrCreate()
+            with guarded(None, self.driver_memory, self.log_path, starting=True):
+                return builder.getOrCreate()
+
+    @contextmanager
+    def running(self) -> Iterator[Any]:
+        """The Spark session, watched (:class:`~.spark_guard.Watchdog`: no job waits forever; not
+        on Spark Connect, whose server has its own) and with Spark's failures ended as one line
+        (:func:`~.spark_guard.guarded`).  Every stage of this engine runs inside."""
+        spark = self.session()
+        watchdog = None if self.connect else Watchdog(spark, self.timeout)
+        try:
+            with guarded(watchdog, self.driver_memory, self.log_path):
+                yield spark
+        finally:
+            if watchdog is not None:
+                watchdog.close()
 
     @contextmanager
     def _stderr_to_log(self) -> Iterator[None]:
@@ -228,63 +239,120 @@ class SparkEngine:
 
         return SparkAligner(self, params)
 
+    # -- statistics --------------------------------------------------------------------
+    def statistics(self, batches: Iterable[Sequence[str]], count: Callable[[list[str]], Any], template: Any) -> tuple[Any, int]:
+        """The statistic ``count`` makes of texts, over all ``batches`` (:func:`summed_statistics`;
+        ``neardup stats build --engine spark``), and the documents counted."""
+        with self.workdir() as work:
+            n = write_documents(batches, f"{work}/documents")
+            if n == 0:
+                return template, 0
+            with self.running() as spark:
+                return summed_statistics(self.documents(spark, f"{work}/documents"), count, template, n,
+                                         f"{work}/statistics"), n
+
     # -- dedup -------------------------------------------------------------------------
     def check(self, method: Method) -> None:
-        """Refuse a method the Spark engine cannot run (:func:`plan_for`)."""
-        plan_for(method)
+        """Every method that declares its candidate plan runs (an undeclared one raises here)."""
+        method.candidate_plan()
 
     def dedup(self, method: Method, batches: Iterable[Sequence[str]], stats: RunStats, cluster: str | None) -> Found:
         """See :class:`neardup.engines.Engine`."""
-        from . import spark_stages as st
-        from .codec import SketchLayout
-
-        plan = plan_for(method)
+        plan = method.candidate_plan()
         t = time.perf_counter()
         with self.workdir() as work:
             n = write_documents(batches, f"{work}/documents")
             t = stats.timed("read", t)
             if n == 0:
                 return Found(np.zeros(0, bool), *_no_pairs(), 0, [])
-            spark = self.session()
-            layout = SketchLayout.probe(method)
-            sketches = stored(st.sketch(self.documents(spark, f"{work}/documents"), method, layout),
-                               f"{work}/sketches")
-            t = stats.timed("sketch", t)
-            if plan.kind == "keys":
-                cands = st.key_candidates(sketches, method, layout)
-            else:
-                tau = float(min(max(method.decision_threshold(), 1e-9), 1.0))
-                cands = st.set_join_candidates(sketches, layout, plan.measure, tau, f"{work}/features")
-            cands = stored(cands, f"{work}/candidates")
-            n_cands = cands.count()
-            t = stats.timed("candidates", t)
-            pairs = stored(st.verify(cands, sketches, method, layout, method.decision_threshold()), f"{work}/pairs")
-            got = pairs.toPandas()
-            order = np.lexsort((got["b"].to_numpy(np.int64), got["a"].to_numpy(np.int64)))
-            a, b = got["a"].to_numpy(np.int64)[order], got["b"].to_numpy(np.int64)[order]
-            scores = got["score"].to_numpy(np.float64)[order]
-            t = stats.timed("verify", t)
-            groups: list[np.ndarray] = []
-            if a.shape[0] and cluster is not None:
-                comps = stored(st.connected_components(pairs), f"{work}/components")
-                n_groups = max(int(spark.conf.get("spark.sql.shuffle.partitions")), a.shape[0] // PAIRS_PER_GROUP + 1)
-                found = stored(st.clusters(pairs, comps, cluster, n_groups), f"{work}/clusters").toPandas()
-                found = found.sort_values("first", kind="stable")
-                groups = [np.asarray(m, dtype=np.int64) for m in found["members"]]
-            t = stats.timed("cluster", t)
-            usable = np.ones(n, dtype=bool)
-            unusable = sketches.where("NOT usable").select("row").toPandas()
-            usable[unusable["row"].to_numpy(np.int64)] = False
-            stats.timed("collect", t)
+            with self.running() as spark:
+                return self._dedup(spark, work, n, method, plan, stats, cluster, t)
+
+    def _dedup(self, spark: Any, work: str, n: int, method: Method, plan: CandidatePlan, stats: RunStats,
+               cluster: str | None, t: float) -> Found:
+        """The stages of :meth:`dedup` once the input is written (see the module docstring)."""
+        from . import spark_stages as st
+        from .codec import SketchLayout
+
+        layout = SketchLayout.probe(method)
+        docs = self.documents(spark, f"{work}/documents")
+        info: dict[str, Any] = {}
+        collection = None
+        if method.corpus_dependent:
+            collection, info = collection_statistics(method, docs, n, f"{work}/statistics")
+            t = stats.timed("statistics", t)
+        sketches = stored(st.sketch(docs, method, layout, collection), f"{work}/sketches")
+        t = stats.timed("sketch", t)
+        threshold = method.decision_threshold()
+        if plan.kind == "set_join":
+            tau = float(min(max(threshold, 1e-9), 1.0))
+            cands = st.set_join_candidates(sketches, layout, plan.measure, tau, f"{work}/features")
+        else:
+            keys_of = st.candidate_keys(method, plan, n)
+            cands = st.key_candidates(sketches, layout, keys_of, 1 if plan.kind == "hamming" else plan.min_shared)
+        cands = stored(cands, f"{work}/candidates")
+        if plan.kind == "hamming":  # the candidates are the pairs within the radius, as the local search's
+            cands = stored(st.verify(cands, sketches, method, layout, -np.inf, plan), f"{work}/near")
+        n_cands = cands.count()
+        t = stats.timed("candidates", t)
+        if plan.kind == "hamming":
+            pairs = stored(cands.where(cands["score"] >= threshold), f"{work}/pairs")
+        else:
+            pairs = stored(st.verify(cands, sketches, method, layout, threshold), f"{work}/pairs")
+        got = read_stored(f"{work}/pairs", ["a", "b", "score"])
+        a, b = got["a"].to_numpy(), got["b"].to_numpy()
+        order = np.lexsort((b, a))
+        a, b, scores = a[order].astype(np.int64), b[order].astype(np.int64), got["score"].to_numpy()[order]
+        t = stats.timed("verify", t)
+        groups: list[np.ndarray] = []
+        if a.shape[0] and cluster is not None:
+            comps = stored(st.connected_components(pairs), f"{work}/components")
+            n_groups = max(int(spark.conf.get("spark.sql.shuffle.partitions")), a.shape[0] // PAIRS_PER_GROUP + 1)
+            stored(st.clusters(pairs, comps, cluster, n_groups), f"{work}/clusters")
+            found = read_stored(f"{work}/clusters", ["first", "members"]).to_pandas().sort_values("first", kind="stable")
+            groups = [np.asarray(m, dtype=np.int64) for m in found["members"]]
+        t = stats.timed("cluster", t)
+        usable = np.ones(n, dtype=bool)
+        stored(sketches.where("NOT good").select("row"), f"{work}/unusable")
+        usable[read_stored(f"{work}/unusable", ["row"])["row"].to_numpy()] = False
+        stats.timed("collect", t)
         count = a.shape[0] if method.verifies else int(n_cands)
-        return Found(usable, a, b, scores, count, groups, {})
+        return Found(usable, a, b, scores, count, groups, info)
+
+
+def summed_statistics(docs: Any, count: Callable[[list[str]], Any], template: Any, n: int, path: str) -> Any:
+    """The statistic ``count`` makes of texts (an object with ``tables()`` / ``from_tables()``, like
+    ``template``), over the ``n`` documents ``docs``: each batch's tables counted by the executors
+    and summed key by key (:func:`~.spark_stages.statistics`), read here from ``path`` (pyarrow,
+    not the JVM) -- the statistic the local engine's merge of every batch's gives."""
+    from ..stats.df import DocumentFrequencies
+    from . import spark_stages as st
+
+    names = list(template.tables())
+    stored(st.statistics(docs, count, names), path)
+    got = read_stored(path, ["table", "key", "count"])
+    table, keys, counts = (got[c].to_numpy() for c in ("table", "key", "count"))
+    tables = {name: DocumentFrequencies.from_counts(keys[table == i].view(np.uint64), counts[table == i], n)
+              for i, name in enumerate(names)}
+    return template.from_tables(tables)
+
+
+def collection_statistics(method: Method, docs: Any, n: int, path: str) -> tuple[Any, dict[str, Any]]:
+    """A corpus-dependent method's statistics of the ``n`` documents ``docs`` (:func:`summed_statistics`
+    of its batches' ``Sketches.stats``) and what applying them reports (``info``).  The statistic
+    goes to the executors inside the next stage's function (pyspark broadcasts a large one)."""
+    from .codec import PROBE
+
+    probe = method.sketch(method.prepare([PROBE]))
+    merged = summed_statistics(docs, lambda texts: method.sketch(method.prepare(texts)).stats, probe.stats, n, path)
+    return merged, dict(method.apply_statistics(probe, merged).info)
 
 
 def _folder_bytes(path: str) -> int:
     """Bytes of the files under ``path`` (a local folder or a URI pyarrow reads)."""
     from pyarrow import fs as pafs
 
-    filesystem, root = pafs.FileSystem.from_uri(path if "://" in path else os.path.abspath(path))
+    filesystem, root = filesystem_of(path)
     infos = filesystem.get_file_info(pafs.FileSelector(root, recursive=True))
     return sum(i.size or 0 for i in infos if i.type == pafs.FileType.File)
 

@@ -31,7 +31,6 @@ Arrow batch is held back and joined to the next (:func:`complete_runs`).
 
 from __future__ import annotations
 
-import os
 from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
@@ -39,7 +38,7 @@ import numpy as np
 import pandas as pd
 
 from ..align.aligner import AlignedPair, AlignParams, aligned_pairs, pair_ranges, site_boilerplate, word_chars
-from .shards import DocumentShards, stored
+from .shards import DocumentShards, filesystem_of, sorted_parts, stored
 from .spark_stages import _batches, one_thread
 
 if TYPE_CHECKING:
@@ -80,58 +79,61 @@ class SparkAligner:
 
     def pairs(self) -> Iterator[AlignedPair]:
         """Stages 0-4 on Spark; every document pair sharing a valid passage, in order of ``(a, b)``."""
-        found = self._found()
-        if found is not None:
-            yield from aligned_pairs(*found, self.counts)
+        for out, cov, chars in self._found():
+            yield from aligned_pairs(out, cov, chars, self.counts)
 
     def chains(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """Stages 0-4 as arrays ``(out, cov)``, as :meth:`~neardup.align.aligner.Aligner.chains`."""
-        found = self._found()
-        if found is not None:
-            yield found[0], found[1]
+        for out, cov, _ in self._found():
+            yield out, cov
 
-    def _found(self) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, ...]] | None:
-        """The passages of every pair, sorted as locally: ``out``, ``cov`` and character spans."""
-        from pyspark.sql import functions as F
-
+    def _found(self) -> Iterator[tuple[np.ndarray, np.ndarray, tuple[np.ndarray, ...]]]:
+        """The passages of every pair in the local order, in chunks of whole pairs: ``out``, ``cov``
+        and character spans.  The executors sort and write them; they are read back here a batch
+        at a time, so the driver never holds them all."""
         n = self._shards.close()
         self.counts = {"documents": n, "words": 0, "shared_seeds": 0, "seed_pairs": 0, "pairs": 0, "passages": 0}
         if n == 0:
-            return None
+            return
+        with self.engine.running() as spark:
+            found = self._stages(spark)
+        for frame in complete_runs(found, ["a", "b"]):
+            out = np.column_stack([frame[c].to_numpy(np.int64) for c in ("a", "b", "a_lo", "a_hi", "b_lo", "b_hi")])
+            cov = np.column_stack([frame[c].to_numpy(np.float64)
+                                   for c in ("density", "cover_a", "cover_b", "new_a", "new_b")])
+            chars = tuple(frame[c].to_numpy(np.int64) for c in ("a_start", "a_end", "b_start", "b_end"))
+            yield out.reshape(-1, 6), cov.reshape(-1, 5), chars
+
+    def _stages(self, spark: Any) -> Iterator[pd.DataFrame]:
+        """Stages 0-4 run, the counts taken; the passages, sorted as locally, to be read."""
+        from pyspark.sql import functions as F
+
         p, work = self.params, self.work
-        spark = self.engine.session()
         words = stored(word_stage(self.engine.documents(spark, f"{work}/documents"), p.n), f"{work}/words")
         sites = self._site_frame(spark)
         index = stored(index_stage(words, p.max_df, sites, p.site_max_df), f"{work}/index")
-        seed_pairs = pair_stage(index)
-        passages = stored(passage_stage(seed_pairs, p), f"{work}/passages")
-        found = char_stage(passages, words).toPandas()
+        passages = stored(passage_stage(pair_stage(index), p), f"{work}/passages")
+        found = sorted_parts(char_stage(passages, words), ["a", "b", "idx"], f"{work}/found")
         totals = index.mapInPandas(_batches(_index_counts), "shared long, pairs long").agg(
             F.sum("shared").alias("shared"), F.sum("pairs").alias("pairs")).first()
         self.counts.update(words=int(words.agg(F.sum("words")).first()[0] or 0),
                            shared_seeds=int(totals["shared"] or 0), seed_pairs=int(totals["pairs"] or 0))
         if sites is not None:
             self.counts["site_boilerplate_seeds"] = int(index.where(F.length("docs") == 0).count())
-        order = np.lexsort(tuple(found[c].to_numpy(np.int64) for c in ("idx", "b", "a")))
-        out = np.column_stack([found[c].to_numpy(np.int64)[order] for c in ("a", "b", "a_lo", "a_hi", "b_lo", "b_hi")])
-        cov = np.column_stack([found[c].to_numpy(np.float64)[order]
-                               for c in ("density", "cover_a", "cover_b", "new_a", "new_b")])
-        chars = tuple(found[c].to_numpy(np.int64)[order] for c in ("a_start", "a_end", "b_start", "b_end"))
-        return out.reshape(-1, 6), cov.reshape(-1, 5), chars
+        return found
 
     def _site_frame(self, spark: Any) -> Any:
         """``(doc, site)`` of the documents with a known site, as a DataFrame (``None``: no site known or
         ``site_max_df`` off); written as Parquet beside the documents."""
         import pyarrow as pa
         import pyarrow.parquet as pq
-        from pyarrow import fs as pafs
 
         sites = np.concatenate(self._sites) if self._sites else np.zeros(0, np.int64)
         known = np.flatnonzero(sites >= 0)
         if not self.params.site_max_df or not known.shape[0]:
             return None
         path = f"{self.work}/sites"
-        filesystem, root = pafs.FileSystem.from_uri(path if "://" in path else os.path.abspath(path))
+        filesystem, root = filesystem_of(path)
         filesystem.create_dir(root, recursive=True)
         pq.write_table(pa.table({"doc": known.astype(np.int32), "site": sites[known]}), f"{root}/part-00000.parquet",
                        filesystem=filesystem)

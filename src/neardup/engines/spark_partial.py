@@ -39,7 +39,7 @@ from ..input_stage import batches, progress_bar
 from ..job import RunStats
 from ..pdc.detector import PartialDetector, PartialPair
 from ..sentences import SentenceBatch
-from .shards import stored, write_documents
+from .shards import read_stored, stored, write_documents
 
 if TYPE_CHECKING:
     from .spark import SparkEngine
@@ -47,6 +47,8 @@ if TYPE_CHECKING:
 #: Bits of a sentence id that hold its position in its document.
 POSITION_BITS = 24
 _SIGN = -(1 << 63)
+#: Columns of a span (stage 3's rows).
+SPAN_COLUMNS = ("doc_a", "doc_b", "a_start", "b_start", "length")
 
 
 class SparkPartialDetector(PartialDetector):
@@ -88,20 +90,21 @@ class SparkPartialDetector(PartialDetector):
             if n == 0:
                 self.counts = {"documents": 0, "sentences": 0, "duplicated_sentence_pairs": 0, "spans": 0, "pairs": 0}
                 return
-            spark = engine.session()
-            sents = stored(sentence_stage(engine.documents(spark, f"{work}/documents"), self.shingle_size),
-                            f"{work}/sentences")
-            t = stats.timed("signatures", t)
-            dups = stored(duplicate_stage(sents, self.tau), f"{work}/duplicates")
-            t = stats.timed("sentence_duplicates", t)
-            spans = stored(span_stage(dups, self.gap, self.gamma), f"{work}/spans")
-            found = spans.toPandas()
-            t = stats.timed("sequence_matching", t)
-            involved = spans.select(F.col("doc_a").alias("doc")).union(spans.select(F.col("doc_b").alias("doc")))
-            offsets = (sents.join(involved.distinct(), "doc").select("doc", "local", "start", "end").toPandas()
-                       .sort_values(["doc", "local"], kind="stable"))
-            self.counts = {"documents": n, "sentences": int(sents.count()),
-                           "duplicated_sentence_pairs": int(dups.count()), "spans": len(found)}
+            with engine.running() as spark:
+                sents = stored(sentence_stage(engine.documents(spark, f"{work}/documents"), self.shingle_size),
+                               f"{work}/sentences")
+                t = stats.timed("signatures", t)
+                dups = stored(duplicate_stage(sents, self.tau), f"{work}/duplicates")
+                t = stats.timed("sentence_duplicates", t)
+                spans = stored(span_stage(dups, self.gap, self.gamma), f"{work}/spans")
+                found = read_stored(f"{work}/spans", SPAN_COLUMNS).to_pandas()
+                t = stats.timed("sequence_matching", t)
+                involved = spans.select(F.col("doc_a").alias("doc")).union(spans.select(F.col("doc_b").alias("doc")))
+                stored(sents.join(involved.distinct(), "doc").select("doc", "local", "start", "end"), f"{work}/offsets")
+                offsets = (read_stored(f"{work}/offsets", ["doc", "local", "start", "end"]).to_pandas()
+                           .sort_values(["doc", "local"], kind="stable"))
+                self.counts = {"documents": n, "sentences": int(sents.count()),
+                               "duplicated_sentence_pairs": int(dups.count()), "spans": len(found)}
             stats.timed("collect", t)
         yield from self._pairs(ids, found, offsets)
         stats.seconds["total"] = time.perf_counter() - start
@@ -212,5 +215,5 @@ def span_stage(dups: Any, gap: int, gamma: int) -> Any:
                              "doc_b": np.full(k, frame["doc_b"].iloc[0], np.int64),
                              "a_start": out[:, 1], "b_start": out[:, 2], "length": out[:, 3]})
 
-    schema = "doc_a long, doc_b long, a_start long, b_start long, length long"
+    schema = ", ".join(f"{c} long" for c in SPAN_COLUMNS)
     return dups.groupBy("doc_a", "doc_b").applyInPandas(fn, schema)

@@ -6,8 +6,14 @@ called from ``mapInPandas`` / ``applyInPandas`` on Arrow batches, so the numbers
 local engine's to the bit.  Rows are the documents' global numbers in input order; no
 stage depends on how rows are partitioned or in which order partitions come.
 
+* :func:`statistics` -- a corpus-dependent method's statistics
+  (:meth:`~neardup.methods.base.Method.corpus_statistics`): each batch's count tables
+  (``Sketches.stats.tables()``) as ``(table, key, count)`` rows, summed by key: the
+  collection's, as the local engine's merge of every batch's gives them;
 * :func:`sketch` -- ``(row, text)`` -> the method's sketches, one encoded row per document
-  (:class:`~neardup.engines.codec.SketchLayout`);
+  (:class:`~neardup.engines.codec.SketchLayout`), finished under the collection's
+  statistics when the method needs them (``apply_statistics``), and ``good``: whether the
+  document has any feature before that (the local engine's usable rows);
 * :func:`key_candidates` -- methods whose candidates share keys (MinHash bands,
   supershingles): ``(band, key, row)`` grouped by ``(band, key)``; every pair of a bucket
   is a candidate, as in :func:`neardup.index.banding.candidate_pairs`, but a bucket is cut
@@ -30,7 +36,7 @@ stage depends on how rows are partitioned or in which order partitions come.
 
 from __future__ import annotations
 
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 import numpy as np
 import pandas as pd
@@ -38,7 +44,8 @@ from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
 from ..cluster import clusters_from_pairs
-from ..methods.base import Method, Sketches
+from ..index.hamming import choose_blocks, hamming_distances, table_keys
+from ..methods.base import CandidatePlan, Method, Sketches
 from .codec import SketchLayout
 
 #: Rows per block of a bucket: a task makes at most BLOCK**2 candidate pairs.
@@ -73,31 +80,66 @@ def _batches(fn: Callable[[pd.DataFrame], pd.DataFrame | None]) -> Callable[[Ite
 # ---------------------------------------------------------------------------- sketch
 
 
-def sketch(docs: DataFrame, method: Method, layout: SketchLayout) -> DataFrame:
-    """``(row, text)`` -> one encoded sketch row per document (see the module docstring).
+def statistics(docs: DataFrame, count: Callable[[list[str]], Any], names: list[str]) -> DataFrame:
+    """``(table, key, count)``: the count tables ``names`` of each batch's statistic (``count`` of its
+    texts: an object with ``tables()``), summed (``table`` is the position in ``names``; keys
+    are the unsigned hashes' bits as longs)."""
 
-    ``finish`` of one batch is the batch's part of the collection's sketches: the Spark
-    engine runs only methods whose sketches need no corpus statistics.
+    def fn(frame: pd.DataFrame) -> pd.DataFrame:
+        tables = count(frame["text"].tolist()).tables()
+        parts = [pd.DataFrame({"table": np.full(tables[t].keys.shape[0], i, np.int32),
+                               "key": tables[t].keys.view(np.int64), "count": tables[t].counts.astype(np.int64)})
+                 for i, t in enumerate(names)]
+        return pd.concat(parts, ignore_index=True)
+
+    counted = docs.select("text").mapInPandas(_batches(fn), "table int, key long, count long")
+    return counted.groupBy("table", "key").agg(F.sum("count").alias("count"))
+
+
+def sketch(docs: DataFrame, method: Method, layout: SketchLayout, stats: object = None) -> DataFrame:
+    """``(row, text)`` -> one encoded sketch row per document and ``good`` (see the module docstring).
+
+    ``stats``: the collection's statistics, for a corpus-dependent method (applied to each
+    batch: ``apply_statistics`` works row by row); otherwise ``finish`` of one batch is
+    the batch's part of the collection's sketches.
     """
 
     def fn(frame: pd.DataFrame) -> pd.DataFrame:
-        texts = frame["text"].tolist()
-        sk = method.finish([method.sketch(method.prepare(texts))])
-        return layout.encode(frame["row"].to_numpy(np.int64), sk)
+        part = method.sketch(method.prepare(frame["text"].tolist()))
+        sk = method.finish([part]) if stats is None else method.apply_statistics(part, stats)
+        out = layout.encode(frame["row"].to_numpy(np.int64), sk)
+        out["good"] = part.usable.astype(bool)
+        return out
 
-    return docs.mapInPandas(_batches(fn), layout.schema())
+    return docs.mapInPandas(_batches(fn), f"{layout.schema()}, good boolean")
 
 
 # ---------------------------------------------------------------------------- candidates
 
 
-def key_candidates(sketches: DataFrame, method: Method, layout: SketchLayout, block: int = BLOCK) -> DataFrame:
-    """Pairs ``(a, b)``, ``a < b``, of usable documents sharing ``min_shared`` keys."""
-    _, min_shared = method.keys(_probe_sketch(method))
+def candidate_keys(method: Method, plan: CandidatePlan, n_docs: int) -> Callable[[Sketches], np.ndarray]:
+    """The ``(n, slots)`` keys of a ``keys`` plan (:meth:`Method.keys`) or of a ``hamming`` plan (the
+    permuted tables' keys of the fingerprints: every pair within the radius shares one;
+    blocks as given, else chosen for ``n_docs``)."""
+    if plan.kind == "hamming":
+        blocks = plan.blocks or choose_blocks(plan.bits, plan.radius, n_docs)
+        return lambda sk: table_keys(sk.columns[plan.column], plan.radius, blocks, method.seed)
+
+    def keys(sk: Sketches) -> np.ndarray:
+        found = method.keys(sk)
+        assert found is not None, f"method {method.name} declares a keys plan but has no keys"
+        return found[0]
+
+    return keys
+
+
+def key_candidates(sketches: DataFrame, layout: SketchLayout, keys_of: Callable[[Sketches], np.ndarray],
+                   min_shared: int, block: int = BLOCK) -> DataFrame:
+    """Pairs ``(a, b)``, ``a < b``, of usable documents sharing ``min_shared`` keys (``keys_of``) at one slot."""
 
     def keys_fn(frame: pd.DataFrame) -> pd.DataFrame:
         sk = layout.decode(frame)
-        keys, _ = method.keys(sk)
+        keys = keys_of(sk)
         ok = sk.usable
         rows, keys = frame["row"].to_numpy(np.int64)[ok], keys[ok]
         bands = keys.shape[1]
@@ -131,12 +173,6 @@ def group_pairs(keyed: DataFrame, keys: list[str], item: str, block: int = BLOCK
     tasks = x.join(y, same_group).select(F.col("x._items").alias("rows_x"), F.col("y._items").alias("rows_y"),
                                          (F.col("x._block") == F.col("y._block")).alias("same"))
     return tasks.mapInPandas(_block_pairs, "a long, b long")
-
-
-def _probe_sketch(method: Method) -> Sketches:
-    from .codec import PROBE
-
-    return method.finish([method.sketch(method.prepare([PROBE]))])
 
 
 def _block_pairs(frames: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
@@ -215,18 +251,24 @@ def set_join_candidates(sketches: DataFrame, layout: SketchLayout, measure: str,
 
 
 def verify(candidates: DataFrame, sketches: DataFrame, method: Method, layout: SketchLayout,
-           threshold: float) -> DataFrame:
-    """``(a, b, score)`` of the candidates scoring at or above ``threshold``."""
-    side_a = sketches.select(*[F.col(c).alias(f"a_{c}") for c in sketches.columns])
-    side_b = sketches.select(*[F.col(c).alias(f"b_{c}") for c in sketches.columns])
+           threshold: float, within: CandidatePlan | None = None) -> DataFrame:
+    """``(a, b, score)`` of the candidates scoring at or above ``threshold``; with ``within`` (a
+    ``hamming`` plan) only those whose fingerprints are within its radius (a shared table key
+    is only a candidate: the local search's pairs are those within the radius)."""
+    fields = ["row", *layout.fields()]
+    side_a = sketches.select(*[F.col(c).alias(f"a_{c}") for c in fields])
+    side_b = sketches.select(*[F.col(c).alias(f"b_{c}") for c in fields])
     joined = (candidates.join(side_a, F.col("a") == F.col("a_row"))
               .join(side_b, F.col("b") == F.col("b_row")))
 
     def fn(frame: pd.DataFrame) -> pd.DataFrame:
         m = len(frame)
         sk = Sketches.concat([layout.decode(frame, "a_"), layout.decode(frame, "b_")])
-        scores = method.score(sk, np.arange(m, dtype=np.int64), np.arange(m, 2 * m, dtype=np.int64))
+        ia, ib = np.arange(m, dtype=np.int64), np.arange(m, 2 * m, dtype=np.int64)
+        scores = method.score(sk, ia, ib)
         keep = scores >= threshold
+        if within is not None:
+            keep &= hamming_distances(sk.columns[within.column], ia, ib) <= within.radius
         return pd.DataFrame({"a": frame["a"].to_numpy(np.int64)[keep], "b": frame["b"].to_numpy(np.int64)[keep],
                              "score": scores[keep]})
 

@@ -43,7 +43,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 from numba import njit, prange
@@ -275,13 +275,15 @@ def collection_df(sets: HashedSets):
     return df
 
 
-def feature_matrix(stats: GramStats, qf: QueryFrequencies | None = None) -> np.ndarray:
-    """``(entries, len(FEATURES))`` feature values; IDFs are over the documents of ``stats``."""
-    idf = collection_df(stats.sets).idf(stats.sets.hashes)
+def feature_matrix(stats: GramStats, qf: QueryFrequencies | None = None, gram_df: Any = None,
+                   word_df: Any = None) -> np.ndarray:
+    """``(entries, len(FEATURES))`` feature values; IDFs are over the documents of ``stats``, or
+    those of the collection ``gram_df`` and ``word_df`` count (k-grams; words, for k > 1)."""
+    idf = (collection_df(stats.sets) if gram_df is None else gram_df).idf(stats.sets.hashes)
     zero = np.zeros_like(stats.tf)
     df_avg = df_med = zero
     if stats.k > 1:
-        word_idf = collection_df(stats.word_sets).idf(stats.words)
+        word_idf = (collection_df(stats.word_sets) if word_df is None else word_df).idf(stats.words)
         df_avg, df_med = word_idf.mean(axis=1), np.median(word_idf, axis=1)
     return np.column_stack([
         np.ones_like(stats.tf), np.log1p(stats.tf), idf, stats.tf * idf, stats.loc, np.log1p(stats.length),

@@ -59,7 +59,8 @@ from ..learn.training import OBJECTIVES, fit
 from ..sketch.compare import pair_equal_share
 from ..sketch.icws import ICWSampler, weighted_jaccard
 from ..sketch.simhash import SimHasher
-from .base import Candidates, Method, Sketches
+from ..stats.df import CountTables, DocumentFrequencies
+from .base import CandidatePlan, Candidates, Method, Sketches
 
 #: The shipped default models by (k, similarity), trained on the GoldSet dev half
 #: (``data/README.md`` says how).
@@ -210,34 +211,68 @@ class ANDDMethod(Method):
     # -- stages ------------------------------------------------------------------------
     def sketch(self, texts: Sequence[str]) -> Sketches:
         """The batch's k-grams with their raw statistics (weighed at :meth:`finish`: IDF is the input's)."""
-        stats = featurize(texts, self.shingle_size)
-        return Sketches(stats.sets.sizes() > 0, features=stats)
+        grams = featurize(texts, self.shingle_size)
+        tables = {"grams": DocumentFrequencies.of(grams.sets)}
+        if grams.k > 1:
+            tables["words"] = DocumentFrequencies.of(grams.word_sets)
+        return Sketches(grams.sets.sizes() > 0, stats=CountTables(tables), features=grams)
 
     def finish(self, parts: Sequence[Sketches]) -> Sketches:
         """Weigh every k-gram with the model over the collection's IDF; sketch the vectors."""
-        model = self.weighting()
-        stats = GramStats.concat([p.features for p in parts])
-        weights = model.weigh(feature_matrix(stats, self.query_frequencies()))
-        usable = np.bincount(stats.doc(), weights=weights > 0, minlength=len(stats.sets)) > 0
+        grams = GramStats.concat([p.features for p in parts])
+        merged = self.sketch([]).stats
+        for p in parts:
+            merged = merged.merge(p.stats)
+        return self.apply_statistics(Sketches(grams.sets.sizes() > 0, features=grams), merged)
+
+    def apply_statistics(self, sk: Sketches, stats: CountTables) -> Sketches:
+        """The k-grams of ``sk`` (its ``features``) weighed by the model over the IDF of ``stats``
+        (the collection's k-gram and word document frequencies); the vectors sketched."""
+        grams, counts = sk.features, stats.tables()
+        features = feature_matrix(grams, self.query_frequencies(), counts["grams"], counts.get("words"))
+        weights = self.weighting().weigh(features)
+        usable = np.bincount(grams.doc(), weights=weights > 0, minlength=len(grams.sets)) > 0
         if self.similarity == "cosine":
-            signatures = SimHasher(self.bits, self.seed).sketch(stats.sets, weights)
+            signatures = SimHasher(self.bits, self.seed).sketch(grams.sets, weights)
         else:
-            signatures, _ = ICWSampler(self.num_samples, self.seed).sketch(stats.sets.hashes, stats.sets.offsets, weights)
-        lists = {"hashes": stats.sets.hashes, "weights": weights} if self.raw else {}
-        offsets = stats.sets.offsets if self.raw else None
+            signatures, _ = ICWSampler(self.num_samples, self.seed).sketch(grams.sets.hashes, grams.sets.offsets, weights)
+        lists = {"hashes": grams.sets.hashes, "weights": weights} if self.raw else {}
+        offsets = grams.sets.offsets if self.raw else None
         return Sketches(usable, {"signatures": signatures}, lists, offsets)
 
-    def candidate_pairs(self, sk: Sketches) -> Candidates:
-        slack = 3.0 if self.raw else 0.0
-        threshold = self.decision_threshold()
+    def corpus_statistics(self) -> str | None:
+        """Always: the features' IDF over the whole input."""
+        return "its feature weights use the IDF of the whole collection"
+
+    def _slack(self) -> float:
+        """Extra room of the candidate search when verifying the raw vectors (their score is exact)."""
+        return 3.0 if self.raw else 0.0
+
+    def _banding(self) -> Banding:
+        return jaccard_banding(self.decision_threshold(), self.num_samples, self._slack())
+
+    def candidate_plan(self) -> CandidatePlan:
+        """cosine: SimHash signatures within a Hamming radius; jaccard: banded ICWS samples."""
         if self.similarity == "cosine":
+            return CandidatePlan("hamming", column="signatures", bits=self.bits,
+                                 radius=cosine_radius(self.decision_threshold(), self.bits, self._slack()))
+        return CandidatePlan("keys", min_shared=self._banding().min_shared)
+
+    def keys(self, sk: Sketches) -> tuple[np.ndarray, int] | None:
+        """The band keys of the ICWS samples (jaccard); ``None`` for cosine (a Hamming search)."""
+        if self.similarity == "cosine":
+            return None
+        banding = self._banding()
+        return lsh.signature_keys(sk.columns["signatures"], banding, self.seed), banding.min_shared
+
+    def candidate_pairs(self, sk: Sketches) -> Candidates:
+        plan = self.candidate_plan()
+        if plan.kind == "hamming":
             usable = np.flatnonzero(sk.usable)
-            k = cosine_radius(threshold, self.bits, slack)
-            a, b = hamming_pairs(sk.columns["signatures"][usable], k, None, self.seed)
+            a, b = hamming_pairs(sk.columns[plan.column][usable], plan.radius, None, self.seed)
             a, b = usable[a], usable[b]
         else:
-            banding = jaccard_banding(threshold, self.num_samples, slack)
-            a, b = lsh.banded_candidates(sk.columns["signatures"], banding, self.seed, sk.usable)
+            a, b = lsh.banded_candidates(sk.columns["signatures"], self._banding(), self.seed, sk.usable)
         return Candidates(a, b)
 
     def score(self, sk: Sketches, a: np.ndarray, b: np.ndarray) -> np.ndarray:

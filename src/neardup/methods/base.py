@@ -116,6 +116,37 @@ def no_pairs() -> Candidates:
     return Candidates(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float64))
 
 
+#: The kinds of :class:`CandidatePlan`.
+PLAN_KINDS = ("keys", "set_join", "hamming")
+
+
+@dataclass(frozen=True)
+class CandidatePlan:
+    """How a method's candidates can be found by code that is not the method's own (a Spark
+    stage, a persistent index): what the method declares, so no engine or index asks its name.
+
+    * ``keys`` -- documents sharing at least ``min_shared`` of :meth:`Method.keys` at one slot
+      (LSH bands, supershingles, I-Match signatures);
+    * ``set_join`` -- an exact join of the feature sets ``sk.lists["hashes"]`` at the threshold
+      under ``measure`` (``jaccard`` or ``containment``); the candidates are the answer;
+    * ``hamming`` -- documents whose fingerprints ``sk.columns[column]`` (``bits`` wide) differ in
+      at most ``radius`` bits; ``blocks`` of Manku's permuted tables when the user chose them
+      (:func:`neardup.index.hamming.table_keys`: every such pair shares one table's key).
+    """
+
+    kind: str
+    min_shared: int = 1
+    measure: str = ""
+    column: str = ""
+    bits: int = 0
+    radius: int = 0
+    blocks: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in PLAN_KINDS:
+            raise ValueError(f"candidate plan kind must be one of {', '.join(PLAN_KINDS)}, got {self.kind!r}")
+
+
 class Method(ABC):
     """A near-duplicate detection method: parameters plus the stages that do the work."""
 
@@ -161,6 +192,38 @@ class Method(ABC):
         if self.threshold is None:
             raise NotImplementedError(f"method {self.name} needs a threshold")
         return self.threshold
+
+    # -- capabilities (read by engines and indexes instead of the method's name) --------
+    def corpus_statistics(self) -> str | None:
+        """Why this method's sketches need statistics of the whole collection, or ``None``.
+
+        The rule, stated once: a method is *corpus dependent* when :meth:`finish` applies
+        statistics merged from every batch (document frequencies, the most frequent words),
+        so one document sketched alone does not get the row a run over the collection gives
+        it.  An online index cannot serve such a method; an engine must compute the
+        statistics over the whole input before it signs a document.  The answer (a phrase
+        naming the statistic) is what their messages quote.
+        """
+        return None
+
+    @property
+    def corpus_dependent(self) -> bool:
+        """Whether :meth:`corpus_statistics` names any (see there)."""
+        return self.corpus_statistics() is not None
+
+    def candidate_plan(self) -> CandidatePlan:
+        """How the candidates of :meth:`candidate_pairs` are found (:class:`CandidatePlan`)."""
+        raise NotImplementedError(f"method {self.name} declares no candidate plan")
+
+    def apply_statistics(self, sk: Sketches, stats: Any) -> Sketches:
+        """A corpus-dependent method's finished sketches of ``sk`` (the concatenated batches, or
+        any one of them) under ``stats``, the merge of every batch's ``Sketches.stats``.
+
+        :meth:`finish` is this over all batches; it works row by row given ``stats``, so an engine
+        that merges the statistics elsewhere (a distributed stage exchanging their
+        ``tables()``) and applies them batch by batch gets the same rows.  The result's
+        ``info`` depends on ``stats`` only (what the run reports)."""
+        raise NotImplementedError(f"method {self.name} applies no corpus statistics")
 
     # -- learning ----------------------------------------------------------------------
     @property

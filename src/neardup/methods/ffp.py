@@ -31,7 +31,7 @@ import numpy as np
 
 from ..features.shingles import check_shingle_size, word_shingles
 from ..index.inverted import InvertedIndex, set_similarity
-from .base import Candidates, Method, Sketches, sets_of
+from .base import CandidatePlan, Candidates, Method, Sketches, sets_of
 
 MEASURE_NAMES = {"containment": "containment", "resemblance": "jaccard"}
 
@@ -66,6 +66,10 @@ class FullFingerprintMethod(Method):
     def sketch(self, texts: Sequence[str]) -> Sketches:
         sets, _ = word_shingles(texts, self.shingle_size, seed=self.seed)
         return Sketches(sets.sizes() > 0, {}, {"hashes": sets.hashes}, sets.offsets)
+
+    def candidate_plan(self) -> CandidatePlan:
+        """An exact set join under the measure."""
+        return CandidatePlan("set_join", measure=MEASURE_NAMES[self.measure])
 
     def candidate_pairs(self, sk: Sketches) -> Candidates:
         """Exactly the pairs at or above the threshold, with their similarity."""

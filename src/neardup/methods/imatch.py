@@ -54,7 +54,7 @@ from ..features.shingles import word_shingles
 from ..index import banding as lsh
 from ..stats.build import check_stats_path
 from ..stats.df import DocumentFrequencies
-from .base import Candidates, Method, Sketches, sets_of
+from .base import CandidatePlan, Candidates, Method, Sketches, sets_of
 
 SELECTIONS = ("lexicon", "codet")
 IDF_SCALES = ("nidf", "percentile", "idf")
@@ -256,15 +256,28 @@ class IMatchMethod(Method):
             return sk
         if self.stats is not None:
             return self._signed(HashedSets.concat([]), load_df(self.stats))
+        return self.apply_statistics(sk, DocumentFrequencies.merged([p.stats for p in parts]))
+
+    def apply_statistics(self, sk: Sketches, stats: DocumentFrequencies) -> Sketches:
+        """The rows of ``sk`` signed under the collection's document frequencies ``stats``."""
         sets = sets_of(sk) if sk.offsets is not None else HashedSets.concat([])
-        df = DocumentFrequencies.merged([p.stats for p in parts])
-        signed = self._signed(sets, df)
+        signed = self._signed(sets, stats)
         signed.usable = sk.usable
         return signed
 
     def matches_needed(self) -> int:
         """Signatures a pair must share at the current threshold."""
         return max(self.min_matches, math.ceil(self.decision_threshold() * self.lexicons - 1e-9))
+
+    def corpus_statistics(self) -> str | None:
+        """Without a statistics file: the words' IDF over the whole input (the lexicons' cut)."""
+        if self.stats is not None:
+            return None
+        return "its lexicons are cut by the words' IDF in the whole collection (give --stats FILE for fixed ones)"
+
+    def candidate_plan(self) -> CandidatePlan:
+        """Signatures as keys; a pair shares :meth:`matches_needed` of them."""
+        return CandidatePlan("keys", min_shared=self.matches_needed())
 
     def keys(self, sk: Sketches) -> tuple[np.ndarray, int]:
         """The signatures, an invalid one replaced by a key of its own (a mix of row and lexicon)."""

@@ -24,14 +24,15 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import UserError
-from ..features.sets import HashedSets, document_frequencies, exact_jaccard
+from ..features.sets import HashedSets, exact_jaccard
 from ..features.shingles import encoded_word_shingles
 from ..index import banding as lsh
 from ..index.banding import Banding, choose_banding
 from ..sketch.compare import pair_equal_share
 from ..sketch.minhash import MinHasher
+from ..stats.df import DocumentFrequencies
 from ..text.tokenize import encode_batch
-from .base import Candidates, Method, Sketches, sets_of
+from .base import CandidatePlan, Candidates, Method, Sketches, sets_of
 
 class MinHashMethod(Method):
     """Word k-shingles, MinHash signatures, banded candidates, estimated-Jaccard verify."""
@@ -100,7 +101,8 @@ class MinHashMethod(Method):
         buf, offsets = prepared
         if self.exact or self.max_df is not None:
             sets, _ = encoded_word_shingles(buf, offsets, self.shingle_size, seed=0)
-            return Sketches(sets.sizes() > 0, {}, {"hashes": sets.hashes}, sets.offsets)
+            df = DocumentFrequencies.of(sets) if self.max_df is not None else None
+            return Sketches(sets.sizes() > 0, {}, {"hashes": sets.hashes}, sets.offsets, df)
         sig, sizes = self._hasher().sketch_encoded(buf, offsets, self.shingle_size)
         return Sketches(sizes > 0, {"signatures": sig, "sizes": sizes})
 
@@ -111,16 +113,22 @@ class MinHashMethod(Method):
             if not parts:
                 sk.columns = {"signatures": np.zeros((0, self.num_perm), np.uint32), "sizes": np.zeros(0, np.int64)}
             return sk
-        sets = HashedSets(sk.lists["hashes"], sk.offsets)
-        if self.max_df is not None:
-            values, df = document_frequencies(sets)
-            common = values[df > self.max_df]
+        df = DocumentFrequencies.merged([p.stats for p in parts]) if self.max_df is not None else None
+        return self.apply_statistics(sk, df)
+
+    def apply_statistics(self, sk: Sketches, stats: DocumentFrequencies | None) -> Sketches:
+        """The shingle sets of ``sk`` without the shingles common in ``stats`` (with ``max_df``), signed."""
+        sets = HashedSets(sk.lists["hashes"], sk.offsets) if sk.offsets is not None else HashedSets.concat([])
+        info = dict(sk.info)
+        if stats is not None and self.max_df is not None:
+            stats.compact()
+            common = stats.keys[stats.counts > self.max_df]
             sets = sets.subset(~np.isin(sets.hashes, common, assume_unique=False))
-            sk.info["common_shingles"] = int(common.shape[0])
+            info["common_shingles"] = int(common.shape[0])
         sizes = sets.sizes()
         columns = {"signatures": self._hasher().sketch(sets), "sizes": sizes}
         lists = {"hashes": sets.hashes} if self.exact else {}
-        return Sketches(sizes > 0, columns, lists, sets.offsets if self.exact else None, None, sk.info)
+        return Sketches(sizes > 0, columns, lists, sets.offsets if self.exact else None, None, info)
 
     def banding(self) -> Banding:
         """The bands x rows (and matches needed) the index uses at this threshold."""
@@ -133,6 +141,16 @@ class MinHashMethod(Method):
         if self.bands is not None and self.rows is not None:
             return Banding(self.bands, self.rows, self.min_shared or 1)
         return choose_banding(threshold, self.num_perm, self.min_shared or 1)
+
+    def corpus_statistics(self) -> str | None:
+        """With ``max_df``: the shingles' document frequencies over the whole collection."""
+        if self.max_df is None:
+            return None
+        return "--max-df drops shingles by their document frequency in the whole collection"
+
+    def candidate_plan(self) -> CandidatePlan:
+        """Band keys (LSH: one shared band; supershingles: ``min_shared``)."""
+        return CandidatePlan("keys", min_shared=self.banding().min_shared)
 
     def keys(self, sk: Sketches) -> tuple[np.ndarray, int]:
         """The band keys of every row (rows without shingles get none: see :meth:`candidates`)."""

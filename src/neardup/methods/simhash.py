@@ -35,7 +35,7 @@ from ..features.shingles import check_shingle_size, word_shingle_counts, word_sh
 from ..index.hamming import check_bits, hamming_pairs
 from ..sketch.simhash import SimHasher, max_distance, similarity
 from ..stats.df import DocumentFrequencies
-from .base import Candidates, Method, Sketches, sets_of
+from .base import CandidatePlan, Candidates, Method, Sketches, sets_of
 
 WEIGHTINGS = ("idf", "tfidf", "uniform")
 
@@ -89,13 +89,17 @@ class SimHashMethod(Method):
 
     def finish(self, parts: Sequence[Sketches]) -> Sketches:
         """Weigh the features by the collection's IDF and fingerprint every document."""
-        sk = Sketches.concat(parts)
+        df = DocumentFrequencies.merged([p.stats for p in parts]) if self.corpus_dependent else None
+        return self.apply_statistics(Sketches.concat(parts), df)
+
+    def apply_statistics(self, sk: Sketches, stats: DocumentFrequencies | None) -> Sketches:
+        """Fingerprints of the rows of ``sk``, features weighed by the IDF of ``stats`` (None: uniform)."""
         sets = sets_of(sk) if sk.offsets is not None else HashedSets.concat([])
-        if self.weighting == "uniform":
+        if stats is None:
             weights = np.ones(sets.hashes.shape[0], dtype=np.float64)
         else:
-            weights = DocumentFrequencies.merged([p.stats for p in parts]).idf(sets.hashes)
-            if self.weighting == "tfidf" and parts:
+            weights = stats.idf(sets.hashes)
+            if self.weighting == "tfidf" and "counts" in sk.lists:
                 weights = weights * sk.lists["counts"]
         fingerprints = SimHasher(self.bits, self.seed).sketch(sets, weights)
         return Sketches(sets.sizes() > 0, {"fingerprints": fingerprints})
@@ -104,12 +108,24 @@ class SimHashMethod(Method):
         """Hamming radius searched at the current threshold."""
         return max_distance(self.decision_threshold(), self.bits)
 
+    def corpus_statistics(self) -> str | None:
+        """IDF weights (``idf``, ``tfidf``): the features' document frequencies over the whole collection."""
+        if self.weighting == "uniform":
+            return None
+        return (f"--weighting {self.weighting} weighs features by their IDF in the whole collection "
+                "(--weighting uniform does not)")
+
+    def candidate_plan(self) -> CandidatePlan:
+        """Fingerprints within the Hamming radius of the threshold."""
+        blocks = self.blocks if self.blocks is not None and self.blocks > self.max_distance() else None
+        return CandidatePlan("hamming", column="fingerprints", bits=self.bits, radius=self.max_distance(),
+                             blocks=blocks)
+
     def candidate_pairs(self, sk: Sketches) -> Candidates:
         """Every pair of usable documents within the Hamming radius."""
         usable = np.flatnonzero(sk.usable)
-        k = self.max_distance()
-        blocks = self.blocks if self.blocks is not None and self.blocks > k else None
-        a, b = hamming_pairs(sk.columns["fingerprints"][usable], k, blocks, self.seed)
+        plan = self.candidate_plan()
+        a, b = hamming_pairs(sk.columns["fingerprints"][usable], plan.radius, plan.blocks, self.seed)
         return Candidates(usable[a], usable[b])
 
     def score(self, sk: Sketches, a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -47,12 +47,13 @@ import numpy as np
 from ..errors import UserError
 from ..features.sets import HashedSets, exact_jaccard
 from ..features.spots import (
-    DEFAULT_ANTECEDENTS, TokenBatch, check_spot_params, most_frequent_words,
+    DEFAULT_ANTECEDENTS, TokenBatch, check_spot_params,
     spot_sets, word_hashes,
 )
 from ..text.stopwords import ENGLISH_STOPWORDS
 from ..index.inverted import InvertedIndex
-from .base import Candidates, Method, Sketches, sets_of
+from ..stats.df import DocumentFrequencies
+from .base import CandidatePlan, Candidates, Method, Sketches, sets_of
 
 
 def _words(spec: str, what: str) -> list[str]:
@@ -127,7 +128,9 @@ class SpotSigsMethod(Method):
             tokens = tokens.compact()
             offsets = np.zeros(tokens.counts.shape[0] + 1, np.int64)
             np.cumsum(tokens.counts, out=offsets[1:])
-            return Sketches(tokens.counts > 0, {}, {"tokens": tokens.hashes}, offsets)
+            words, occurrences = np.unique(tokens.hashes, return_counts=True)
+            counts = DocumentFrequencies.from_counts(words, occurrences, len(texts))
+            return Sketches(tokens.counts > 0, {}, {"tokens": tokens.hashes}, offsets, counts)
         sets = self._spot_sets(tokens, self._ante)
         return Sketches(sets.sizes() > 0, {}, {"hashes": sets.hashes}, sets.offsets)
 
@@ -138,13 +141,28 @@ class SpotSigsMethod(Method):
             if sk.offsets is None:  # no batch at all
                 sk.lists, sk.offsets = {"hashes": np.zeros(0, np.uint64)}, np.zeros(1, np.int64)
             return sk
-        counts = sk.list_sizes()
+        return self.apply_statistics(sk, DocumentFrequencies.merged([p.stats for p in parts]))
+
+    def apply_statistics(self, sk: Sketches, stats: DocumentFrequencies) -> Sketches:
+        """The signature sets of the rows of ``sk`` anchored at the ``top:N`` words of ``stats`` (the
+        collection's word occurrences; ties: the smaller hash)."""
+        stats.compact()
+        ante = np.sort(stats.keys[np.lexsort((stats.keys, -stats.counts))[:self._top]])
         tokens = TokenBatch(sk.lists.get("tokens", np.zeros(0, np.uint64)), sk.offsets[:-1] if sk.offsets is not None
-                            else np.zeros(0, np.int64), counts)
-        ante = most_frequent_words(tokens, self._top)
+                            else np.zeros(0, np.int64), sk.list_sizes())
         sets = self._spot_sets(tokens, ante)
         info = {"antecedent_hashes": [int(h) for h in ante]}
         return Sketches(sets.sizes() > 0, {}, {"hashes": sets.hashes}, sets.offsets, None, info)
+
+    def corpus_statistics(self) -> str | None:
+        """With ``top:N`` antecedents: the words' frequencies over the whole collection."""
+        if not self._top:
+            return None
+        return "antecedents top:N are the N most frequent words of the whole collection"
+
+    def candidate_plan(self) -> CandidatePlan:
+        """An exact Jaccard join of the signature sets."""
+        return CandidatePlan("set_join", measure="jaccard")
 
     def candidate_pairs(self, sk: Sketches) -> Candidates:
         """Exactly the pairs with Jaccard at or above the threshold, with their Jaccard."""

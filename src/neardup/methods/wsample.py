@@ -68,7 +68,7 @@ from ..index.banding import Banding, choose_banding
 from ..sketch.compare import pair_equal_share
 from ..sketch.icws import ICWSampler, weighted_jaccard
 from ..stats.build import COMMON_DF, CollectionStats, DocFeatures, check_stats_path, doc_features, load_stats
-from .base import Candidates, Method, Sketches, sets_of
+from .base import CandidatePlan, Candidates, Method, Sketches, sets_of
 
 
 #: f of Table 4, applied to the document frequency of a phrase's first word (df >= 1).
@@ -224,7 +224,11 @@ class WeightedSamplingMethod(Method):
         stats = CollectionStats(self.phrase_size)
         for p in parts:
             stats = stats.merge(p.stats)
-        if not parts:
+        return self.apply_statistics(sk, stats)
+
+    def apply_statistics(self, sk: Sketches, stats: CollectionStats) -> Sketches:
+        """The rows of ``sk`` weighed under the collection's ``stats`` and sampled."""
+        if sk.offsets is None:  # no batch at all
             return self._sampled(HashedSets.concat([]), np.zeros(0, np.uint64), stats, sk.usable)
         return self._sampled(sets_of(sk), sk.lists["first"], stats, sk.usable)
 
@@ -234,6 +238,16 @@ class WeightedSamplingMethod(Method):
         if self.supershingles:
             return Banding(self.supershingles, self.num_samples // self.supershingles, shared)
         return choose_banding(max(self.decision_threshold(), 1e-6), self.num_samples, shared, use_all=True)
+
+    def corpus_statistics(self) -> str | None:
+        """Without a statistics file: the phrases' and words' document frequencies over the whole input."""
+        if self.stats is not None:
+            return None
+        return "its phrase weights come from document frequencies in the whole collection (give --stats FILE for fixed ones)"
+
+    def candidate_plan(self) -> CandidatePlan:
+        """Supershingle keys; a pair shares ``min_shared`` of them."""
+        return CandidatePlan("keys", min_shared=self.banding().min_shared)
 
     def keys(self, sk: Sketches) -> tuple[np.ndarray, int]:
         banding = self.banding()

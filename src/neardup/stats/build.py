@@ -202,6 +202,24 @@ class CollectionStats:
         out.words, out.phrases = self.words.merge(other.words), self.phrases.merge(other.phrases)
         return out
 
+    def tables(self) -> dict[str, DocumentFrequencies]:
+        """The count tables, by name (words, phrases): what a distributed engine sums (exact only)."""
+        if self.approximate:
+            raise ValueError("approximate statistics do not merge")
+        return {"words": self.words.tables()["df"], "phrases": self.phrases.tables()["df"]}
+
+    def from_tables(self, tables: dict[str, DocumentFrequencies]) -> "CollectionStats":
+        """Exact statistics (with this one's phrase size) made of ``tables`` summed over a collection."""
+        out = CollectionStats(self.phrase_size)
+        out.words, out.phrases = tables["words"], tables["phrases"]
+        return out
+
+    @classmethod
+    def of(cls, texts: Sequence[str], phrase_size: int) -> "CollectionStats":
+        """The exact statistics of ``texts`` alone (what a distributed engine counts per batch)."""
+        (out := cls(phrase_size)).update_texts(texts)
+        return out
+
     def update_texts(self, texts: Sequence[str]) -> DocFeatures:
         """Count ``texts``; returns their features."""
         feats = doc_features(texts, self.phrase_size)
@@ -339,11 +357,13 @@ def build_stats(
     heavy_df: int = COMMON_DF,
     strict: bool = False,
     progress: bool = False,
+    engine: Any = "local",
 ) -> tuple[CollectionStats, dict[str, Any]]:
     """The ``stats build`` job: count ``inputs`` in one pass, save to ``output``; returns a summary.
 
     ``extract`` names the HTML extractor (default: the pipeline's); ``prefer_html`` reads
-    the ``html`` field of records that have both, as ``dedup --html`` does.
+    the ``html`` field of records that have both, as ``dedup --html`` does.  ``engine``: Spark
+    counts each batch on its executors (:meth:`CollectionStats.of`) and sums the tables: the same file.
     """
     from ..extract import DEFAULT_EXTRACTOR
     from ..io.readers import read_inputs
@@ -355,9 +375,18 @@ def build_stats(
     stats = CollectionStats(phrase_size, approximate, width, depth, heavy_df)
     run = RunStats()
     bar = progress_bar(progress)
-    for texts in text_batches(read_inputs([str(p) for p in inputs], prefer_html), extract, run, strict):
-        stats.update_texts(texts)
-        bar.update(len(texts))
+    if engine != "local" and approximate:
+        raise UserError("--approximate counts in one process's sketch; with --engine spark the counts are exact")
+    def texts() -> Iterator[list[str]]:
+        for batch in text_batches(read_inputs([str(p) for p in inputs], prefer_html), extract, run, strict):
+            bar.update(len(batch))
+            yield batch
+
+    if engine == "local":
+        for batch in texts():
+            stats.update_texts(batch)
+    else:
+        stats, _ = engine.statistics(texts(), functools.partial(CollectionStats.of, phrase_size=phrase_size), stats)
     bar.close()
     run.kept = stats.n_docs
     run.require_usable()

@@ -86,6 +86,26 @@ class DocumentFrequencies:
         return out
 
     @classmethod
+    def from_counts(cls, keys: np.ndarray, counts: np.ndarray, n_docs: int) -> "DocumentFrequencies":
+        """A table of given ``counts`` of unique ``keys`` (any order) over ``n_docs`` documents.
+
+        Its counts are whatever was counted (document frequencies, or occurrences: merging adds
+        them either way)."""
+        out = cls()
+        order = np.argsort(keys, kind="stable")
+        out.n_docs, out.keys, out.counts = n_docs, keys[order].astype(np.uint64), counts[order].astype(np.int64)
+        return out
+
+    def tables(self) -> "dict[str, DocumentFrequencies]":
+        """The count tables of this statistic, by name (one): what a distributed engine sums."""
+        self.compact()
+        return {"df": self}
+
+    def from_tables(self, tables: "dict[str, DocumentFrequencies]") -> "DocumentFrequencies":
+        """The statistic made of ``tables`` (as :meth:`tables` names them) summed over a collection."""
+        return tables["df"]
+
+    @classmethod
     def merged(cls, parts: "list[DocumentFrequencies]") -> "DocumentFrequencies":
         """The counts of all ``parts`` (none: an empty collection)."""
         out = cls()
@@ -147,3 +167,30 @@ class DocumentFrequencies:
         except (OSError, EOFError, KeyError, ValueError, TypeError, IndexError, zipfile.BadZipFile, zlib.error) as exc:
             raise UserError(f"{path}: not a neardup statistics file, or damaged ({type(exc).__name__}: {exc})") from None
         return out
+
+
+class CountTables:
+    """Named count tables counted together over one collection, for a method whose sketches need
+    more than one statistic (ANDD: the k-grams' and the words' document frequencies).
+
+    Merges table by table, as a single :class:`DocumentFrequencies` does."""
+
+    def __init__(self, tables: dict[str, DocumentFrequencies]) -> None:
+        self._tables = dict(tables)
+
+    def __getitem__(self, name: str) -> DocumentFrequencies:
+        return self._tables[name]
+
+    def merge(self, other: "CountTables") -> "CountTables":
+        """Counts over both collections, as a new object."""
+        return CountTables({k: v.merge(other[k]) for k, v in self._tables.items()})
+
+    def tables(self) -> dict[str, DocumentFrequencies]:
+        """The tables, by name (what a distributed engine sums)."""
+        for table in self._tables.values():
+            table.compact()
+        return dict(self._tables)
+
+    def from_tables(self, tables: dict[str, DocumentFrequencies]) -> "CountTables":
+        """Tables of the same names made of ``tables`` summed over a collection."""
+        return CountTables({k: tables[k] for k in self._tables})
