@@ -79,18 +79,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"no data at {args.data}", file=sys.stderr)
         return 2
     from neardup.evaluate.harness import load_labeled
-    from neardup.align.aligner import AlignParams, Aligner
+    from neardup.evaluate.copies import aligned_coverage
     from neardup.pipeline import Deduplicator
-    from neardup.relations import DEDUP_MAX_DF, Coverage
 
     data = load_labeled(args.data, args.extract)
     truth, n = data.cluster, len(data)
     base = Deduplicator(method="ffp", threshold=min(THRESHOLDS), relations=False).run(list(zip(data.ids, data.texts)))
     a, b, scores = base.a, base.b, base.scores
-    aligner = Aligner(AlignParams(max_df=DEDUP_MAX_DF))
-    aligner.add(data.texts)
-    coverage = Coverage.from_chains(aligner.chains())
-    aligner.close()
+    coverage = aligned_coverage(data)
     print(f"{data.name}: {n} pages, {np.unique(truth[truth >= 0]).shape[0]} clusters; ffp pairs >= "
           f"{min(THRESHOLDS)}: {a.shape[0]:,}; pairs sharing a passage: {len(coverage):,}")
     check_equivalence(data, folds_of(truth, args.folds, 0)[0], a, b, scores, coverage)

@@ -237,9 +237,9 @@ class Deduplicator:
         """The aligner of the relations, on this run's engine (``None`` with relations off)."""
         if not self.relations:
             return None
-        from .align.aligner import AlignParams
+        from .relations import dedup_align_params
 
-        return self.engine.aligner(AlignParams(max_df=DEDUP_MAX_DF, site_max_df=self.site_max_df))
+        return self.engine.aligner(dedup_align_params(self.site_max_df))
 
     def run(self, docs: Iterable[Any]) -> DedupResult:
         """Detect near-duplicates among ``docs`` (see :func:`as_records` for accepted items)."""

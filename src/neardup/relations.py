@@ -26,10 +26,13 @@ construction (``contains`` for ``(a, b)`` is ``contained`` for ``(b, a)``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 import numpy as np
 from numba import njit
+
+if TYPE_CHECKING:
+    from .align.aligner import AlignParams
 
 #: Relation names by code; the first four are listed by default.
 RELATIONS = ("duplicate", "contains", "contained", "shares", "similar")
@@ -48,6 +51,13 @@ DEDUP_MAX_DF = 1000
 #: A seed in more documents of one site than this is the site's boilerplate (template
 #: text, an "About us" paragraph, a disclaimer), whatever its count elsewhere.
 SITE_MAX_DF = 4
+
+
+def dedup_align_params(site_max_df: int = SITE_MAX_DF) -> "AlignParams":
+    """The aligner's parameters for the relations (``dedup``, and ``eval``'s copy columns)."""
+    from .align.aligner import AlignParams
+
+    return AlignParams(max_df=DEDUP_MAX_DF, site_max_df=site_max_df)
 
 
 def parse_relations(spec: str | Sequence[str] | None) -> tuple[str, ...]:

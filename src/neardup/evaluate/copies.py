@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..relations import DEDUP_MAX_DF, SITE_MAX_DF, Coverage
+from ..relations import SITE_MAX_DF, Coverage
 
 if TYPE_CHECKING:
     from .harness import LabeledSet, Scored
@@ -45,9 +45,10 @@ def copy_measures(scored: "Scored", threshold: float, clustering: str) -> dict[s
 def aligned_coverage(data: "LabeledSet", site_max_df: int = SITE_MAX_DF, batch: int = 2000) -> Coverage:
     """The passages every pair of ``data`` shares, by the aligner ``dedup``'s relations use
     (with its per-site boilerplate when the records name their sites)."""
-    from ..align.aligner import AlignParams, Aligner
+    from ..engines import get_engine
+    from ..relations import dedup_align_params
 
-    aligner = Aligner(AlignParams(max_df=DEDUP_MAX_DF, site_max_df=site_max_df))
+    aligner = get_engine("local").aligner(dedup_align_params(site_max_df))
     try:
         for lo in range(0, len(data), batch):
             sites = data.sites[lo : lo + batch] if site_max_df and data.sites is not None else None
