@@ -1,7 +1,7 @@
 """The ``neardup`` command: builds the parser from the command modules and runs one command.
 
 Every command is a module of :mod:`neardup.commands` (``add_parser``, ``run``), registered
-here one way (:func:`build_parser`).  Exit codes (:func:`neardup.job.run_command`): 0 success;
+here one way (:func:`build_parser`).  Exit codes (:func:`neardup.runner.run_command`): 0 success;
 2 a user error (unusable arguments or files, bad input in ``--strict`` mode, no usable record),
 one line; 1 a bug in neardup, with its traceback; 130/143 interrupted by SIGINT/SIGTERM.
 """
@@ -15,7 +15,7 @@ from importlib import import_module
 from typing import Callable, Sequence
 
 from .commands import COMMANDS
-from .job import run_command
+from .runner import run_command
 
 
 def _version() -> str:

@@ -1,13 +1,13 @@
-"""What every file job shares: the input account, the run report, its printer, and the command runner.
+"""What every file job shares: the job itself, the input account, the run report, its printer, the command runner.
 
-A file job (``dedup``, ``contain``, ``partial``, ``stats build``, ``train``, ``extract``)
-reads inputs, accounts for every one of them in a :class:`RunStats` (read = kept +
-rejected, with the file and line of each rejection), writes its outputs through
-:mod:`neardup.io.writers` (atomically) and describes the run in one report
-(:func:`run_report`: ``summary.json``, ending with ``complete: true``) that
-:func:`print_report` shows on stderr.  :func:`run_command` is how the command line runs
-a job: user errors exit 2 with one line, bugs exit 1 with a traceback and a request for
-a report, SIGINT/SIGTERM exit 130/143 with one line and the outputs as they were.
+A file job (``dedup``, ``contain``, ``partial``, ``index add|query``; ``stats build``,
+``train`` and ``extract`` use the parts) reads inputs, accounts for every one of them in a
+:class:`RunStats` (read = kept + rejected, with the file and line of each rejection),
+writes its outputs through :mod:`neardup.io.writers` (atomically) and describes the run in
+one report (:func:`run_report`: ``summary.json``, ending with ``complete: true``) that
+:func:`print_report` shows on stderr.  :class:`Job` is that sequence, written once: the
+input stage, a :class:`Task`'s tables, the writers, the summary, all files or none.  How the command line runs a job (exit codes,
+signals) is :mod:`neardup.runner`.
 
 Kept free of heavy imports: the command line imports it at start-up.
 """
@@ -15,26 +15,22 @@ Kept free of heavy imports: the command line imports it at start-up.
 from __future__ import annotations
 
 import contextlib
-import os
-import signal
 import sys
-import threading
 import time
-import traceback
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Protocol, Sequence
 
-from .errors import InputError, UserError
-from .io.readers import Rejection
-from .io.records import printable
-from .io.writers import remove_pending
+from .errors import InputError
+from .io.readers import FIELDS, Fields, Rejection
+
+if TYPE_CHECKING:
+    from .io.readers import Record
+    from .io.writers import OutputFolder
 
 #: Rejections listed one by one in the summary; beyond this they are only counted.
 MAX_LISTED_REJECTIONS = 1000
-
-#: Where to report a bug (printed under the traceback of an internal error).
-REPORT_TO = "the neardup issue tracker"
 
 
 class RunClock:
@@ -169,6 +165,116 @@ def run_report(stats: RunStats, inputs: Sequence[Any], parameters: dict[str, Any
     }
 
 
+class Task(Protocol):
+    """A task as a :class:`Job` runs it (``dedup``, ``contain``, ``partial``): records in, named tables out.
+
+    ``tables`` yields ``(name, rows)`` in the order the files are written; rows may be a
+    generator that does the work as it is consumed (so a streaming task never holds its
+    output), and a later table may use what an earlier one found.  ``run_stats`` is the input
+    account of the run; ``summary`` its report (:func:`run_report`) with ``extra`` results.
+    """
+
+    @property
+    def run_stats(self) -> RunStats: ...
+
+    def tables(self, records: Iterable[Any]) -> Iterator[tuple[str, Iterable[dict[str, Any]]]]: ...
+
+    def summary(self, inputs: Sequence[Any], total: float | None = None, **extra: Any) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class Job:
+    """One file job: the input stage -> a task -> the writers -> ``summary.json``, all at once or not at all.
+
+    ``inputs`` are read by :func:`~neardup.io.readers.read_inputs` (``prefer_html``,
+    ``fields``, ``file_ids``); every table goes to ``outdir/<name>.<fmt>`` and the summary
+    (with ``read_as``, how the inputs were read, when ``describe_reading``) to
+    ``outdir/summary.json``; the folder appears when the job ends well, and side files
+    (``--unique``) are renamed into place right after it.  :meth:`run` is the whole
+    sequence; :meth:`writing` gives its parts to a job that needs its own (the online index).
+    """
+
+    inputs: Sequence[str]
+    outdir: str | Path
+    fmt: str = "jsonl"
+    prefer_html: bool = False
+    fields: Fields = FIELDS
+    file_ids: str = "auto"
+    describe_reading: bool = True
+
+    def records(self) -> Iterator[Record | Rejection]:
+        """The input stage's records (and rejections), in input order."""
+        from .io.readers import read_inputs
+
+        return read_inputs(self.inputs, self.prefer_html, self.fields, self.file_ids)
+
+    def read_as(self) -> dict[str, Any]:
+        """How the job read its records (:func:`read_as`)."""
+        return read_as(self.prefer_html, self.fields)
+
+    @contextlib.contextmanager
+    def writing(self, started: float | None = None) -> Iterator["JobOutput"]:
+        """The job's outputs, open: tables and side files written as temporary files, placed by
+        :meth:`JobOutput.finish` and removed when the block fails.  ``started``: when the job
+        started (its summary's ``total``; default: now)."""
+        from .io.writers import OutputFolder
+
+        start = time.perf_counter() if started is None else started
+        with OutputFolder(self.outdir) as folder, contextlib.ExitStack() as sides:
+            yield JobOutput(self, folder, sides, start)
+
+    def run(self, task: Task, after: Callable[["JobOutput"], dict[str, Any]] | None = None) -> dict[str, Any]:
+        """Run ``task`` over the inputs and write its tables and summary; returns the summary.
+
+        ``after`` is called once the tables are written and the input was found usable; what it
+        returns goes into the summary (an evaluation, a file written beside the outputs).
+        """
+        with self.writing() as out:
+            return out.run(task, after)
+
+
+class JobOutput:
+    """The open outputs of one :class:`Job` (see :meth:`Job.writing`)."""
+
+    def __init__(self, job: Job, folder: "OutputFolder", sides: contextlib.ExitStack, started: float) -> None:
+        self.job, self.folder, self.sides, self.started = job, folder, sides, started
+
+    def side_file(self, path: str | Path) -> Path:
+        """A temporary path for ``path`` (a file outside the folder), renamed onto it after the folder."""
+        from .io.writers import atomic_file
+
+        return self.sides.enter_context(atomic_file(path))
+
+    def table(self, name: str, rows: Iterable[dict[str, Any]]) -> int:
+        """Write ``rows`` as the table ``name`` in the job's format; returns how many were written."""
+        from .io.writers import write_rows
+
+        ext = "jsonl" if self.job.fmt == "jsonl" else "parquet"
+        return write_rows(self.folder.path(f"{name}.{ext}"), rows, self.job.fmt)
+
+    def run(self, task: Task, after: Callable[["JobOutput"], dict[str, Any]] | None = None) -> dict[str, Any]:
+        """:meth:`Job.run` in these outputs."""
+        for name, rows in task.tables(self.job.records()):
+            self.table(name, rows)
+        task.run_stats.require_usable()
+        return self.finish(task.summary, **(after(self) if after is not None else {}))
+
+    def finish(self, summarize: Callable[..., dict[str, Any]], **extra: Any) -> dict[str, Any]:
+        """The summary ``summarize(inputs, total, **extra)`` written, every output placed; returns the summary."""
+        if self.job.describe_reading:
+            extra = {"read_as": self.job.read_as(), **extra}
+        summary = summarize(self.job.inputs, time.perf_counter() - self.started, **extra)
+        self.commit(summary)
+        return summary
+
+    def commit(self, summary: dict[str, Any]) -> None:
+        """Write ``summary`` and place the folder (the side files follow when the block ends)."""
+        from .io.writers import write_json
+
+        write_json(self.folder.path("summary.json"), summary)
+        self.folder.commit()
+
+
 def time_line(seconds: dict[str, float]) -> str:
     """The report's time: the command's wall time (start-up included), and the compilation in it."""
     wall = max(seconds.get("wall", 0.0), seconds["total"])
@@ -217,71 +323,3 @@ def _flat(d: dict, prefix: str = "") -> dict:
         else:
             out[prefix + k] = v
     return out
-
-
-def _describe_os_error(exc: OSError) -> str:
-    what = exc.strerror or str(exc)
-    if exc.filename is None:
-        return str(exc)
-    return f"{what}: {exc.filename}" + (f" -> {exc.filename2}" if exc.filename2 else "")
-
-
-@contextlib.contextmanager
-def interrupts() -> Iterator[None]:
-    """SIGINT/SIGTERM end the run at once with one line and exit 130/143, temporary outputs removed.
-
-    The handler exits with ``os._exit``: no traceback from whatever was running (a
-    compiled kernel, a worker thread), and the outputs of earlier runs stay as they were
-    because nothing is moved into place before the run's last step.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def stop(signum: int, frame: object) -> None:
-        remove_pending()
-        os.write(2, f"neardup: interrupted ({signal.Signals(signum).name})\n".encode())
-        os._exit(128 + signum)
-
-    with stop_signals(stop):
-        yield
-
-
-@contextlib.contextmanager
-def stop_signals(handler: Callable[[int, Any], None]) -> Iterator[None]:
-    """SIGINT and SIGTERM go to ``handler`` within the block; the previous handlers come back after it."""
-    previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for s, old in previous.items():
-            signal.signal(s, old)
-
-
-def run_command(func: Callable[[Any], int], args: Any) -> int:
-    """Run one command's function with neardup's error taxonomy; returns the exit code.
-
-    :class:`UserError` (and :class:`OSError`: a full disk, a missing permission) -> one line, 2;
-    anything else is a bug -> traceback and a request to report it, 1.
-    """
-    try:
-        with interrupts():
-            return func(args)
-    except UserError as exc:
-        print(f"neardup: error: {printable(str(exc))}", file=sys.stderr)
-        return 2
-    except BrokenPipeError:  # the reader of our output went away (`neardup explain ... | head`): not an error
-        sys.stdout = None  # nothing more is written to the closed pipe at exit
-        return 0
-    except OSError as exc:
-        print(f"neardup: error: {printable(_describe_os_error(exc))}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:  # raised before the handler was installed
-        remove_pending()
-        print("neardup: interrupted (SIGINT)", file=sys.stderr)
-        return 130
-    except Exception:
-        traceback.print_exc()
-        print(f"neardup: internal error: this is a bug in neardup, not a problem with your input; "
-              f"please report it to {REPORT_TO} with the command line and the traceback above", file=sys.stderr)
-        return 1

@@ -1,8 +1,8 @@
 """File-level jobs: inputs on disk in, result files out (what ``neardup dedup`` runs).
 
-:func:`dedup_files` reads the inputs, runs a :class:`~neardup.pipeline.Deduplicator`,
-and writes ``pairs``, ``clusters`` and ``summary.json`` into an output folder, all at
-once or not at all (:class:`~neardup.io.writers.OutputFolder`); with ``unique`` it reads
+:func:`dedup_files` runs a :class:`~neardup.pipeline.Deduplicator` over the inputs as a
+:class:`~neardup.job.Job` (:class:`DedupTask`), which writes ``pairs``, ``clusters`` and
+``summary.json`` into an output folder, all at once or not at all; with ``unique`` it reads
 the inputs a second time and writes every record, unchanged, except the clustered
 documents that the document kept for them covers (``unique_coverage`` of their words; with
 relations off, every non-representative), and with ``keep_rejected=False`` the records
@@ -11,14 +11,12 @@ that were rejected.
 
 from __future__ import annotations
 
-import time
-from contextlib import ExitStack
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 from .io.readers import FIELDS, Fields, Record, Rejection, read_inputs
-from .io.writers import OutputFolder, atomic_file, format_for, write_json, write_rows
-from .job import read_as
+from .io.writers import format_for, write_rows
+from .job import Job, JobOutput, RunStats
 from .pipeline import Cluster, DedupResult, Deduplicator, Pair
 
 
@@ -76,6 +74,30 @@ def write_unique(result: DedupResult, inputs: Sequence[str], path: Path, prefer_
     return write_rows(path, rows(), fmt)
 
 
+class DedupTask:
+    """``dedup`` as a :class:`~neardup.job.Task`: the deduplicator's pairs and clusters as tables."""
+
+    def __init__(self, deduplicator: Deduplicator) -> None:
+        self.deduplicator = deduplicator
+        self.result: DedupResult | None = None
+
+    @property
+    def run_stats(self) -> RunStats:
+        assert self.result is not None  # set by tables()
+        return self.result.stats
+
+    def tables(self, records: Iterable[Any]) -> Iterator[tuple[str, Iterable[dict[str, Any]]]]:
+        result = self.result = self.deduplicator.run(records)
+        result.stats.require_usable()
+        yield "pairs", (pair_row(p) for p in result.pairs)
+        typed = result.related is not None
+        yield "clusters", (cluster_row(c, typed) for c in result.clusters)
+
+    def summary(self, inputs: Sequence[Any], total: float | None = None, **extra: Any) -> dict[str, Any]:
+        assert self.result is not None
+        return self.result.summary(inputs, total, **extra)
+
+
 def dedup_files(
     inputs: Sequence[str],
     outdir: str | Path,
@@ -91,23 +113,20 @@ def dedup_files(
     Returns the result and the summary written to ``summary.json``.  Raises
     :class:`~neardup.errors.InputError` (writing nothing) when no record could be used.
     """
-    start = time.perf_counter()
-    with OutputFolder(outdir) as out, ExitStack() as later:
+    job = Job(inputs, outdir, fmt, prefer_html, fields)
+    task = DedupTask(Deduplicator(**options))
+    with job.writing() as out:
         # --unique is checked before the run and renamed into place right after the folder
-        unique_tmp = None if unique is None else later.enter_context(atomic_file(unique))
-        result = Deduplicator(**options).run(read_inputs(inputs, prefer_html, fields))
-        result.stats.require_usable()
-        ext = "jsonl" if fmt == "jsonl" else "parquet"
-        write_rows(out.path(f"pairs.{ext}"), (pair_row(p) for p in result.pairs), fmt)
-        typed = result.related is not None
-        write_rows(out.path(f"clusters.{ext}"), (cluster_row(c, typed) for c in result.clusters), fmt)
-        extra: dict[str, Any] = {"read_as": read_as(prefer_html, fields)}
-        if unique is not None and unique_tmp is not None:
-            extra["unique_written"] = write_unique(result, inputs, unique_tmp, prefer_html, fields, keep_rejected,
-                                                   format_for(Path(unique)))
-            extra["unique_file"] = str(unique)
-            extra["unique_keeps_rejected"] = keep_rejected
-        summary = result.summary(inputs, time.perf_counter() - start, **extra)
-        write_json(out.path("summary.json"), summary)
-        out.commit()
-    return result, summary
+        unique_tmp = None if unique is None else out.side_file(unique)
+
+        def written_unique(out: JobOutput) -> dict[str, Any]:
+            if unique is None or unique_tmp is None:
+                return {}
+            assert task.result is not None
+            return {"unique_written": write_unique(task.result, inputs, unique_tmp, prefer_html, fields,
+                                                   keep_rejected, format_for(Path(unique))),
+                    "unique_file": str(unique), "unique_keeps_rejected": keep_rejected}
+
+        summary = out.run(task, written_unique)
+    assert task.result is not None
+    return task.result, summary

@@ -51,6 +51,7 @@ from ..extract import DEFAULT_EXTRACTOR
 from ..text.stopwords import ENGLISH_STOPWORDS
 from ..io.readers import Record, Rejection
 from ..io.records import record_time
+from ..params import Params
 from ..input_stage import Batch, Progress, batches, progress_bar
 from ..job import RunStats, run_report
 from ..sentences import SentenceBatch
@@ -114,6 +115,21 @@ class ContainResult:
     summary: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass
+class ContainRun:
+    """One run's state: what it derived from the parameters, read, counted and built."""
+
+    stopwords: np.ndarray  # hashes of the stopwords
+    window_kind: int  # :data:`~neardup.windows.NO_WINDOW`, ``COUNT_WINDOW`` or ``TIME_WINDOW``
+    window_size: float
+    df: DocumentFrequencies | None  # from the ``stats`` file, when given
+    stats: RunStats = field(default_factory=RunStats)
+    input_df: DocumentFrequencies | None = None  # counted from the input, when no file was given
+    tree: CorpusTree | None = None
+    counts: dict[str, int] = field(default_factory=dict)
+    trace: list[dict[str, float]] = field(default_factory=list)
+
+
 def _rss_mb() -> float:
     """Resident memory of this process now, in MiB (Linux ``/proc``; peak elsewhere)."""
     try:
@@ -123,13 +139,18 @@ def _rss_mb() -> float:
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-class ContainmentDetector:
+class ContainmentDetector(Params):
     """Finds which documents contain which (see the module docstring).
 
     >>> det = ContainmentDetector("codet", word_prefix=0, stopwords=None)
     >>> [(c.container, c.contained) for c in det.run([("a", "Shares gain 2%. Oil rose."), ("b", "Oil rose.")]).containments]
     [('a', 'b')]
+
+    Parameters (:class:`~neardup.params.Params`: stored as given, ``get_params``, ``clone``);
+    each run's state in :attr:`last_run`.
     """
+
+    _run: "ContainRun | None" = None
 
     def __init__(
         self,
@@ -166,27 +187,43 @@ class ContainmentDetector:
             raise UserError(f"min coverage must be in (0, 1] and max new words at least 0, got {min_coverage}, "
                             f"{max_new_words}")
         align.check()
-        self.min_coverage, self.max_new_words, self.align = min_coverage, max_new_words, align
-        self.engine = engine
+        parse_window(window)  # checked here, parsed when a run starts
         self.method, self.etl, self.depth, self.suffixes = method, etl, depth, suffixes
-        self.sort_words, self.word_prefix = sort_words, word_prefix
-        self.stopwords = stopword_hashes(stopwords)
-        self.window_kind, self.window_size = parse_window(window)
-        self.window = window
-        self.df = load_word_stats(stats, word_prefix) if stats else None
-        self.stats_path = stats
-        self.extract, self.strict, self.progress = extract, strict, progress
+        self.sort_words, self.word_prefix, self.stopwords, self.stats = sort_words, word_prefix, stopwords, stats
+        self.window, self.extract, self.strict, self.progress = window, extract, strict, progress
         self.batch_docs, self.trace_every = batch_docs, trace_every
-        self.run_stats = RunStats()
-        self.input_df: DocumentFrequencies | None = None
-        self.tree: CorpusTree | None = None
-        self.counts: dict[str, int] = {}
-        self.trace: list[dict[str, float]] = []
+        self.min_coverage, self.max_new_words, self.align, self.engine = min_coverage, max_new_words, align, engine
+
+    # -- the run's state (made when a run starts; the parameters above never change) -----
+    def _begin(self) -> ContainRun:
+        """A new run's state: the statistics file loaded, the window parsed, the stopwords hashed."""
+        kind, size = parse_window(self.window)
+        df = load_word_stats(self.stats, self.word_prefix) if self.stats else None
+        self._run = ContainRun(stopword_hashes(self.stopwords), kind, size, df)
+        return self._run
+
+    @property
+    def last_run(self) -> ContainRun:
+        """The state of the last run (an empty one before any run)."""
+        if self._run is None:
+            self._begin()
+        assert self._run is not None
+        return self._run
+
+    @property
+    def run_stats(self) -> RunStats:
+        """The input account of the last run."""
+        return self.last_run.stats
+
+    @property
+    def input_df(self) -> DocumentFrequencies | None:
+        """The word statistics counted from the last run's input (``None`` when given by ``stats``)."""
+        return self.last_run.input_df
 
     def params(self) -> dict[str, Any]:
         out: dict[str, Any] = {"method": self.method, "word_prefix": self.word_prefix,
-                               "stopwords": int(self.stopwords.shape[0]), "window": self.window,
-                               "stats": self.stats_path}
+                               "stopwords": int(stopword_hashes(self.stopwords).shape[0]), "window": self.window,
+                               "stats": self.stats}
         if self.method == "codet":
             out.update(etl=self.etl, depth=self.depth, suffixes=self.suffixes, sort_words=self.sort_words)
         if self.method == "align":
@@ -198,6 +235,7 @@ class ContainmentDetector:
     def _batches(self, docs: Iterable[Any]) -> Iterator[Batch]:
         """The input stage in batches of ``batch_docs``, each document with its arrival time in
         ``values`` (see the module docstring): a bad time, or none under a duration window, is a rejection."""
+        run = self.last_run
         stats = self.run_stats
         latest = -np.inf
 
@@ -208,11 +246,11 @@ class ContainmentDetector:
             except ValueError as exc:
                 return Rejection(record.source, record.line, "invalid time", str(exc))
             if when is None:
-                if self.window_kind == TIME_WINDOW:
+                if run.window_kind == TIME_WINDOW:
                     return Rejection(record.source, record.line, "no time", "a duration window needs a 'time' field")
                 when = float(stats.read)
             if when < latest:
-                self.counts["late"] = self.counts.get("late", 0) + 1
+                run.counts["late"] = run.counts.get("late", 0) + 1
                 when = latest
             latest = when
             return when
@@ -226,8 +264,9 @@ class ContainmentDetector:
 
     def _prepare(self, ids: list[str], texts: list[str], times: list[float],
                  where: list[tuple[str, int | None]]) -> _Batch:
+        run = self.last_run
         sb = SentenceBatch.from_texts(texts)
-        words, word_off = sentence_words(sb.texts, self.word_prefix, self.stopwords)
+        words, word_off = sentence_words(sb.texts, self.word_prefix, run.stopwords)
         batch = _Batch(ids, np.array(times, np.float64), sb, words, word_off)
         w_off = word_off[sb.doc_offsets]
         empty = np.flatnonzero(np.diff(w_off) == 0)
@@ -252,33 +291,32 @@ class ContainmentDetector:
     # -- running -----------------------------------------------------------------------
     def stream(self, docs: Iterable[Any]) -> Iterator[Containment]:
         """Yield containments as documents are processed; :meth:`summary` tells about the run."""
-        self.run_stats = RunStats()
-        self.counts = {"documents": 0, "containments": 0}
-        self.trace = []
+        run = self._begin()
+        run.counts.update(documents=0, containments=0)
         bar = progress_bar(self.progress)
         start = time.perf_counter()
         if self.method == "align":
             yield from self._aligned(docs, bar)
             bar.close()
-            self.run_stats.kept = self.counts["documents"]
+            self.run_stats.kept = run.counts["documents"]
             self.run_stats.seconds["total"] = time.perf_counter() - start
             return
         batches = self._sentences(docs)
-        if self.df is None:  # IDF of the input: read it all first
+        if run.df is None:  # IDF of the input: read it all first
             held = list(batches)
-            self.input_df = DocumentFrequencies()
+            run.input_df = DocumentFrequencies()
             for b in held:
-                self.input_df.update(document_word_sets(b.words, b.word_off, b.sentences.doc_offsets))
+                run.input_df.update(document_word_sets(b.words, b.word_off, b.sentences.doc_offsets))
             batches = iter(held)
             self.run_stats.timed("read", start)
-        df = self.df or self.input_df
+        df = run.df or run.input_df
         assert df is not None  # given, or read from the input just above
         if self.method == "codet":
             yield from self._codet(batches, df, bar)
         else:
             yield from self._baseline(list(batches), df, bar)
         bar.close()
-        self.run_stats.kept = self.counts["documents"]
+        self.run_stats.kept = run.counts["documents"]
         self.run_stats.seconds["total"] = time.perf_counter() - start
 
     def run(self, docs: Iterable[Any]) -> ContainResult:
@@ -294,7 +332,8 @@ class ContainmentDetector:
         return sort_by_weight(b.words, idf, b.word_off)
 
     def _codet(self, batches: Iterable[_Batch], df: DocumentFrequencies, bar: Progress) -> Iterator[Containment]:
-        tree = self.tree = CorpusTree(self.depth, self.suffixes, self.window_kind, self.window_size)
+        run = self.last_run
+        tree = run.tree = CorpusTree(self.depth, self.suffixes, run.window_kind, run.window_size)
         ids: dict[int, str] = {}
         next_trace = self.trace_every
         for b in batches:
@@ -309,19 +348,20 @@ class ContainmentDetector:
                 yield Containment(ids[f.container], ids[f.contained], f.score, f.sentences)
             for seq in [s for s in ids if s < tree.oldest_document]:
                 del ids[seq]
-            self.counts["documents"] += len(b.ids)
-            self.counts["containments"] += len(found)
-            self.counts["pairs"] = self.counts.get("pairs", 0) + int(passed[0].shape[0])
-            self.counts["peak_live_postings"] = max(self.counts.get("peak_live_postings", 0), tree.live_postings)
+            run.counts["documents"] += len(b.ids)
+            run.counts["containments"] += len(found)
+            run.counts["pairs"] = run.counts.get("pairs", 0) + int(passed[0].shape[0])
+            run.counts["peak_live_postings"] = max(run.counts.get("peak_live_postings", 0), tree.live_postings)
             bar.update(len(b.ids))
             self.run_stats.timed("report", t)
-            if self.trace_every and self.counts["documents"] >= next_trace:
+            if self.trace_every and run.counts["documents"] >= next_trace:
                 next_trace += self.trace_every
-                self.trace.append({"documents": self.counts["documents"], "rss_mib": round(_rss_mb(), 1),
+                run.trace.append({"documents": run.counts["documents"], "rss_mib": round(_rss_mb(), 1),
                                    "nodes": len(tree), "live_postings": tree.live_postings,
                                    "ring_mib": round(tree.nbytes() / 2**20, 2)})
 
     def _baseline(self, batches: list[_Batch], df: DocumentFrequencies, bar: Progress) -> Iterator[Containment]:
+        run = self.last_run
         t = time.perf_counter()
         ids = [i for b in batches for i in b.ids]
         times = np.concatenate([b.times for b in batches]) if batches else np.zeros(0)
@@ -340,14 +380,15 @@ class ContainmentDetector:
         c, a, score = c[keep], a[keep], score[keep]
         order = np.lexsort((c, a))
         self.run_stats.timed("pairs", t)
-        self.counts["documents"] = len(ids)
-        self.counts["containments"] = int(order.shape[0])
+        run.counts["documents"] = len(ids)
+        run.counts["containments"] = int(order.shape[0])
         bar.update(len(ids))
         for i in order.tolist():
             yield Containment(ids[c[i]], ids[a[i]], float(score[i]), np.zeros((0, 2), np.int64))
 
     def _aligned(self, docs: Iterable[Any], bar: Progress) -> Iterator[Containment]:
         """``method="align"``: containment as coverage by aligned passages, both directions judged."""
+        run = self.last_run
         from ..align.aligner import Aligner
 
         t = time.perf_counter()
@@ -367,47 +408,49 @@ class ContainmentDetector:
             if texts:
                 aligner.add(texts)
             bar.update(len(batch))
-        self.counts["documents"] = len(ids)
+        run.counts["documents"] = len(ids)
         t = self.run_stats.timed("read", t)
         when = np.array(times, np.float64)
         none = np.zeros((0, 2), np.int64)
         try:
-            windowed = self.window_kind != NO_WINDOW
+            windowed = run.window_kind != NO_WINDOW
             for p in aligner.pairs():
                 if windowed and not self._in_window(np.array([p.a]), np.array([p.b]), when)[0]:
                     continue
                 for container, contained, score, new in ((p.a, p.b, p.coverage_b, p.new_b),
                                                          (p.b, p.a, p.coverage_a, p.new_a)):
                     if score >= self.min_coverage and new <= self.max_new_words:
-                        self.counts["containments"] += 1
+                        run.counts["containments"] += 1
                         yield Containment(ids[container], ids[contained], score, none)
         finally:
             aligner.close()
-        self.counts["aligned_pairs"] = aligner.counts.get("pairs", 0)
+        run.counts["aligned_pairs"] = aligner.counts.get("pairs", 0)
         self.run_stats.timed("align", t)
 
     def _in_window(self, x: np.ndarray, y: np.ndarray, times: np.ndarray) -> np.ndarray:
         """Which pairs of document indices are within the window of the later one."""
-        if self.window_kind == COUNT_WINDOW:
-            return np.abs(x - y) <= self.window_size
-        if self.window_kind == TIME_WINDOW:
-            return np.abs(times[x] - times[y]) <= self.window_size
+        run = self.last_run
+        if run.window_kind == COUNT_WINDOW:
+            return np.abs(x - y) <= run.window_size
+        if run.window_kind == TIME_WINDOW:
+            return np.abs(times[x] - times[y]) <= run.window_size
         return np.ones(x.shape[0], dtype=bool)
 
     def results(self) -> dict[str, Any]:
         """What the last run found, in numbers (the job-specific part of its report)."""
+        run = self.last_run
         out: dict[str, Any] = {
-            "containments": self.counts.get("containments", 0),
-            "late_documents": self.counts.get("late", 0),
+            "containments": run.counts.get("containments", 0),
+            "late_documents": run.counts.get("late", 0),
         }
-        if "aligned_pairs" in self.counts:
-            out["aligned_pairs"] = self.counts["aligned_pairs"]
-        if self.tree is not None:
-            out["tree"] = {"nodes": len(self.tree), "live_postings": self.tree.live_postings,
-                           "peak_live_postings": self.counts.get("peak_live_postings", 0),
-                           "pairs_passing": self.counts.get("pairs", 0)}
-        if self.trace:
-            out["memory_trace"] = self.trace
+        if "aligned_pairs" in run.counts:
+            out["aligned_pairs"] = run.counts["aligned_pairs"]
+        if run.tree is not None:
+            out["tree"] = {"nodes": len(run.tree), "live_postings": run.tree.live_postings,
+                           "peak_live_postings": run.counts.get("peak_live_postings", 0),
+                           "pairs_passing": run.counts.get("pairs", 0)}
+        if run.trace:
+            out["memory_trace"] = run.trace
         return out
 
     def summary(self, inputs: Sequence[Any] = (), total: float | None = None, **extra: Any) -> dict[str, Any]:

@@ -36,7 +36,6 @@ import pandas as pd
 
 from ..errors import UserError
 from ..input_stage import batches, progress_bar
-from ..job import RunStats
 from ..pdc.detector import PartialDetector, PartialPair
 from ..sentences import SentenceBatch
 from .shards import read_stored, stored, write_documents
@@ -61,6 +60,11 @@ class SparkPartialDetector(PartialDetector):
                             "need the corpus' word statistics first: use --engine local")
         self.engine = engine
 
+    @classmethod
+    def param_names(cls) -> list[str]:
+        """The engine, then :class:`PartialDetector`'s parameters (which ``**options`` passes on)."""
+        return ["engine", *PartialDetector.param_names()]
+
     def sentence_offsets(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         raise UserError("--truth with --engine spark: evaluate the output afterwards with "
                         "`neardup eval DATASET --partials partials.jsonl --truth truth.jsonl`")
@@ -69,8 +73,8 @@ class SparkPartialDetector(PartialDetector):
         """Yield each document pair with spans, as the local detector does (see the module docstring)."""
         from pyspark.sql import functions as F
 
-        self.run_stats = RunStats()
-        stats = self.run_stats
+        run = self._begin()
+        stats = run.stats
         bar = progress_bar(self.progress)
         ids: list[str] = []
 
@@ -88,7 +92,7 @@ class SparkPartialDetector(PartialDetector):
             t = stats.timed("read", t)
             stats.kept = n
             if n == 0:
-                self.counts = {"documents": 0, "sentences": 0, "duplicated_sentence_pairs": 0, "spans": 0, "pairs": 0}
+                run.counts.update(documents=0, sentences=0, duplicated_sentence_pairs=0, spans=0, pairs=0)
                 return
             with engine.running() as spark:
                 sents = stored(sentence_stage(engine.documents(spark, f"{work}/documents"), self.shingle_size),
@@ -103,8 +107,8 @@ class SparkPartialDetector(PartialDetector):
                 stored(sents.join(involved.distinct(), "doc").select("doc", "local", "start", "end"), f"{work}/offsets")
                 offsets = (read_stored(f"{work}/offsets", ["doc", "local", "start", "end"]).to_pandas()
                            .sort_values(["doc", "local"], kind="stable"))
-                self.counts = {"documents": n, "sentences": int(sents.count()),
-                               "duplicated_sentence_pairs": int(dups.count()), "spans": len(found)}
+                run.counts.update(documents=n, sentences=int(sents.count()),
+                                  duplicated_sentence_pairs=int(dups.count()), spans=len(found))
             stats.timed("collect", t)
         yield from self._pairs(ids, found, offsets)
         stats.seconds["total"] = time.perf_counter() - start
@@ -129,7 +133,7 @@ class SparkPartialDetector(PartialDetector):
             da, db = np.searchsorted(involved, [da_all[lo], db_all[lo]]).tolist()
             pairs += 1
             yield self._pair(local_ids, sentences, da, db, spans[lo:hi])
-        self.counts["pairs"] = pairs
+        self.last_run.counts["pairs"] = pairs
 
 
 def sentence_stage(docs: Any, shingle_size: int) -> Any:

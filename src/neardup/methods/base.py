@@ -36,6 +36,7 @@ import numpy as np
 
 from ..errors import UserError
 from ..features.sets import HashedSets
+from ..params import Params
 
 
 @dataclass
@@ -147,8 +148,9 @@ class CandidatePlan:
             raise ValueError(f"candidate plan kind must be one of {', '.join(PLAN_KINDS)}, got {self.kind!r}")
 
 
-class Method(ABC):
-    """A near-duplicate detection method: parameters plus the stages that do the work."""
+class Method(Params, ABC):
+    """A near-duplicate detection method: parameters (:class:`~neardup.params.Params`: ``get_params``,
+    ``clone``) plus the stages that do the work."""
 
     name: ClassVar[str]
     #: One line for ``neardup methods`` and the README.
@@ -175,17 +177,9 @@ class Method(ABC):
             if value not in allowed:
                 raise UserError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
 
-    def get_params(self) -> dict[str, Any]:
-        """The parameters this method was built with (JSON-serializable)."""
-        return {p.name: getattr(self, p.name) for p in method_params(type(self))}
-
     def applied_params(self) -> dict[str, Any]:
         """:meth:`get_params` with the threshold actually applied (what a run report records)."""
         return {**self.get_params(), "threshold": self.decision_threshold()}
-
-    def clone(self, **changes: Any) -> "Method":
-        """A new method with the same parameters (and ``changes``), without learned state."""
-        return type(self)(**{**self.get_params(), **changes})
 
     def decision_threshold(self) -> float:
         """The threshold pairs are kept at: the one given, or the method's own choice."""

@@ -7,7 +7,7 @@ row per document: ``{"id", "added", "matches": [{"id", "score", "relation",
 ``"partials"`` list (:class:`~.matches.Partial`: ``{"id", "coverage_new",
 "coverage_match", "passages": [{"a_chars", "b_chars", "a_words", "b_words",
 "similarity"}]}``, ``a`` the new document) -- and ``summary.json`` into OUTDIR, all at once
-(:class:`~neardup.io.writers.OutputFolder`).  The index itself commits every batch as
+(a :class:`~neardup.job.Job`'s outputs).  The index itself commits every batch as
 it goes: an interrupted ``add`` leaves the batches done in the index (and no OUTDIR).
 """
 
@@ -20,9 +20,8 @@ from typing import Any, Sequence
 
 from ..errors import UserError
 from ..input_stage import progress_bar
-from ..io.readers import FIELDS, Fields, read_inputs
-from ..io.writers import OutputFolder, write_json, write_rows
-from ..job import RunStats, run_report
+from ..io.readers import FIELDS, Fields
+from ..job import Job, JobOutput, RunStats, run_report
 from .index import BATCH_SIZE, Index
 
 
@@ -63,20 +62,19 @@ def index_files(index_path: str | Path, inputs: Sequence[str], outdir: str | Pat
     """
     start = time.perf_counter()
     stats = RunStats()
-    with Index.open(index_path, write=add, sync=sync) as index, OutputFolder(outdir) as out:
+    job = Job(inputs, outdir, fmt, prefer_html, fields, file_ids, describe_reading=False)
+    with Index.open(index_path, write=add, sync=sync) as index, job.writing(start) as out:
         if extract is not None and extract != index.extract:
             raise UserError(f"index {index_path} extracts pages with --extract {index.extract}, not {extract}")
         before = len(index)
         bar = progress_bar(progress)
-        ext = "jsonl" if fmt == "jsonl" else "parquet"
         counts = {"matched": 0, "matches": 0, "documents_with_passages": 0, "partials": 0, "passages": 0}
 
         failed: list[Exception] = []
 
         def rows():
             act = (partial(index.add_stream, on_duplicate=on_duplicate) if add else index.query_stream)
-            docs = act(read_inputs(inputs, prefer_html, fields, file_ids), fields=fields, strict=strict, stats=stats,
-                       batch_size=batch_size)
+            docs = act(job.records(), fields=fields, strict=strict, stats=stats, batch_size=batch_size)
             while True:
                 try:
                     doc = next(docs)
@@ -98,7 +96,7 @@ def index_files(index_path: str | Path, inputs: Sequence[str], outdir: str | Pat
 
         t = time.perf_counter()
         try:
-            written = write_rows(out.path(f"matches.{ext}"), rows(), fmt)
+            written = out.table("matches", rows())
         except OSError as exc:
             if not add or not stats.kept:
                 raise
@@ -121,12 +119,10 @@ def index_files(index_path: str | Path, inputs: Sequence[str], outdir: str | Pat
         params = {"method": index.method.name, **index.method.get_params(), "window": index.info()["window"],
                   "extract": index.extract, "batch_size": batch_size, "partial": index.info()["partial"],
                   "file_ids": file_ids, **({"on_duplicate_id": on_duplicate} if add else {})}
-        summary = run_report(stats, inputs, params, time.perf_counter() - start, **results)
         if failed:
-            return _stopped(summary, failed[0], out, outdir, stats.kept)
-        write_json(out.path("summary.json"), summary)
-        out.commit()
-    return summary
+            return _stopped(run_report(stats, inputs, params, time.perf_counter() - start, **results), failed[0], out,
+                            outdir, stats.kept)
+        return out.finish(lambda inputs, total, **extra: run_report(stats, inputs, params, total, **results, **extra))
 
 
 def _describe(exc: Exception) -> str:
@@ -135,7 +131,7 @@ def _describe(exc: Exception) -> str:
     return str(exc)
 
 
-def _stopped(summary: dict[str, Any], exc: Exception, out: OutputFolder, outdir: str | Path, added: int) -> dict:
+def _stopped(summary: dict[str, Any], exc: Exception, out: JobOutput, outdir: str | Path, added: int) -> dict:
     """An ``add`` stopped by ``exc`` after committing ``added`` documents: OUTDIR gets their matches and a
     summary saying so (``complete: false``, ``error``), so the outputs match what the index holds; then
     ``exc`` is raised as one line (exit 2)."""
@@ -143,8 +139,7 @@ def _stopped(summary: dict[str, Any], exc: Exception, out: OutputFolder, outdir:
     summary["error"] = _describe(exc)
     summary["complete"] = False
     try:
-        write_json(out.path("summary.json"), summary)
-        out.commit()
+        out.commit(summary)
     except OSError as again:
         raise UserError(f"{_describe(exc)}; the index holds the {added:,} documents this run added before it, "
                         f"but their matches could not be written ({_describe(again)})") from None

@@ -53,7 +53,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..errors import InputError, UserError
 from ..input_stage import as_records, record_problem
 from ..io.records import Rejection, printable
-from ..job import stop_signals
+from ..runner import stop_signals
 from .connections import guarded_protocol, raise_file_limit
 from .index import Checked, Index
 

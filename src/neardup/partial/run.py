@@ -1,7 +1,7 @@
 """File jobs of ``neardup partial``: inputs on disk in, ``partials`` and ``summary.json`` out.
 
-Written through the shared output layer (:class:`~neardup.io.writers.OutputFolder`:
-all files or none; JSONL or Parquet, spans as nested columns).  With ``truth`` (a
+A :class:`~neardup.job.Job` runs :class:`AlignTask` or :class:`PdcTask` (all files or none;
+JSONL or Parquet, spans as nested columns).  With ``truth`` (a
 simulator's ``truth.jsonl``) the run is also evaluated (span and document-pair P/R/F1)
 and the measures go into the summary.
 """
@@ -11,13 +11,12 @@ from __future__ import annotations
 import time
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 from ..evaluate.truth import Truth
 from ..errors import UserError
-from ..io.readers import FIELDS, Fields, read_inputs
-from ..io.writers import OutputFolder, write_json, write_rows
-from ..job import read_as
+from ..io.readers import FIELDS, Fields
+from ..job import Job, RunStats
 from ..align.aligner import DEFAULT_ALIGN, AlignParams
 from ..pdc.detector import PartialDetector
 from .evaluate import evaluate_partials
@@ -39,6 +38,74 @@ def _pasted(cases: list[dict], found: list[dict]) -> dict[str, Any]:
     return {"pan_pasted": pan_measures(pasted, found)}
 
 
+class AlignTask:
+    """``partial --method align`` as a :class:`~neardup.job.Task`: the aligner's pairs as one table.
+
+    Texts are not kept: documents go into the aligner in batches of ``batch_docs`` (see
+    :mod:`neardup.align.aligner` on memory); with ``gold`` every document's sentence offsets are
+    kept for the evaluation.  ``aligner``: the local :class:`~neardup.align.aligner.Aligner` or an
+    engine's (Spark: :mod:`neardup.engines.spark_align`).
+    """
+
+    def __init__(self, aligner: Any, params: AlignParams, extract: str, strict: bool, batch_docs: int,
+                 progress: bool, gold: Truth | None = None) -> None:
+        self.aligner, self.params, self.extract, self.strict = aligner, params, extract, strict
+        self.batch_docs, self.progress, self.gold = batch_docs, progress, gold
+        self.run_stats = RunStats()
+        self.ids: list[str] = []
+        self.sentences: dict[str, Any] = {}
+        self.found: list[dict[str, Any]] = []
+
+    def tables(self, records: Iterable[Any]) -> Iterator[tuple[str, Iterable[dict[str, Any]]]]:
+        from ..input_stage import batches, progress_bar
+        from ..sentences import split_sentences
+
+        start = time.perf_counter()
+        bar = progress_bar(self.progress)
+        for batch in batches(records, self.extract, self.run_stats, self.strict, batch_bytes=None,
+                             batch_docs=self.batch_docs):
+            self.ids.extend(batch.ids)
+            if self.gold is not None:
+                self.sentences.update((r.id, split_sentences(t)) for r, t in zip(batch.records, batch.texts))
+            self.aligner.add(batch.texts)
+            bar.update(len(batch))
+        bar.close()
+        self.run_stats.kept = len(self.ids)
+        t = self.run_stats.timed("read", start)
+        self.run_stats.require_usable()
+        yield "partials", self._rows()
+        self.run_stats.timed("align", t)
+
+    def _rows(self) -> Iterator[dict[str, Any]]:
+        ids = self.ids
+        for pair in self.aligner.pairs():
+            row = {"a": ids[pair.a], "b": ids[pair.b],
+                   "spans": [{"a_chars": list(p.a_chars), "b_chars": list(p.b_chars), "a_words": p.a_words,
+                              "b_words": p.b_words, "similarity": p.similarity} for p in pair.passages],
+                   "coverage_a": pair.coverage_a, "coverage_b": pair.coverage_b}
+            if self.gold is not None:
+                self.found.append(row)
+            yield row
+
+    def evaluation(self) -> dict[str, Any]:
+        """PAN and sentence measures against the truth (``{"evaluation": ...}``), or nothing without one."""
+        from ..evaluate.pan import pan_measures
+
+        if self.gold is None:
+            return {}
+        cases, found = self.gold.partials, self.found
+        return {"evaluation": {"pan": pan_measures(cases, found), **_pasted(cases, found),
+                               **evaluate_partials(found, self.gold, self.sentences)}}
+
+    def summary(self, inputs: Sequence[Any], total: float | None = None, **extra: Any) -> dict[str, Any]:
+        from ..job import run_report
+
+        counts = self.aligner.counts
+        return run_report(self.run_stats, inputs, {"method": "align", "extract": self.extract, **asdict(self.params)},
+                          total, pairs=counts["pairs"], passages=counts["passages"],
+                          seeds={k: counts[k] for k in ("words", "shared_seeds", "seed_pairs")}, **extra)
+
+
 def align_files(
     inputs: Sequence[str],
     outdir: str | Path,
@@ -54,75 +121,62 @@ def align_files(
     engine: Any = "local",
 ) -> dict[str, Any]:
     """``partial`` (``--method align``): seed-and-extend passages (:mod:`neardup.align`); writes
-    ``partials`` and ``summary.json``.
+    ``partials`` and ``summary.json`` (:class:`AlignTask`).
 
     Rows: ``a``, ``b`` (in input order), ``spans`` of ``a_chars``, ``b_chars``, ``a_words``,
     ``b_words``, ``similarity`` (density of matched words), and ``coverage_a``,
-    ``coverage_b`` (share of each document's words inside the spans).  Texts are not kept:
-    documents go into the aligner in batches of ``batch_docs`` (see :mod:`neardup.align.aligner` on memory).
-    With ``truth`` the summary gets the PAN and sentence measures
-    (:func:`~.evaluate.evaluate_partial_files`); every document's sentence offsets are then kept
-    (so ``truth`` needs the local engine).  ``engine``: ``"local"`` or an engine object whose
-    ``aligner(params)`` runs the stages elsewhere (Spark: :mod:`neardup.engines.spark_align`).
+    ``coverage_b`` (share of each document's words inside the spans).  With ``truth`` the
+    summary gets the PAN and sentence measures (:func:`~.evaluate.evaluate_partial_files`);
+    every document's sentence offsets are then kept (so ``truth`` needs the local engine).
+    ``engine``: ``"local"`` or an engine object whose ``aligner(params)`` runs the stages
+    elsewhere (Spark: :mod:`neardup.engines.spark_align`).
     """
     from ..extract import DEFAULT_EXTRACTOR
-    from ..input_stage import batches, progress_bar
-    from ..evaluate.pan import pan_measures
-    from ..job import RunStats, run_report
-    from ..sentences import split_sentences
     from ..align.aligner import Aligner
 
     if engine != "local" and truth is not None:
         raise UserError(_TRUTH_ON_SPARK)
-    start = time.perf_counter()
-    stats = RunStats()
-    extract = extract or DEFAULT_EXTRACTOR
     aligner = Aligner(params) if engine == "local" else engine.aligner(params)
-    gold = Truth.read(truth) if truth is not None else None
-    sentences: dict[str, Any] = {}
-    found: list[dict[str, Any]] = []
-    ids: list[str] = []
-
-    bar = progress_bar(progress)
-    for batch in batches(read_inputs(inputs, prefer_html, fields), extract, stats, strict, batch_bytes=None,
-                         batch_docs=batch_docs):
-        ids.extend(batch.ids)
-        if gold is not None:
-            sentences.update((r.id, split_sentences(t)) for r, t in zip(batch.records, batch.texts))
-        aligner.add(batch.texts)
-        bar.update(len(batch))
-    bar.close()
-    stats.kept = len(ids)
-    t = stats.timed("read", start)
-
-    def rows() -> Iterator[dict[str, Any]]:
-        for pair in aligner.pairs():
-            row = {"a": ids[pair.a], "b": ids[pair.b],
-                   "spans": [{"a_chars": list(p.a_chars), "b_chars": list(p.b_chars), "a_words": p.a_words,
-                              "b_words": p.b_words, "similarity": p.similarity} for p in pair.passages],
-                   "coverage_a": pair.coverage_a, "coverage_b": pair.coverage_b}
-            if gold is not None:
-                found.append(row)
-            yield row
-
     try:
-        with OutputFolder(outdir) as out:
-            stats.require_usable()
-            write_rows(out.path(f"partials.{fmt}"), rows(), fmt)
-            stats.timed("align", t)
-            counts = aligner.counts
-            extra: dict[str, Any] = {"read_as": read_as(prefer_html, fields)}
-            if gold is not None:
-                extra["evaluation"] = {"pan": pan_measures(gold.partials, found), **_pasted(gold.partials, found),
-                                       **evaluate_partials(found, gold, sentences)}
-            summary = run_report(stats, inputs, {"method": "align", "extract": extract, **asdict(params)},
-                                 time.perf_counter() - start, pairs=counts["pairs"], passages=counts["passages"],
-                                 seeds={k: counts[k] for k in ("words", "shared_seeds", "seed_pairs")}, **extra)
-            write_json(out.path("summary.json"), summary)
-            out.commit()
+        task = AlignTask(aligner, params, extract or DEFAULT_EXTRACTOR, strict, batch_docs, progress,
+                         Truth.read(truth) if truth is not None else None)
+        return Job(inputs, outdir, fmt, prefer_html, fields).run(task, lambda out: task.evaluation())
     finally:
         aligner.close()
-    return summary
+
+
+class PdcTask:
+    """``partial --method pdc`` as a :class:`~neardup.job.Task`: the detector's pairs as one table
+    (evaluated against ``gold`` when given)."""
+
+    def __init__(self, detector: PartialDetector, gold: Truth | None = None) -> None:
+        self.detector, self.gold = detector, gold
+        self.found: list[dict[str, Any]] = []
+
+    @property
+    def run_stats(self) -> RunStats:
+        return self.detector.run_stats
+
+    def tables(self, records: Iterable[Any]) -> Iterator[tuple[str, Iterable[dict[str, Any]]]]:
+        yield "partials", self._rows(records)
+
+    def _rows(self, records: Iterable[Any]) -> Iterator[dict[str, Any]]:
+        for pair in self.detector.stream(records):
+            row = asdict(pair)
+            row["coverage_a"], row["coverage_b"] = round(pair.coverage_a, 6), round(pair.coverage_b, 6)
+            if self.gold is not None:
+                self.found.append(row)
+            yield row
+
+    def evaluation(self) -> dict[str, Any]:
+        """Span and pair measures against the truth (``{"evaluation": ...}``), or nothing without one."""
+        if self.gold is None:
+            return {}
+        return {"evaluation": evaluate_partials(self.found, self.gold, self.detector.sentence_offsets(),
+                                                self.detector.gamma)}
+
+    def summary(self, inputs: Sequence[Any], total: float | None = None, **extra: Any) -> dict[str, Any]:
+        return self.detector.summary(inputs, total, **extra)
 
 
 def partial_files(
@@ -135,34 +189,15 @@ def partial_files(
     engine: Any = "local",
     **options: Any,
 ) -> dict[str, Any]:
-    """Run partial-duplicate detection over files; write ``partials.<fmt>`` and ``summary.json``.
+    """Run partial-duplicate detection over files; write ``partials.<fmt>`` and ``summary.json``
+    (:class:`PdcTask`).
 
     ``options`` are :class:`PartialDetector` parameters; ``engine`` runs its stages
     (:mod:`neardup.engines`: ``"local"`` or an engine object).  Returns the summary; raises
     :class:`~neardup.errors.InputError` (writing nothing) when no record could be used.
     """
-    start = time.perf_counter()
     if engine != "local" and truth is not None:
         raise UserError(_TRUTH_ON_SPARK)
     detector = PartialDetector(**options) if engine == "local" else engine.partial_detector(**options)
-    gold = Truth.read(truth) if truth is not None else None
-    found: list[dict[str, Any]] = []
-
-    def rows() -> Iterator[dict[str, Any]]:
-        for pair in detector.stream(read_inputs(inputs, prefer_html, fields)):
-            row = asdict(pair)
-            row["coverage_a"], row["coverage_b"] = round(pair.coverage_a, 6), round(pair.coverage_b, 6)
-            if gold is not None:
-                found.append(row)
-            yield row
-
-    with OutputFolder(outdir) as out:
-        write_rows(out.path(f"partials.{fmt}"), rows(), fmt)
-        detector.run_stats.require_usable()
-        extra: dict[str, Any] = {"read_as": read_as(prefer_html, fields)}
-        if gold is not None:
-            extra["evaluation"] = evaluate_partials(found, gold, detector.sentence_offsets(), detector.gamma)
-        summary = detector.summary(inputs, time.perf_counter() - start, **extra)
-        write_json(out.path("summary.json"), summary)
-        out.commit()
-    return summary
+    task = PdcTask(detector, Truth.read(truth) if truth is not None else None)
+    return Job(inputs, outdir, fmt, prefer_html, fields).run(task, lambda out: task.evaluation())

@@ -24,6 +24,7 @@ from ..extract import DEFAULT_EXTRACTOR
 from ..features.sets import HashedSets
 from ..input_stage import Progress, batches, progress_bar
 from ..job import RunStats, run_report
+from ..params import Params
 from ..sentences import SentenceBatch
 from ..sentences.tokens import distinct, sentence_tokens
 from ..stats.df import DocumentFrequencies
@@ -59,14 +60,78 @@ class PartialResult:
     summary: dict[str, Any] = field(default_factory=dict)
 
 
-class PartialDetector:
+@dataclass(frozen=True)
+class SentencePart:
+    """PDC's first stage for a batch of documents: their sentences' character spans and tokens.
+
+    :meth:`of` is pure (a batch's texts in, arrays out; no text kept); :meth:`merge` joins
+    the parts of consecutive batches, so any batching of the same documents gives the same
+    whole.  ``df``: the documents' word frequencies, when counted (I-Match signatures need the
+    input's statistics when no file gives them).
+    """
+
+    doc_counts: np.ndarray  # sentences per document
+    starts: np.ndarray  # character span of each sentence in its document's text
+    ends: np.ndarray
+    tokens: np.ndarray  # token hashes of every sentence, in order
+    token_counts: np.ndarray  # tokens per sentence
+    df: DocumentFrequencies | None = None
+
+    @classmethod
+    def of(cls, texts: Sequence[str], count_words: bool = False) -> "SentencePart":
+        """The part of the documents ``texts`` (with their word frequencies when ``count_words``)."""
+        sb = SentenceBatch.from_texts(texts)
+        tokens, off = sentence_tokens(sb.texts)
+        df = None
+        if count_words:
+            df = DocumentFrequencies()
+            df.update(distinct(tokens, off[sb.doc_offsets]))
+        return cls(sb.counts(), sb.starts, sb.ends, tokens, np.diff(off), df)
+
+    @classmethod
+    def merge(cls, parts: Sequence["SentencePart"]) -> "SentencePart":
+        """The parts of consecutive batches as one (their documents in order; frequencies summed)."""
+        dfs = [p.df for p in parts if p.df is not None]
+        return cls(_concat([p.doc_counts for p in parts], np.int64), _concat([p.starts for p in parts], np.int64),
+                   _concat([p.ends for p in parts], np.int64), _concat([p.tokens for p in parts], np.uint64),
+                   _concat([p.token_counts for p in parts], np.int64),
+                   DocumentFrequencies.merged(dfs) if dfs else None)
+
+    def sentences(self) -> SentenceBatch:
+        """The sentences' spans as a :class:`SentenceBatch` (offsets only, no text)."""
+        doc_off = np.r_[0, np.cumsum(self.doc_counts)].astype(np.int64)
+        return SentenceBatch(doc_off, self.starts, self.ends, [])
+
+    def token_offsets(self) -> np.ndarray:
+        """CSR offsets of :attr:`tokens` by sentence."""
+        return np.r_[0, np.cumsum(self.token_counts)].astype(np.int64)
+
+
+@dataclass
+class PartialRun:
+    """One run's state: the statistics in use, what it read (ids, sentence offsets) and counted."""
+
+    df: DocumentFrequencies | None  # from the ``stats`` file, or counted from the input (imatch)
+    stats: RunStats = field(default_factory=RunStats)
+    counts: dict[str, int] = field(default_factory=dict)
+    ids: list[str] = field(default_factory=list)
+    sentences: SentenceBatch = field(default_factory=lambda: SentenceBatch(
+        np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64), []))
+
+
+class PartialDetector(Params):
     """Finds runs of duplicated sentences between documents (see the module docstring).
 
     >>> text = "One fine day. Two birds sang. Three cats slept. Four dogs barked."
     >>> r = PartialDetector().run([("a", text), ("b", "Intro here. " + text)])
     >>> [(p.a, p.b, p.spans[0].a_start, p.spans[0].b_start, p.spans[0].length) for p in r.pairs]
     [('a', 'b', 0, 1, 4)]
+
+    Parameters (:class:`~neardup.params.Params`: stored as given, ``get_params``, ``clone``);
+    each run's state in :attr:`last_run`.
     """
+
+    _run: PartialRun | None = None
 
     def __init__(
         self,
@@ -93,78 +158,81 @@ class PartialDetector:
             raise UserError(f"need 0 <= idf_min <= idf_max, got {idf_min}, {idf_max}")
         self.signature, self.shingle_size, self.tau = signature, shingle_size, tau
         self.gamma, self.gap = gamma, gap
-        self.idf_min, self.idf_max, self.antecedents = idf_min, idf_max, antecedents
-        self.df = DocumentFrequencies.load(stats) if stats else None
-        self.stats_path = stats
+        self.idf_min, self.idf_max, self.antecedents, self.stats = idf_min, idf_max, antecedents, stats
         self.extract, self.strict, self.progress, self.batch_docs = extract, strict, progress, batch_docs
-        self.run_stats = RunStats()
-        self.counts: dict[str, int] = {}
-        self._ids: list[str] = []
-        self._sentences = SentenceBatch(np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64), [])
+
+    # -- the run's state (made when a run starts; the parameters above never change) -----
+    def _begin(self) -> PartialRun:
+        """A new run's state, with the statistics file loaded when one is given."""
+        self._run = PartialRun(DocumentFrequencies.load(self.stats) if self.stats else None)
+        return self._run
+
+    @property
+    def last_run(self) -> PartialRun:
+        """The state of the last run (an empty one before any run)."""
+        return self._run if self._run is not None else self._begin()
+
+    @property
+    def run_stats(self) -> RunStats:
+        """The input account of the last run."""
+        return self.last_run.stats
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """What the last run counted (documents, sentences, spans, pairs)."""
+        return self.last_run.counts
 
     def sentence_offsets(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """Sentence ``(starts, ends)`` of every document of the last run, by id."""
-        sb, off = self._sentences, self._sentences.doc_offsets
-        return {d: (sb.starts[off[i]:off[i + 1]], sb.ends[off[i]:off[i + 1]]) for i, d in enumerate(self._ids)}
+        run = self.last_run
+        sb, off = run.sentences, run.sentences.doc_offsets
+        return {d: (sb.starts[off[i]:off[i + 1]], sb.ends[off[i]:off[i + 1]]) for i, d in enumerate(run.ids)}
 
     def params(self) -> dict[str, Any]:
         out: dict[str, Any] = {"signature": self.signature, "tau": self.tau, "gamma": self.gamma, "gap": self.gap}
         if self.signature == "shingles":
             out["shingle_size"] = self.shingle_size
         elif self.signature == "imatch":
-            out.update(idf_min=self.idf_min, idf_max=self.idf_max, stats=self.stats_path)
+            out.update(idf_min=self.idf_min, idf_max=self.idf_max, stats=self.stats)
         else:
             out["antecedents"] = self.antecedents
         return out
 
-    # -- reading -----------------------------------------------------------------------
+    # -- reading: a pure stage per batch, merged -------------------------------------
     def _read(self, docs: Iterable[Any], bar: Progress) -> tuple[list[str], SentenceBatch, np.ndarray, np.ndarray]:
         """Ids, sentences (offsets only) and sentence tokens (CSR) of the whole input."""
+        run = self.last_run
+        count_words = self.signature == "imatch" and run.df is None
         ids: list[str] = []
-        doc_counts, starts, ends, toks, tok_counts = [], [], [], [], []
-        df = DocumentFrequencies() if self.signature == "imatch" and self.df is None else None
-
-        def flush(texts: list[str]) -> None:
-            sb = SentenceBatch.from_texts(texts)
-            t, off = sentence_tokens(sb.texts)
-            doc_counts.append(sb.counts())
-            starts.append(sb.starts)
-            ends.append(sb.ends)
-            toks.append(t)
-            tok_counts.append(np.diff(off))
-            if df is not None:
-                df.update(distinct(t, off[sb.doc_offsets]))
-            bar.update(len(texts))
-
-        for batch in batches(docs, self.extract, self.run_stats, self.strict, batch_bytes=None,
+        parts = []
+        for batch in batches(docs, self.extract, run.stats, self.strict, batch_bytes=None,
                              batch_docs=self.batch_docs):
             ids.extend(batch.ids)
-            flush(batch.texts)
-        if df is not None:
-            self.df = df
-        counts = _concat(doc_counts, np.int64)
-        doc_off = np.r_[0, np.cumsum(counts)].astype(np.int64)
-        sentences = SentenceBatch(doc_off, _concat(starts, np.int64), _concat(ends, np.int64), [])
-        tok_off = np.r_[0, np.cumsum(_concat(tok_counts, np.int64))].astype(np.int64)
-        return ids, sentences, _concat(toks, np.uint64), tok_off
+            parts.append(SentencePart.of(batch.texts, count_words))
+            bar.update(len(batch))
+        whole = SentencePart.merge(parts)
+        if count_words:
+            run.df = whole.df
+        return ids, whole.sentences(), whole.tokens, whole.token_offsets()
 
     def _signatures(self, tokens: np.ndarray, tok_off: np.ndarray) -> HashedSets:
         if self.signature == "shingles":
             return shingle_signatures(tokens, tok_off, self.shingle_size)
         if self.signature == "imatch":
-            assert self.df is not None  # given, or counted over the input before signatures
-            return imatch_signatures(tokens, tok_off, self.df, self.idf_min, self.idf_max)
+            df = self.last_run.df
+            assert df is not None  # given, or counted over the input before signatures
+            return imatch_signatures(tokens, tok_off, df, self.idf_min, self.idf_max)
         return spot_signatures(tokens, tok_off, self.antecedents)
 
     # -- running -----------------------------------------------------------------------
     def stream(self, docs: Iterable[Any]) -> Iterator[PartialPair]:
         """Yield each document pair with spans, once the input is read; see :meth:`summary`."""
-        self.run_stats = RunStats()
-        stats = self.run_stats
+        run = self._begin()
+        stats = run.stats
         bar = progress_bar(self.progress)
         t = start = time.perf_counter()
         ids, sentences, tokens, tok_off = self._read(docs, bar)
-        self._ids, self._sentences = ids, sentences
+        run.ids, run.sentences = ids, sentences
         bar.close()
         t = stats.timed("read", t)
         sets = self._signatures(tokens, tok_off)
@@ -178,8 +246,8 @@ class PartialDetector:
         spans = sequence_matching(dups, self.gap, self.gamma)
         stats.timed("sequence_matching", t)
         stats.kept = len(ids)
-        self.counts = {"documents": len(ids), "sentences": int(sentences.n_sentences),
-                       "duplicated_sentence_pairs": len(dups), "spans": int(spans.shape[0])}
+        run.counts.update(documents=len(ids), sentences=int(sentences.n_sentences),
+                          duplicated_sentence_pairs=len(dups), spans=int(spans.shape[0]))
         n_doc = max(len(ids), 1)
         bounds = np.r_[np.flatnonzero(np.r_[True, spans[1:, 0] != spans[:-1, 0]]), spans.shape[0]] if spans.shape[0] else []
         pairs = 0
@@ -188,7 +256,7 @@ class PartialDetector:
             da, db = divmod(int(block[0, 0]), n_doc)
             pairs += 1
             yield self._pair(ids, sentences, da, db, block)
-        self.counts["pairs"] = pairs
+        run.counts["pairs"] = pairs
         stats.seconds["total"] = time.perf_counter() - start
 
     @staticmethod

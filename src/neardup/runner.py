@@ -1,0 +1,92 @@
+"""How the command line runs a job: neardup's error taxonomy and its answer to signals.
+
+:func:`run_command` runs one command's function: user errors exit 2 with one line, bugs exit
+1 with a traceback and a request for a report, SIGINT/SIGTERM exit 130/143 with one line and
+the outputs as they were (:func:`interrupts`).  Kept free of heavy imports: the command line
+imports it at start-up.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+import threading
+import traceback
+from typing import Any, Callable, Iterator
+
+from .errors import UserError
+from .io.records import printable
+from .io.writers import remove_pending
+
+#: Where to report a bug (printed under the traceback of an internal error).
+REPORT_TO = "the neardup issue tracker"
+
+
+def _describe_os_error(exc: OSError) -> str:
+    what = exc.strerror or str(exc)
+    if exc.filename is None:
+        return str(exc)
+    return f"{what}: {exc.filename}" + (f" -> {exc.filename2}" if exc.filename2 else "")
+
+
+@contextlib.contextmanager
+def interrupts() -> Iterator[None]:
+    """SIGINT/SIGTERM end the run at once with one line and exit 130/143, temporary outputs removed.
+
+    The handler exits with ``os._exit``: no traceback from whatever was running (a
+    compiled kernel, a worker thread), and the outputs of earlier runs stay as they were
+    because nothing is moved into place before the run's last step.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        remove_pending()
+        os.write(2, f"neardup: interrupted ({signal.Signals(signum).name})\n".encode())
+        os._exit(128 + signum)
+
+    with stop_signals(stop):
+        yield
+
+
+@contextlib.contextmanager
+def stop_signals(handler: Callable[[int, Any], None]) -> Iterator[None]:
+    """SIGINT and SIGTERM go to ``handler`` within the block; the previous handlers come back after it."""
+    previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, old in previous.items():
+            signal.signal(s, old)
+
+
+def run_command(func: Callable[[Any], int], args: Any) -> int:
+    """Run one command's function with neardup's error taxonomy; returns the exit code.
+
+    :class:`UserError` (and :class:`OSError`: a full disk, a missing permission) -> one line, 2;
+    anything else is a bug -> traceback and a request to report it, 1.
+    """
+    try:
+        with interrupts():
+            return func(args)
+    except UserError as exc:
+        print(f"neardup: error: {printable(str(exc))}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # the reader of our output went away (`neardup explain ... | head`): not an error
+        sys.stdout = None  # nothing more is written to the closed pipe at exit
+        return 0
+    except OSError as exc:
+        print(f"neardup: error: {printable(_describe_os_error(exc))}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:  # raised before the handler was installed
+        remove_pending()
+        print("neardup: interrupted (SIGINT)", file=sys.stderr)
+        return 130
+    except Exception:
+        traceback.print_exc()
+        print(f"neardup: internal error: this is a bug in neardup, not a problem with your input; "
+              f"please report it to {REPORT_TO} with the command line and the traceback above", file=sys.stderr)
+        return 1
