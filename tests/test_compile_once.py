@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from neardup import compile_once
-from neardup.commands.dedup import WARM_UP_DOCS
+from neardup.compile_once import WARM_UP_DOCS
 
 
 def test_compile_all_says_one_line_marks_the_folder_and_runs_once(tmp_path, monkeypatch):

@@ -95,8 +95,7 @@ def _after_start_up(func: Callable[[argparse.Namespace], int], kernels: bool) ->
 
         warm = getattr(args, "warm", None)
         if kernels:
-            from .commands.dedup import WARM_UP_DOCS
-            from .compile_once import compile_all
+            from .compile_once import WARM_UP_DOCS, compile_all
 
             if not os.environ.get("NEARDUP_PLAIN_START"):
                 skip_numba_blas_probe()  # compiled as the program compiles them (see neardup.startup)

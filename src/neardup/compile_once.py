@@ -28,6 +28,13 @@ from functools import partial
 from pathlib import Path
 from typing import Callable, Sequence, TextIO
 
+#: Two copies of one story and another: what the compiling jobs and a command's warm-up
+#: (``commands.dedup.warm``) run through the method.
+WARM_UP_DOCS = [
+    ("warm-up-1", "The council approved the new budget for the city's schools on Tuesday, after a long debate."),
+    ("warm-up-2", "The council approved the new budget for the city's schools on Tuesday, after a long debate."),
+    ("warm-up-3", "Heavy rain closed several roads in the north of the region, and more is expected this week."),
+]
 COPIES = 6
 """The text job reads this many copies of the warm-up documents: 18 documents, over the 16 from which
 batch kernels switch to their parallel versions (:func:`.partial.seeds.tokens`), which are compiled apart."""

@@ -82,17 +82,10 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-#: Two copies of one story and another: what :func:`warm` runs through the method.
-WARM_UP_DOCS = [
-    ("warm-up-1", "The council approved the new budget for the city's schools on Tuesday, after a long debate."),
-    ("warm-up-2", "The council approved the new budget for the city's schools on Tuesday, after a long debate."),
-    ("warm-up-3", "Heavy rain closed several roads in the north of the region, and more is expected this week."),
-]
-
-
 def warm(args: argparse.Namespace) -> None:
     """Run the job's method over :data:`WARM_UP_DOCS` in process, loading every kernel the job
     will use (sketch, candidates, verification, clustering) during start-up."""
+    from ..compile_once import WARM_UP_DOCS
     from ..pipeline import Deduplicator
 
     if engine_of(args) == "local":
