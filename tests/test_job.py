@@ -101,9 +101,9 @@ class _Echo:
         self.run_stats = RunStats()
         self.fail_at = fail_at
 
-    def tables(self, records: Iterable[Any]) -> Iterator[tuple[str, Iterable[dict[str, Any]]]]:
+    def tables(self, job: Job) -> Iterator[tuple[str, Iterable[dict[str, Any]]]]:
         rows = []
-        for r in records:
+        for r in job.records():
             self.run_stats.read += 1
             if isinstance(r, Record):
                 self.run_stats.kept += 1

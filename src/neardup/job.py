@@ -166,9 +166,11 @@ def run_report(stats: RunStats, inputs: Sequence[Any], parameters: dict[str, Any
 
 
 class Task(Protocol):
-    """A task as a :class:`Job` runs it (``dedup``, ``contain``, ``partial``): records in, named tables out.
+    """A task as a :class:`Job` runs it (``dedup``, ``contain``, ``partial``): the job's inputs in, named tables out.
 
-    ``tables`` yields ``(name, rows)`` in the order the files are written; rows may be a
+    ``tables`` reads the inputs through the job -- :meth:`Job.records`, the input stage, or the
+    job's ``inputs`` themselves for an engine that reads them elsewhere -- and yields ``(name,
+    rows)`` in the order the files are written; rows may be a
     generator that does the work as it is consumed (so a streaming task never holds its
     output), and a later table may use what an earlier one found.  ``run_stats`` is the input
     account of the run; ``summary`` its report (:func:`run_report`) with ``extra`` results.
@@ -177,7 +179,7 @@ class Task(Protocol):
     @property
     def run_stats(self) -> RunStats: ...
 
-    def tables(self, records: Iterable[Any]) -> Iterator[tuple[str, Iterable[dict[str, Any]]]]: ...
+    def tables(self, job: "Job") -> Iterator[tuple[str, Iterable[dict[str, Any]]]]: ...
 
     def summary(self, inputs: Sequence[Any], total: float | None = None, **extra: Any) -> dict[str, Any]: ...
 
@@ -254,7 +256,7 @@ class JobOutput:
 
     def run(self, task: Task, after: Callable[["JobOutput"], dict[str, Any]] | None = None) -> dict[str, Any]:
         """:meth:`Job.run` in these outputs."""
-        for name, rows in task.tables(self.job.records()):
+        for name, rows in task.tables(self.job):
             self.table(name, rows)
         task.run_stats.require_usable()
         return self.finish(task.summary, **(after(self) if after is not None else {}))

@@ -86,8 +86,8 @@ class DedupTask:
         assert self.result is not None  # set by tables()
         return self.result.stats
 
-    def tables(self, records: Iterable[Any]) -> Iterator[tuple[str, Iterable[dict[str, Any]]]]:
-        result = self.result = self.deduplicator.run(records)
+    def tables(self, job: Job) -> Iterator[tuple[str, Iterable[dict[str, Any]]]]:
+        result = self.result = self.deduplicator.run(job.records())
         result.stats.require_usable()
         yield "pairs", (pair_row(p) for p in result.pairs)
         typed = result.related is not None

@@ -33,8 +33,8 @@ class ContainTask:
     def run_stats(self) -> RunStats:
         return self.detector.run_stats
 
-    def tables(self, records: Iterable[Any]) -> Iterator[tuple[str, Iterable[dict[str, Any]]]]:
-        yield "containments", self._rows(records)
+    def tables(self, job: Job) -> Iterator[tuple[str, Iterable[dict[str, Any]]]]:
+        yield "containments", self._rows(job.records())
 
     def _rows(self, records: Iterable[Any]) -> Iterator[dict[str, Any]]:
         for c in self.detector.stream(records):

@@ -56,13 +56,13 @@ class AlignTask:
         self.sentences: dict[str, Any] = {}
         self.found: list[dict[str, Any]] = []
 
-    def tables(self, records: Iterable[Any]) -> Iterator[tuple[str, Iterable[dict[str, Any]]]]:
+    def tables(self, job: Job) -> Iterator[tuple[str, Iterable[dict[str, Any]]]]:
         from ..input_stage import batches, progress_bar
         from ..sentences import split_sentences
 
         start = time.perf_counter()
         bar = progress_bar(self.progress)
-        for batch in batches(records, self.extract, self.run_stats, self.strict, batch_bytes=None,
+        for batch in batches(job.records(), self.extract, self.run_stats, self.strict, batch_bytes=None,
                              batch_docs=self.batch_docs):
             self.ids.extend(batch.ids)
             if self.gold is not None:
@@ -157,8 +157,8 @@ class PdcTask:
     def run_stats(self) -> RunStats:
         return self.detector.run_stats
 
-    def tables(self, records: Iterable[Any]) -> Iterator[tuple[str, Iterable[dict[str, Any]]]]:
-        yield "partials", self._rows(records)
+    def tables(self, job: Job) -> Iterator[tuple[str, Iterable[dict[str, Any]]]]:
+        yield "partials", self._rows(job.records())
 
     def _rows(self, records: Iterable[Any]) -> Iterator[dict[str, Any]]:
         for pair in self.detector.stream(records):
