@@ -138,8 +138,10 @@ class SparkEngine:
             builder = SparkSession.builder.remote(self.connect)
         else:
             builder = SparkSession.builder.master(self.master or "local[2]").appName("neardup")
-        settings = {"spark.sql.execution.arrow.pyspark.enabled": "true", "spark.ui.showConsoleProgress": "false",
-                    "spark.log.level": "WARN"}
+        settings = {"spark.sql.execution.arrow.pyspark.enabled": "true"}
+        if not self.connect:  # the console and the log level are the server's own on Spark Connect
+            settings.update({"spark.ui.showConsoleProgress": "false",
+                             "spark.log.level": "ERROR" if self.quiet else "WARN"})
         if self.partitions is not None:
             settings["spark.sql.shuffle.partitions"] = str(self.partitions)
         elif not self.connect and (self.master or "local").startswith("local"):
@@ -147,8 +149,6 @@ class SparkEngine:
         if not self.connect:
             assert self.driver_memory is not None
             settings["spark.driver.memory"] = self.driver_memory
-        if self.quiet:
-            settings["spark.log.level"] = "ERROR"
         settings.update(self.conf)
         if not self.connect:  # a heap that runs out ends its JVM at once (see spark_guard)
             for key in ("spark.driver.extraJavaOptions", "spark.executor.extraJavaOptions"):
