@@ -15,7 +15,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -26,26 +25,11 @@ pytestmark = [pytest.mark.spark,
 
 from pyspark.sql import SparkSession  # noqa: E402
 
+from spark_launch import LOOPBACK, free_port as _free_port, stop, wait_for as _wait_for  # noqa: E402
+
 from neardup.cli import main  # noqa: E402
 
 SAMPLE = Path(__file__).resolve().parent.parent / "examples" / "sample.jsonl"
-LOOPBACK = "127.0.0.1"
-#: Seconds the master and the worker are given to come up.
-START_TIMEOUT = 120
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind((LOOPBACK, 0))
-        return s.getsockname()[1]
-
-
-def _wait_for(what: str, ready, proc: subprocess.Popen, log: Path) -> None:
-    deadline = time.monotonic() + START_TIMEOUT
-    while not ready():
-        if proc.poll() is not None or time.monotonic() > deadline:
-            raise RuntimeError(f"the Spark {what} did not start:\n{log.read_text(errors='replace')[-3000:]}")
-        time.sleep(0.5)
 
 
 @pytest.fixture(scope="module")
@@ -90,12 +74,7 @@ def cluster(tmp_path_factory):
         active = SparkSession.getActiveSession()
         if active is not None:
             active.stop()
-        for proc in reversed(procs):
-            proc.terminate()
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        stop(procs)
         os.environ.pop("SPARK_LOCAL_IP", None)
 
 

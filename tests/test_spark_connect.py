@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+from spark_launch import LOOPBACK, free_port, stop, wait_for
 
 pytest.importorskip("pyspark")
 pytest.importorskip("grpc", reason="Spark Connect's client needs grpcio (the spark extra installs it)")
@@ -25,16 +24,6 @@ pytestmark = [pytest.mark.spark, pytest.mark.slow,
               pytest.mark.skipif(shutil.which("java") is None, reason="the Spark engine needs Java 17+")]
 
 SAMPLE = Path(__file__).resolve().parent.parent / "examples" / "sample.jsonl"
-LOOPBACK = "127.0.0.1"
-#: Seconds the server is given to come up.
-START_TIMEOUT = 180
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind((LOOPBACK, 0))
-        return s.getsockname()[1]
-
 
 @pytest.fixture(scope="module")
 def connect_server(tmp_path_factory):
@@ -43,7 +32,7 @@ def connect_server(tmp_path_factory):
 
     home = Path(pyspark.__file__).parent
     tmp = tmp_path_factory.mktemp("connect")
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "SPARK_HOME": str(home), "SPARK_LOCAL_IP": LOOPBACK, "PYSPARK_PYTHON": sys.executable}
     log = tmp / "server.log"
     server = subprocess.Popen(
@@ -55,18 +44,10 @@ def connect_server(tmp_path_factory):
          "--conf", "spark.ui.enabled=false", "spark-internal"],
         env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT)
     try:
-        deadline = time.monotonic() + START_TIMEOUT
-        while b"start GRPC service" not in log.read_bytes():
-            if server.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"the Spark Connect server did not start:\n{log.read_text(errors='replace')[-3000:]}")
-            time.sleep(0.5)
+        wait_for("Connect server", lambda: b"start GRPC service" in log.read_bytes(), server, log)
         yield f"sc://{LOOPBACK}:{port}", log
     finally:
-        server.terminate()
-        try:
-            server.wait(30)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        stop([server])
 
 
 def _neardup(*args: str) -> subprocess.CompletedProcess:

@@ -20,7 +20,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Iterator, Protocol, Sequence
 
 from .errors import InputError
 from .io.readers import FIELDS, Fields, Rejection
@@ -182,6 +182,41 @@ class Task(Protocol):
     def tables(self, job: "Job") -> Iterator[tuple[str, Iterable[dict[str, Any]]]]: ...
 
     def summary(self, inputs: Sequence[Any], total: float | None = None, **extra: Any) -> dict[str, Any]: ...
+
+
+class DetectorTask:
+    """A :class:`Task` around a detector that streams what it finds (``stream(records)``,
+    ``run_stats``, ``summary``): one table, named :attr:`table`, of :meth:`row` of each find, written
+    as the detector finds them; with ``gold`` (a truth to evaluate against) the rows are kept in
+    :attr:`found` for the task's evaluation."""
+
+    table: ClassVar[str]
+
+    def __init__(self, detector: Any, gold: Any = None) -> None:
+        self.detector, self.gold = detector, gold
+        self.found: list[dict[str, Any]] = []
+
+    @property
+    def run_stats(self) -> RunStats:
+        return self.detector.run_stats
+
+    def tables(self, job: "Job") -> Iterator[tuple[str, Iterable[dict[str, Any]]]]:
+        yield self.table, self.rows(self.detector.stream(job.records()))
+
+    def rows(self, finds: Iterable[Any]) -> Iterator[dict[str, Any]]:
+        """The table's rows of ``finds`` (kept too when there is a truth)."""
+        for item in finds:
+            row = self.row(item)
+            if self.gold is not None:
+                self.found.append(row)
+            yield row
+
+    def row(self, item: Any) -> dict[str, Any]:
+        """The table's row of one find."""
+        raise NotImplementedError
+
+    def summary(self, inputs: Sequence[Any], total: float | None = None, **extra: Any) -> dict[str, Any]:
+        return self.detector.summary(inputs, total, **extra)
 
 
 @dataclass(frozen=True)

@@ -10,45 +10,32 @@ measures go into the summary.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Sequence
 
 from ..errors import UserError
 from ..io.readers import FIELDS, Fields
-from ..job import Job, JobOutput, RunStats
-from .detector import ContainmentDetector
+from ..job import DetectorTask, Job, JobOutput
+from .detector import Containment, ContainmentDetector
 from .evaluate import evaluate_containments
 from ..evaluate.truth import Truth
 from .words import save_word_stats
 
 
-class ContainTask:
+class ContainTask(DetectorTask):
     """``contain`` as a :class:`~neardup.job.Task`: the detector's containments as one table, streamed
     (evaluated against ``gold`` when given)."""
 
-    def __init__(self, detector: ContainmentDetector, gold: Truth | None = None) -> None:
-        self.detector, self.gold = detector, gold
-        self.found: list[tuple[str, str]] = []
+    table = "containments"
 
-    @property
-    def run_stats(self) -> RunStats:
-        return self.detector.run_stats
-
-    def tables(self, job: Job) -> Iterator[tuple[str, Iterable[dict[str, Any]]]]:
-        yield "containments", self._rows(job.records())
-
-    def _rows(self, records: Iterable[Any]) -> Iterator[dict[str, Any]]:
-        for c in self.detector.stream(records):
-            if self.gold is not None:
-                self.found.append((c.container, c.contained))
-            yield {"container": c.container, "contained": c.contained, "score": round(c.score, 6),
-                   "sentences": c.sentences.tolist()}
+    def row(self, c: Containment) -> dict[str, Any]:
+        return {"container": c.container, "contained": c.contained, "score": round(c.score, 6),
+                "sentences": c.sentences.tolist()}
 
     def evaluation(self) -> dict[str, Any]:
         """The measures against the truth (``{"evaluation": ...}``), or nothing without one."""
-        return {} if self.gold is None else {"evaluation": evaluate_containments(self.found, self.gold)}
-
-    def summary(self, inputs: Sequence[Any], total: float | None = None, **extra: Any) -> dict[str, Any]:
-        return self.detector.summary(inputs, total, **extra)
+        if self.gold is None:
+            return {}
+        return {"evaluation": evaluate_containments([(r["container"], r["contained"]) for r in self.found], self.gold)}
 
 
 def contain_files(

@@ -16,9 +16,9 @@ from typing import Any, Iterable, Iterator, Sequence
 from ..evaluate.truth import Truth
 from ..errors import UserError
 from ..io.readers import FIELDS, Fields
-from ..job import Job, RunStats
-from ..align.aligner import DEFAULT_ALIGN, AlignParams
-from ..pdc.detector import PartialDetector
+from ..job import DetectorTask, Job, RunStats
+from ..align.aligner import DEFAULT_ALIGN, AlignedPair, AlignParams
+from ..pdc.detector import PartialDetector, PartialPair
 from .evaluate import evaluate_partials
 
 #: Why ``--truth`` is refused on Spark: the evaluation needs every document's sentences on the driver.
@@ -38,7 +38,7 @@ def _pasted(cases: list[dict], found: list[dict]) -> dict[str, Any]:
     return {"pan_pasted": pan_measures(pasted, found)}
 
 
-class AlignTask:
+class AlignTask(DetectorTask):
     """``partial --method align`` as a :class:`~neardup.job.Task`: the aligner's pairs as one table.
 
     Texts are not kept: documents go into the aligner in batches of ``batch_docs`` (see
@@ -47,14 +47,20 @@ class AlignTask:
     engine's (Spark: :mod:`neardup.engines.spark_align`).
     """
 
+    table = "partials"
+
     def __init__(self, aligner: Any, params: AlignParams, extract: str, strict: bool, batch_docs: int,
                  progress: bool, gold: Truth | None = None) -> None:
-        self.aligner, self.params, self.extract, self.strict = aligner, params, extract, strict
-        self.batch_docs, self.progress, self.gold = batch_docs, progress, gold
-        self.run_stats = RunStats()
+        super().__init__(aligner, gold)
+        self.params, self.extract, self.strict, self.batch_docs, self.progress = (params, extract, strict,
+                                                                                  batch_docs, progress)
+        self.stats = RunStats()
         self.ids: list[str] = []
         self.sentences: dict[str, Any] = {}
-        self.found: list[dict[str, Any]] = []
+
+    @property
+    def run_stats(self) -> RunStats:
+        return self.stats
 
     def tables(self, job: Job) -> Iterator[tuple[str, Iterable[dict[str, Any]]]]:
         from ..input_stage import batches, progress_bar
@@ -67,25 +73,20 @@ class AlignTask:
             self.ids.extend(batch.ids)
             if self.gold is not None:
                 self.sentences.update((r.id, split_sentences(t)) for r, t in zip(batch.records, batch.texts))
-            self.aligner.add(batch.texts)
+            self.detector.add(batch.texts)
             bar.update(len(batch))
         bar.close()
         self.run_stats.kept = len(self.ids)
         t = self.run_stats.timed("read", start)
         self.run_stats.require_usable()
-        yield "partials", self._rows()
+        yield self.table, self.rows(self.detector.pairs())
         self.run_stats.timed("align", t)
 
-    def _rows(self) -> Iterator[dict[str, Any]]:
-        ids = self.ids
-        for pair in self.aligner.pairs():
-            row = {"a": ids[pair.a], "b": ids[pair.b],
-                   "spans": [{"a_chars": list(p.a_chars), "b_chars": list(p.b_chars), "a_words": p.a_words,
-                              "b_words": p.b_words, "similarity": p.similarity} for p in pair.passages],
-                   "coverage_a": pair.coverage_a, "coverage_b": pair.coverage_b}
-            if self.gold is not None:
-                self.found.append(row)
-            yield row
+    def row(self, pair: AlignedPair) -> dict[str, Any]:
+        return {"a": self.ids[pair.a], "b": self.ids[pair.b],
+                "spans": [{"a_chars": list(p.a_chars), "b_chars": list(p.b_chars), "a_words": p.a_words,
+                           "b_words": p.b_words, "similarity": p.similarity} for p in pair.passages],
+                "coverage_a": pair.coverage_a, "coverage_b": pair.coverage_b}
 
     def evaluation(self) -> dict[str, Any]:
         """PAN and sentence measures against the truth (``{"evaluation": ...}``), or nothing without one."""
@@ -100,7 +101,7 @@ class AlignTask:
     def summary(self, inputs: Sequence[Any], total: float | None = None, **extra: Any) -> dict[str, Any]:
         from ..job import run_report
 
-        counts = self.aligner.counts
+        counts = self.detector.counts
         return run_report(self.run_stats, inputs, {"method": "align", "extract": self.extract, **asdict(self.params)},
                           total, pairs=counts["pairs"], passages=counts["passages"],
                           seeds={k: counts[k] for k in ("words", "shared_seeds", "seed_pairs")}, **extra)
@@ -145,28 +146,16 @@ def align_files(
         aligner.close()
 
 
-class PdcTask:
+class PdcTask(DetectorTask):
     """``partial --method pdc`` as a :class:`~neardup.job.Task`: the detector's pairs as one table
     (evaluated against ``gold`` when given)."""
 
-    def __init__(self, detector: PartialDetector, gold: Truth | None = None) -> None:
-        self.detector, self.gold = detector, gold
-        self.found: list[dict[str, Any]] = []
+    table = "partials"
 
-    @property
-    def run_stats(self) -> RunStats:
-        return self.detector.run_stats
-
-    def tables(self, job: Job) -> Iterator[tuple[str, Iterable[dict[str, Any]]]]:
-        yield "partials", self._rows(job.records())
-
-    def _rows(self, records: Iterable[Any]) -> Iterator[dict[str, Any]]:
-        for pair in self.detector.stream(records):
-            row = asdict(pair)
-            row["coverage_a"], row["coverage_b"] = round(pair.coverage_a, 6), round(pair.coverage_b, 6)
-            if self.gold is not None:
-                self.found.append(row)
-            yield row
+    def row(self, pair: PartialPair) -> dict[str, Any]:
+        row = asdict(pair)
+        row["coverage_a"], row["coverage_b"] = round(pair.coverage_a, 6), round(pair.coverage_b, 6)
+        return row
 
     def evaluation(self) -> dict[str, Any]:
         """Span and pair measures against the truth (``{"evaluation": ...}``), or nothing without one."""
@@ -175,8 +164,6 @@ class PdcTask:
         return {"evaluation": evaluate_partials(self.found, self.gold, self.detector.sentence_offsets(),
                                                 self.detector.gamma)}
 
-    def summary(self, inputs: Sequence[Any], total: float | None = None, **extra: Any) -> dict[str, Any]:
-        return self.detector.summary(inputs, total, **extra)
 
 
 def partial_files(
