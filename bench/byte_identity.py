@@ -6,6 +6,7 @@ after::
     python bench/byte_identity.py record identity.json      # before (a few minutes on 2 cores)
     python bench/byte_identity.py check identity.json       # after: lists every output that changed
     python bench/byte_identity.py check identity.json --quick   # the runs on the sample only
+    python bench/byte_identity.py check identity.json --only 'contain|partial'   # runs named so (+ synth)
 
 The runs: ``neardup synth`` of 20,000 documents (seed 7); ``neardup dedup`` with every method's
 defaults on ``examples/sample.jsonl`` and on that corpus; ``neardup contain`` with every method on
@@ -22,6 +23,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -79,14 +81,22 @@ def digest(path: Path) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def record(work: Path, quick: bool = False) -> dict[str, dict[str, str]]:
-    """Run every reference run in ``work`` (``quick``: those on the sample only); the digest of
-    every file each one wrote."""
+def selected(quick: bool = False, only: str | None = None) -> list[tuple[str, list[str]]]:
+    """The reference runs to make: all; ``quick``, those on the sample; ``only``, those whose name the
+    regular expression finds something in (with the synth run when one of them reads its corpus)."""
+    chosen = [(name, argv) for name, argv in runs()
+              if not (quick and (name == "synth" or name.endswith("-corpus")))
+              and (only is None or name == "synth" or re.search(only, name))]
+    if not any(name.endswith("-corpus") for name, _ in chosen):
+        chosen = [(name, argv) for name, argv in chosen if name != "synth"]
+    return chosen
+
+
+def record(work: Path, quick: bool = False, only: str | None = None) -> dict[str, dict[str, str]]:
+    """Run the reference runs :func:`selected` in ``work``; the digest of every file each one wrote."""
     shutil.copy(ROOT / "examples" / "sample.jsonl", work / "sample.jsonl")
     found: dict[str, dict[str, str]] = {}
-    for name, argv in runs():
-        if quick and (name == "synth" or name.endswith("-corpus")):
-            continue
+    for name, argv in selected(quick, only):
         before = {p for p in work.rglob("*") if p.is_file()}
         done = subprocess.run([sys.executable, "-m", "neardup", *argv], cwd=work, capture_output=True, text=True)
         files = {p for p in work.rglob("*") if p.is_file() and not str(p.relative_to(work)).startswith(UNCOMPARED)}
@@ -106,20 +116,22 @@ def main() -> int:
     parser.add_argument("--workdir", type=Path, help="scratch folder (default: a temporary one, removed after)")
     parser.add_argument("--quick", action="store_true",
                         help="only the runs on the sample (seconds, not minutes); check compares those only")
+    parser.add_argument("--only", metavar="REGEX",
+                        help="only the runs whose name matches (e.g. 'contain|partial'); check compares those only")
     args = parser.parse_args()
     if args.workdir:
         args.workdir.mkdir(parents=True, exist_ok=False)
-        found = record(args.workdir, args.quick)
+        found = record(args.workdir, args.quick, args.only)
     else:
         with tempfile.TemporaryDirectory() as tmp:
-            found = record(Path(tmp), args.quick)
+            found = record(Path(tmp), args.quick, args.only)
     if args.mode == "record":
         args.digests.write_text(json.dumps(found, indent=1, sort_keys=True) + "\n")
         print(f"recorded {sum(len(v) for v in found.values())} digests of {len(found)} runs -> {args.digests}")
         return 0
     expected = {run: {f: d for f, d in digests.items() if not f.startswith(UNCOMPARED)}
                 for run, digests in json.loads(args.digests.read_text()).items()}
-    if args.quick:
+    if args.quick or args.only:
         expected = {run: digests for run, digests in expected.items() if run in found}
     changed = [f"{run}: {file}" for run in sorted(set(expected) | set(found))
                for file in sorted(set(expected.get(run, {})) | set(found.get(run, {})))
