@@ -22,7 +22,7 @@ from .engines import Engine, get_engine
 from .errors import UserError
 from .extract import DEFAULT_EXTRACTOR
 from .input_stage import batches, progress_bar
-from .io.readers import FIELDS, Fields, Rejection
+from .io.readers import FIELDS, Fields, Rejection, read_inputs
 from .job import RunStats, run_report
 from .methods import DEFAULT_METHOD, get_method
 from .relations import (DEFAULT_MIN_COVERAGE, DEFAULT_UNIQUE_COVERAGE, DEDUP_MAX_DF, RELATIONS, SITE_MAX_DF,
@@ -264,24 +264,60 @@ class Deduplicator:
         try:
             found = self.engine.dedup(method, texts(), stats, None if aligner is not None else self.cluster)
             bar.close()
-            good, a, b, scores = found.usable, found.a, found.b, found.scores
-            for i in np.flatnonzero(~good):
+            for i in np.flatnonzero(~found.usable):
                 stats.reject(Rejection(*where[i], "no words", ids[i]), self.strict)
-            stats.kept = int(good.sum())
-            params = {"method": self.method_name, "extract": self.extract, "cluster": self.cluster,
-                      **method.applied_params(), **found.info}
-            if self.engine.name != "local":
-                params["engine"] = self.engine.name
-            result = DedupResult(ids, a, b, scores, found.groups, good, found.candidate_pairs, stats, params)
-            if aligner is not None:
-                t = time.perf_counter()
-                coverage = Coverage.from_chains(aligner.chains())
-                t = stats.timed("align", t)
-                self._relate(result, coverage, aligner.counts)
-                stats.timed("relate", t)
+            return self._result(method, found, ids, stats, aligner)
         finally:
             if aligner is not None:
                 aligner.close()
+
+    def run_files(self, inputs: Sequence[str], prefer_html: bool = False) -> DedupResult:
+        """Detect near-duplicates among the records of the files ``inputs`` (as :meth:`run` of
+        :func:`~neardup.io.readers.read_inputs`); an engine that reads files itself (Spark's
+        executors: ``read_files``) reads them, with the same rows, rejections and account."""
+        read = getattr(self.engine, "read_files", None)
+        if read is None or not getattr(self.engine, "executors_read", False):
+            return self.run(read_inputs(inputs, prefer_html, self.fields))
+        from .job import MAX_LISTED_REJECTIONS
+
+        method = get_method(self.method_name, **self.params)
+        stats = RunStats()
+        aligner = self._aligner()
+        given = None
+        try:
+            given = read(inputs, self.extract, stats, self.strict, self.fields, prefer_html)
+            if aligner is not None:
+                aligner.use_input(given)
+            found = self.engine.dedup(method, given, stats, None if aligner is not None else self.cluster)
+            unusable = np.flatnonzero(~found.usable)
+            named = unusable[:1 if self.strict else MAX_LISTED_REJECTIONS]
+            for source, line, rid in given.where(named):
+                stats.reject(Rejection(source, line, "no words", rid), self.strict)
+            stats.reasons["no words"] += unusable.shape[0] - named.shape[0]
+            if not stats.reasons["no words"]:
+                del stats.reasons["no words"]
+            return self._result(method, found, given.ids(), stats, aligner)
+        finally:
+            if aligner is not None:
+                aligner.close()
+            if given is not None:
+                given.close()
+
+    def _result(self, method: Any, found: Any, ids: list[str], stats: RunStats, aligner: Any) -> DedupResult:
+        """The run's result from what the engine ``found`` (relations typed when ``aligner``)."""
+        good, a, b, scores = found.usable, found.a, found.b, found.scores
+        stats.kept = int(good.sum())
+        params = {"method": self.method_name, "extract": self.extract, "cluster": self.cluster,
+                  **method.applied_params(), **found.info}
+        if self.engine.name != "local":
+            params["engine"] = self.engine.name
+        result = DedupResult(ids, a, b, scores, found.groups, good, found.candidate_pairs, stats, params)
+        if aligner is not None:
+            t = time.perf_counter()
+            coverage = Coverage.from_chains(aligner.chains())
+            t = stats.timed("align", t)
+            self._relate(result, coverage, aligner.counts)
+            stats.timed("relate", t)
         return result
 
     def _relate(self, result: DedupResult, coverage: Coverage, counts: dict[str, int]) -> None:
