@@ -214,5 +214,20 @@ def test_the_driver_reads_no_record(tmp_path, small, monkeypatch):
         monkeypatch.setattr(readers, name, refuse)
     for name in ("documents", "batches", "text_of_record"):
         monkeypatch.setattr(stage, name, refuse)
+    from neardup.engines.spark_input import ArrowIds
+
     result = Deduplicator(engine=SparkEngine(master="local[2]", split_bytes=1 << 16)).run_files([str(small)])
     assert len(result.ids) == 600 and result.a.shape[0] > 100
+    assert isinstance(result.ids, ArrowIds)  # the ids are one Arrow array, not a Python str each
+    assert len(set(result.ids)) == 600
+
+
+def test_arrow_ids_stand_for_their_list():
+    import pyarrow as pa
+
+    from neardup.engines.spark_input import ArrowIds
+
+    ids = ArrowIds(pa.array(["a", "b", "ç"]))
+    assert len(ids) == 3 and ids[2] == "ç" and ids[-1] == "ç" and ids[1:] == ["b", "ç"]
+    assert list(ids) == ["a", "b", "ç"] and ids == ["a", "b", "ç"] and ["a", "b", "ç"] == ids
+    assert ids != ["a", "b"] and ids != ["a", "b", "c"]

@@ -68,9 +68,10 @@ class Cluster:
 
 @dataclass
 class DedupResult:
-    """Output of a run: documents kept (ids, in input order), pairs, clusters, stats."""
+    """Output of a run: documents kept (ids, in input order: a list, or an Arrow-backed sequence when
+    the Spark engine's executors read the input), pairs, clusters, stats."""
 
-    ids: list[str]
+    ids: Sequence[str]
     a: np.ndarray
     b: np.ndarray
     scores: np.ndarray
@@ -103,7 +104,16 @@ class DedupResult:
 
     @property
     def pairs(self) -> list[Pair]:
-        ids, rows = self.ids, self.listed_rows()
+        return list(self.iter_pairs())
+
+    def iter_pairs(self, chunk: int = 1 << 16) -> Iterator[Pair]:
+        """The listed pairs in order, made ``chunk`` at a time (a writer holds one chunk, not every pair)."""
+        rows = self.listed_rows()
+        for lo in range(0, rows.shape[0], chunk):
+            yield from self._pairs_of(rows[lo:lo + chunk])
+
+    def _pairs_of(self, rows: np.ndarray) -> list[Pair]:
+        ids = self.ids
         a, b, s = self.a[rows].tolist(), self.b[rows].tolist(), self.scores[rows].tolist()
         if self.related is None:
             return [Pair(ids[i], ids[j], x) for i, j, x in zip(a, b, s)]
@@ -114,15 +124,21 @@ class DedupResult:
 
     @property
     def clusters(self) -> list[Cluster]:
+        return list(self.iter_clusters())
+
+    def iter_clusters(self) -> Iterator[Cluster]:
+        """The clusters in order, made one at a time (no list per document: a writer holds one cluster)."""
         ids = self.ids
-        members = [g.tolist() for g in self.groups]
         if self.kept_for is None or self.representatives is None or self.kept_coverage is None:
-            return [Cluster(n, [ids[i] for i in m], ids[m[0]]) for n, m in enumerate(members)]
-        kept_for, cov = self.kept_for.tolist(), np.round(self.kept_coverage, 4).tolist()
-        reps = self.representatives.tolist()
-        return [Cluster(n, [ids[i] for i in m], ids[reps[n]],
-                        [Removed(ids[i], ids[kept_for[i]], cov[i]) for i in m if kept_for[i] >= 0])
-                for n, m in enumerate(members)]
+            for n, g in enumerate(self.groups):
+                m = g.tolist()
+                yield Cluster(n, [ids[i] for i in m], ids[m[0]])
+            return
+        for n, g in enumerate(self.groups):
+            m, kept_for = g.tolist(), self.kept_for[g].tolist()
+            cov = np.round(self.kept_coverage[g], 4).tolist()
+            yield Cluster(n, [ids[i] for i in m], ids[int(self.representatives[n])],
+                          [Removed(ids[i], ids[k], c) for i, k, c in zip(m, kept_for, cov) if k >= 0])
 
     def dropped_ids(self, keep_rejected: bool = False) -> set[str]:
         """Ids not in the unique output: clustered documents covered by the one kept for them (with
@@ -303,7 +319,7 @@ class Deduplicator:
             if given is not None:
                 given.close()
 
-    def _result(self, method: Any, found: Any, ids: list[str], stats: RunStats, aligner: Any) -> DedupResult:
+    def _result(self, method: Any, found: Any, ids: Sequence[str], stats: RunStats, aligner: Any) -> DedupResult:
         """The run's result from what the engine ``found`` (relations typed when ``aligner``)."""
         good, a, b, scores = found.usable, found.a, found.b, found.scores
         stats.kept = int(good.sum())

@@ -98,9 +98,9 @@ def dedup_files(
         result = Deduplicator(fields=fields, **options).run_files(inputs, prefer_html)  # engine reads or here
         result.stats.require_usable()
         ext = "jsonl" if fmt == "jsonl" else "parquet"
-        write_rows(out.path(f"pairs.{ext}"), (pair_row(p) for p in result.pairs), fmt)
+        write_rows(out.path(f"pairs.{ext}"), (pair_row(p) for p in result.iter_pairs()), fmt)
         typed = result.related is not None
-        write_rows(out.path(f"clusters.{ext}"), (cluster_row(c, typed) for c in result.clusters), fmt)
+        write_rows(out.path(f"clusters.{ext}"), (cluster_row(c, typed) for c in result.iter_clusters()), fmt)
         extra: dict[str, Any] = {"read_as": read_as(prefer_html, fields)}
         if unique is not None and unique_tmp is not None:
             extra["unique_written"] = write_unique(result, inputs, unique_tmp, prefer_html, fields, keep_rejected,

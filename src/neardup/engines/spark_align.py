@@ -155,7 +155,7 @@ class SparkAligner:
 
         if not self.params.site_max_df:
             return None
-        known = spark.read.parquet(self._input.ids_path).where(F.col("site") != "")
+        known = spark.read.parquet(self._input.provenance_path).where(F.col("site") != "")
         if not known.limit(1).count():
             return None
         return stored(known.select(F.col("row").cast("int").alias("doc"),

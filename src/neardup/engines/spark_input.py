@@ -41,7 +41,7 @@ import os
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Sequence, overload
 
 import numpy as np
 
@@ -199,7 +199,8 @@ _NAMES = [part.split()[0] for part in _RECORDS.split(", ")]
 @dataclass
 class SparkInput:
     """The documents the executors read (:func:`read_inputs`): ``n`` rows, their ``(row, text)``
-    shards at :attr:`documents_path`, ``(row, id, unit, line, site)`` at :attr:`ids_path`."""
+    shards at :attr:`documents_path`, ``(row, id, unit, line, site)`` at :attr:`provenance_path`,
+    ``(row, id)`` sorted by row at :attr:`ids_path`."""
 
     work: str
     n: int
@@ -215,11 +216,17 @@ class SparkInput:
     def ids_path(self) -> str:
         return f"{self.work}/ids"
 
-    def ids(self) -> list[str]:
-        """Every kept document's id, in row order (read by pyarrow from the stored Parquet)."""
-        got = read_stored(self.ids_path, ["row", "id"])
-        order = np.argsort(got["row"].to_numpy(), kind="stable")
-        return got["id"].take(order).to_pylist()
+    @property
+    def provenance_path(self) -> str:
+        return f"{self.work}/provenance"
+
+    def ids(self) -> "ArrowIds":
+        """Every kept document's id, in row order, as one Arrow array (read by pyarrow from the
+        stored Parquet, already in row order)."""
+        import pyarrow as pa
+
+        ids = read_stored(self.ids_path, ["id"])["id"]
+        return ArrowIds(ids.combine_chunks() if ids.num_chunks else pa.array([], pa.string()))
 
     def where(self, rows: np.ndarray) -> list[tuple[str, int | None, str]]:
         """File, line and id of the documents ``rows`` (to name them in a rejection), in the order given."""
@@ -228,7 +235,7 @@ class SparkInput:
 
         if not len(rows):
             return []
-        table = ds.dataset(self.ids_path, format="parquet").to_table(
+        table = ds.dataset(self.provenance_path, format="parquet").to_table(
             columns=["row", "id", "unit", "line"], filter=pc.field("row").isin(rows.astype(np.int64)))
         found = {int(r): (self.units[u].path, self.line(u, ln), i) for r, i, u, ln in zip(
             table["row"].to_pylist(), table["id"].to_pylist(), table["unit"].to_pylist(), table["line"].to_pylist())}
@@ -240,6 +247,40 @@ class SparkInput:
 
     def close(self) -> None:
         self.stack.close()
+
+
+class ArrowIds(Sequence[str]):
+    """Ids held as one Arrow string array: their bytes and an offset each, no Python object per id
+    (a list of short ids costs about 66 bytes each: the driver's largest per-document holding).
+    Indexed, iterated and compared as the list of :class:`str` it stands for."""
+
+    def __init__(self, array: Any) -> None:
+        self.array = array
+
+    def __len__(self) -> int:
+        return len(self.array)
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[str]: ...
+
+    def __getitem__(self, i: int | slice) -> str | list[str]:
+        if isinstance(i, slice):
+            return self.array[i].to_pylist()
+        return self.array[int(i)].as_py()
+
+    def __iter__(self) -> Iterator[str]:
+        for lo in range(0, len(self.array), 1 << 16):
+            yield from self.array[lo:lo + (1 << 16)].to_pylist()
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str) or len(other) != len(self):
+            return NotImplemented if not isinstance(other, Sequence) else False
+        return all(x == y for x, y in zip(self, other))
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 def read_inputs(engine: "SparkEngine", inputs: Sequence[str], extract: str, stats: RunStats, strict: bool = False,
@@ -316,7 +357,9 @@ def _stages(spark: Any, engine: "SparkEngine", units: list[Unit], work: str, sta
         docs = docs.drop("k").join(index, ["unit", "pos"])
     numbered = docs.join(F.broadcast(offs), "unit").withColumn("row", F.col("offset") + F.col("k"))
     stored(numbered.select("row", "text"), f"{work}/documents")
-    stored(numbered.select("row", "id", "unit", "line", "site"), f"{work}/ids")
+    stored(numbered.select("row", "id", "unit", "line", "site"), f"{work}/provenance")
+    # sorted by row (a range-partitioned sort: part files in row order), so the driver reads them as they come
+    numbered.select("row", "id").orderBy("row").write.mode("overwrite").parquet(f"{work}/ids")
     return n, lines_before
 
 
