@@ -214,7 +214,7 @@ def test_the_driver_reads_no_record(tmp_path, small, monkeypatch):
         monkeypatch.setattr(readers, name, refuse)
     for name in ("documents", "batches", "text_of_record"):
         monkeypatch.setattr(stage, name, refuse)
-    from neardup.engines.spark_input import ArrowIds
+    from neardup.io.ids import ArrowIds
 
     result = Deduplicator(engine=SparkEngine(master="local[2]", split_bytes=1 << 16)).run_files([str(small)])
     assert len(result.ids) == 600 and result.a.shape[0] > 100
@@ -225,9 +225,32 @@ def test_the_driver_reads_no_record(tmp_path, small, monkeypatch):
 def test_arrow_ids_stand_for_their_list():
     import pyarrow as pa
 
-    from neardup.engines.spark_input import ArrowIds
+    from neardup.io.ids import ArrowIds
 
     ids = ArrowIds(pa.array(["a", "b", "ç"]))
     assert len(ids) == 3 and ids[2] == "ç" and ids[-1] == "ç" and ids[1:] == ["b", "ç"]
     assert list(ids) == ["a", "b", "ç"] and ids == ["a", "b", "ç"] and ["a", "b", "ç"] == ids
     assert ids != ["a", "b"] and ids != ["a", "b", "c"]
+
+
+def test_no_spark_module_collects_rows_to_the_driver():
+    """Issue 32: what the driver reads of a stage is Parquet read by pyarrow (a batch at a time, or
+    per-file/per-reason aggregates), never rows collected through the driver's JVM: no Spark module
+    calls ``collect``, ``toPandas``, ``toLocalIterator``, ``take``, ``head`` or ``tail``; ``first``
+    only of an aggregate (one row)."""
+    import ast
+
+    import neardup.engines as engines
+
+    folder = Path(engines.__file__).parent
+    found = []
+    for path in sorted(folder.glob("spark*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                name = node.func.attr
+                if name in ("collect", "toPandas", "toLocalIterator", "take", "head", "tail", "collectAsList"):
+                    found.append(f"{path.name}:{node.lineno}: {name}")
+                if name == "first" and "agg(" not in ast.unparse(node.func.value):
+                    found.append(f"{path.name}:{node.lineno}: first of rows, not of an aggregate")
+    assert found == []

@@ -106,7 +106,7 @@ class DedupResult:
     def pairs(self) -> list[Pair]:
         return list(self.iter_pairs())
 
-    def iter_pairs(self, chunk: int = 1 << 16) -> Iterator[Pair]:
+    def iter_pairs(self, chunk: int = 4096) -> Iterator[Pair]:
         """The listed pairs in order, made ``chunk`` at a time (a writer holds one chunk, not every pair)."""
         rows = self.listed_rows()
         for lo in range(0, rows.shape[0], chunk):

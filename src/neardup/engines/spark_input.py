@@ -41,11 +41,12 @@ import os
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator, Sequence, overload
+from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 import numpy as np
 
 from ..errors import InputError
+from ..io.ids import ArrowIds
 from ..io.readers import FIELDS, Fields, Rejection, inputs_entries
 from ..job import MAX_LISTED_REJECTIONS, RunStats
 from .shards import read_stored, stored
@@ -220,7 +221,7 @@ class SparkInput:
     def provenance_path(self) -> str:
         return f"{self.work}/provenance"
 
-    def ids(self) -> "ArrowIds":
+    def ids(self) -> ArrowIds:
         """Every kept document's id, in row order, as one Arrow array (read by pyarrow from the
         stored Parquet, already in row order)."""
         import pyarrow as pa
@@ -247,40 +248,6 @@ class SparkInput:
 
     def close(self) -> None:
         self.stack.close()
-
-
-class ArrowIds(Sequence[str]):
-    """Ids held as one Arrow string array: their bytes and an offset each, no Python object per id
-    (a list of short ids costs about 66 bytes each: the driver's largest per-document holding).
-    Indexed, iterated and compared as the list of :class:`str` it stands for."""
-
-    def __init__(self, array: Any) -> None:
-        self.array = array
-
-    def __len__(self) -> int:
-        return len(self.array)
-
-    @overload
-    def __getitem__(self, i: int) -> str: ...
-
-    @overload
-    def __getitem__(self, i: slice) -> list[str]: ...
-
-    def __getitem__(self, i: int | slice) -> str | list[str]:
-        if isinstance(i, slice):
-            return self.array[i].to_pylist()
-        return self.array[int(i)].as_py()
-
-    def __iter__(self) -> Iterator[str]:
-        for lo in range(0, len(self.array), 1 << 16):
-            yield from self.array[lo:lo + (1 << 16)].to_pylist()
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Sequence) or isinstance(other, str) or len(other) != len(self):
-            return NotImplemented if not isinstance(other, Sequence) else False
-        return all(x == y for x, y in zip(self, other))
-
-    __hash__ = None  # type: ignore[assignment]
 
 
 def read_inputs(engine: "SparkEngine", inputs: Sequence[str], extract: str, stats: RunStats, strict: bool = False,
@@ -366,16 +333,7 @@ def _stages(spark: Any, engine: "SparkEngine", units: list[Unit], work: str, sta
 def read_stored_frame(frame: Any, path: str) -> "pd.DataFrame":
     """A small result (one row per unit or reason) written by the executors and read here by pyarrow."""
     stored(frame, path)
-    from pyarrow import parquet as pq
-
-    from .shards import _parquet_files
-
-    filesystem, names = _parquet_files(path)
-    import pandas as pd
-
-    parts = [pq.read_table(name, filesystem=filesystem).to_pandas() for name in names]
-    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(
-        {name: [] for name in frame.columns})
+    return read_stored(path, frame.columns).to_pandas()
 
 
 def _empty_ranged_files(units: list[Unit], held: np.ndarray) -> list[tuple[int, Rejection]]:
