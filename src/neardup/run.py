@@ -95,7 +95,7 @@ def dedup_files(
     with OutputFolder(outdir) as out, ExitStack() as later:
         # --unique is checked before the run and renamed into place right after the folder
         unique_tmp = None if unique is None else later.enter_context(atomic_file(unique))
-        result = Deduplicator(fields=fields, **options).run_files(inputs, prefer_html)  # engine reads or here
+        result = Deduplicator(fields=fields, **options).run_files(inputs, prefer_html)  # Spark: its executors read
         result.stats.require_usable()
         ext = "jsonl" if fmt == "jsonl" else "parquet"
         write_rows(out.path(f"pairs.{ext}"), (pair_row(p) for p in result.iter_pairs()), fmt)

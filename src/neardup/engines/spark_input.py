@@ -280,24 +280,30 @@ def _stages(spark: Any, engine: "SparkEngine", units: list[Unit], work: str, sta
     frame = spark.createDataFrame(table, _UNITS).repartitionByRange(tasks[-1] + 1 if tasks else 1, "task")
     records = stored(frame.mapInPandas(read_units(prefer_html, fields, extract), _RECORDS), f"{work}/records")
 
+    # the ids: the first (unit, pos) of each id wins
+    seen = records.where(F.col("kind").isin(DOCUMENT, FAILED)).select("unit", "pos", "id", "line")
+    first = Window.partitionBy("id").orderBy("unit", "pos")
+    dups = stored(seen.withColumn("nth", F.row_number().over(first)).where("nth > 1").drop("nth"),
+                  f"{work}/duplicates")
+    # one aggregate of narrow columns: every count the account and the row numbers need, per unit
+    flagged = records.join(dups.select("unit", "pos", F.lit(True).alias("dup")), ["unit", "pos"], "left")
+    tally = read_stored_frame(flagged.groupBy("unit", "kind", "dup", "reason", "encoding", "html_note", "script").agg(
+        F.count("*").alias("count"), F.sum("k").alias("k"), F.sum("line").alias("line")), f"{work}/tally")
+    tally["dup"] = tally["dup"].eq(True)  # null (no duplicate) -> False
+    n_dups = int(tally.loc[tally["dup"], "count"].sum())
+
     # the units' own rows: lines read (to number a range's lines from its file's start), whether it held a record
-    meta = read_stored_frame(records.where(F.col("kind") == META).select("unit", "k", "line"), f"{work}/meta")
+    meta = tally[tally["kind"] == META]
     held = np.zeros(len(units), np.int64)
     lines = np.zeros(len(units), np.int64)
-    held[meta["unit"].to_numpy()] = meta["k"].to_numpy()
-    lines[meta["unit"].to_numpy()] = meta["line"].to_numpy()
+    held[meta["unit"].to_numpy(np.int64)] = meta["k"].to_numpy(np.int64)
+    lines[meta["unit"].to_numpy(np.int64)] = meta["line"].to_numpy(np.int64)
     lines_before = np.zeros(len(units), np.int64)
     for i in range(1, len(units)):
         if units[i].file == units[i - 1].file:
             lines_before[i] = lines_before[i - 1] + lines[i - 1]
     empty = _empty_ranged_files(units, held)
 
-    # the ids: the first (unit, pos) of each id wins
-    seen = records.where(F.col("kind").isin(DOCUMENT, FAILED)).select("unit", "pos", "id", "line")
-    first = Window.partitionBy("id").orderBy("unit", "pos")
-    dups = stored(seen.withColumn("nth", F.row_number().over(first)).where("nth > 1").drop("nth"),
-                  f"{work}/duplicates")
-    n_dups = dups.count()
     rejected = records.where(F.col("kind").isin(REJECTED, FAILED)).select(
         "unit", "pos", "source", "line", "reason", "detail")
     if n_dups:
@@ -308,12 +314,12 @@ def _stages(spark: Any, engine: "SparkEngine", units: list[Unit], work: str, sta
     docs = records.where(F.col("kind") == DOCUMENT)
     if n_dups:
         docs = docs.join(dups.select("unit", "pos"), ["unit", "pos"], "left_anti")
-    _account(spark, records, docs, rejected, empty, units, lines_before, stats, strict, work)
+    _account(tally, rejected, empty, units, lines_before, stats, strict, work)
 
     # rows: each unit's offset, then a document's index in its unit
-    counts = read_stored_frame(docs.groupBy("unit").count(), f"{work}/unit_counts")
-    per_unit = np.zeros(len(units), np.int64)
-    per_unit[counts["unit"].to_numpy()] = counts["count"].to_numpy()
+    kept = tally[(tally["kind"] == DOCUMENT) & ~tally["dup"]]
+    per_unit = np.bincount(kept["unit"].to_numpy(np.int64), kept["count"].to_numpy(np.int64),
+                           minlength=len(units)).astype(np.int64)
     offsets = np.concatenate([[0], np.cumsum(per_unit)[:-1]]) if len(units) else per_unit
     n = int(per_unit.sum())
     offs = spark.createDataFrame([(i, int(o)) for i, o in enumerate(offsets.tolist()) if per_unit[i]],
@@ -351,19 +357,24 @@ def _empty_ranged_files(units: list[Unit], held: np.ndarray) -> list[tuple[int, 
     return out
 
 
-def _account(spark: Any, records: Any, docs: Any, rejected: Any, empty: list[tuple[int, Rejection]],
-             units: list[Unit], lines_before: np.ndarray, stats: RunStats, strict: bool, work: str) -> None:
-    """The input's account in ``stats``, from aggregates: what the local input stage counts record by record."""
-    from pyspark.sql import functions as F
-
-    by_kind = read_stored_frame(records.where(F.col("kind") != META).groupBy("kind", "reason").count(),
-                                f"{work}/by_kind")
-    for kind, reason, count in by_kind.itertuples(index=False):
+def _account(tally: "pd.DataFrame", rejected: Any, empty: list[tuple[int, Rejection]], units: list[Unit],
+             lines_before: np.ndarray, stats: RunStats, strict: bool, work: str) -> None:
+    """The input's account in ``stats`` from the ``tally`` (counts by unit, kind, duplicate, reason,
+    encoding, note, script): what the local input stage counts record by record; the first
+    rejections, in order, from an ordered ``limit``."""
+    items = tally[tally["kind"] != META]
+    for kind, dup, reason, count in items[["kind", "dup", "reason", "count"]].itertuples(index=False):
         if kind == SKIPPED:
             stats.skipped[reason] += int(count)
-        else:
-            stats.read += int(count)
+            continue
+        stats.read += int(count)
+        if dup:
+            stats.reasons["duplicate id"] += int(count)
+        elif kind in (REJECTED, FAILED):
+            stats.reasons[reason] += int(count)
     stats.read += len(empty)
+    for _, r in empty:
+        stats.reasons[r.reason] += 1
     listed = read_stored_frame(rejected.orderBy("unit", "pos").limit(MAX_LISTED_REJECTIONS), f"{work}/listed")
     found: list[tuple[tuple[int, int], Rejection]] = []
     for unit, pos, source, line, reason, detail in listed.itertuples(index=False):
@@ -372,21 +383,14 @@ def _account(spark: Any, records: Any, docs: Any, rejected: Any, empty: list[tup
         found.append(((unit, int(pos)), Rejection(source or units[unit].path, where, reason, detail)))
     found += [((j, 1 << 31), r) for j, r in empty]
     found.sort(key=lambda x: x[0])
-    reasons = read_stored_frame(rejected.groupBy("reason").count(), f"{work}/reasons")
     if strict and found:
         raise InputError(found[0][1].message())
-    for _, r in found[:MAX_LISTED_REJECTIONS]:
-        stats.rejections.append(r.message())
-    for reason, count in reasons.itertuples(index=False):
-        stats.reasons[reason] += int(count)
-    for _, r in empty:
-        stats.reasons[r.reason] += 1
+    stats.rejections.extend(r.message() for _, r in found[:MAX_LISTED_REJECTIONS])
     del stats.rejections[MAX_LISTED_REJECTIONS:]
-    kept = read_stored_frame(docs.groupBy("encoding", "html_note", "script").count(), f"{work}/kept")
-    for encoding, note, script, count in kept.itertuples(index=False):
+    kept = items[(items["kind"] == DOCUMENT) & ~items["dup"]]
+    for encoding, note, script, count in kept[["encoding", "html_note", "script", "count"]].itertuples(index=False):
         if encoding:
             stats.encodings[encoding] += int(count)
         if note:
             stats.notes["text fields that held a web page, extracted as HTML"] += int(count)
         stats.scripts[script] += int(count)
-
