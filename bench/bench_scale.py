@@ -8,7 +8,15 @@ Runs ``dedup`` on one simulated corpus (``neardup synth`` of Reuters-21578 from
   spilled to disk and memory-mapped (what happens past half the free memory);
 * ``spark`` -- ``--engine spark`` on ``local[2]`` with Spark's event log on; the shuffle
   bytes written and read are summed from the log, per neardup stage (each task is
-  attributed to the stage running when it finished).
+  attributed to the stage running when it finished).  The executors read the input
+  (:mod:`neardup.engines.spark_input`);
+* ``spark-driver`` -- the same with the driver reading the input through the shared input
+  stage (``SparkEngine(executors_read=False)``: how the Spark engine read before issue 32).
+
+``--growth 25000,200000`` measures the driver's memory instead: each engine at each corpus size
+(``neardup synth ../shared/data/reuters21578 --docs N --seed 5``), relations off, and the
+growth of the driver Python process's peak anonymous memory per added document between the
+smallest and the largest (the issue's bar: under 50 bytes per document).
 
 Wall and CPU seconds and peak RSS come from ``os.wait4`` through bench_minhash's launcher
 (for ``spark`` the peak is the Python driver's only: the JVM and the Python workers are
@@ -22,6 +30,7 @@ Usage::
     .venv/bin/python bench/bench_scale.py [--docs 1000000] [--method minhash] [--engines local,spill,spark]
         [--partitions 16] [--workdir bench/results/scale]
     .venv/bin/python bench/bench_scale.py --corpus DOCS.jsonl --docs 5000     # any corpus
+    .venv/bin/python bench/bench_scale.py --growth 25000,200000 --engines spark,spark-driver
 """
 
 from __future__ import annotations
@@ -49,16 +58,17 @@ PLAN_DOCS = 1_000_000_000
 TASK_BYTES = 256 << 20
 
 
-def corpus_for(docs: int, workdir: Path) -> Path:
+def corpus_for(docs: int, workdir: Path, seed: int | None = None) -> Path:
     """The cached simulated corpus of ``docs`` documents (made from Reuters-21578 if missing)."""
-    path = workdir / f"synth{docs}" / "docs.jsonl"
+    path = workdir / (f"synth{docs}" if seed is None else f"synth{docs}-seed{seed}") / "docs.jsonl"
     if not path.exists():
         source = DATA_DIR / "reuters21578"
-        subprocess.run([NEARDUP, "synth", str(source), "--docs", str(docs), "-o", str(path.parent)], check=True)
+        more = [] if seed is None else ["--seed", str(seed)]
+        subprocess.run([NEARDUP, "synth", str(source), "--docs", str(docs), "-o", str(path.parent), *more], check=True)
     return path
 
 
-def job(engine: str, corpus: str, out: str, method: str, partitions: int, events: str) -> None:
+def job(engine: str, corpus: str, out: str, method: str, partitions: int, events: str, relations: bool = True) -> None:
     """Child side: one dedup run (``bench_scale.py _job ...``)."""
     from neardup.engines.local import LocalEngine
     from neardup.run import dedup_files
@@ -73,7 +83,7 @@ def job(engine: str, corpus: str, out: str, method: str, partitions: int, events
         os.makedirs(events, exist_ok=True)
         work = str(Path(out).parent / "spark-work")
         shutil.rmtree(work, ignore_errors=True)
-        chosen = SparkEngine(master="local[2]", partitions=partitions, work=work, conf={
+        chosen = SparkEngine(master="local[2]", partitions=partitions, work=work, executors_read=engine == "spark", conf={
             "spark.eventLog.enabled": "true", "spark.eventLog.dir": events, "spark.eventLog.compress": "false", "spark.driver.memory": "6g",
             "spark.sql.execution.arrow.maxRecordsPerBatch": "2000"})
     peaks = {"VmRSS": 0, "RssAnon": 0}
@@ -88,7 +98,7 @@ def job(engine: str, corpus: str, out: str, method: str, partitions: int, events
 
     threading.Thread(target=watch, daemon=True).start()
     start = time.time()
-    _, summary = dedup_files([corpus], out, method=method, engine=chosen)
+    _, summary = dedup_files([corpus], out, method=method, engine=chosen, relations=relations)
     summary["started"] = start
     summary["peak_anon_mb"] = round(peaks["RssAnon"] / 1024, 1)
     Path(out, "bench.json").write_text(json.dumps(summary))
@@ -161,9 +171,13 @@ def main() -> None:
     p.add_argument("--engines", default="local,spill,spark")
     p.add_argument("--partitions", type=int, default=16)
     p.add_argument("--workdir", default=str(REPO_ROOT / "bench" / "results" / "scale"))
+    p.add_argument("--growth", help="corpus sizes (comma-separated): the driver's memory growth per document")
     args = p.parse_args()
     workdir = Path(args.workdir)
     workdir.mkdir(parents=True, exist_ok=True)
+    if args.growth:
+        growth(sorted(int(n) for n in args.growth.split(",")), args, workdir)
+        return
     corpus = Path(args.corpus) if args.corpus else corpus_for(args.docs, workdir)
     # warm numba's on-disk cache, so the timed runs measure the work
     subprocess.run([NEARDUP, "dedup", str(REPO_ROOT / "examples" / "sample.jsonl"), "-o", str(workdir / "warm"),
@@ -174,12 +188,12 @@ def main() -> None:
         events = str(workdir / f"events-{engine}")
         shutil.rmtree(events, ignore_errors=True)
         cmd = [sys.executable, __file__, "_job", engine, str(corpus), str(out), args.method, str(args.partitions),
-               events]
+               events, "1"]
         r = run_child(cmd, workdir / f"{engine}.log")
         summary = json.loads((out / "bench.json").read_text())
         r.update(pairs=summary["pairs"], clusters=summary["clusters"], stages=summary["seconds"],
                  documents=summary["documents"]["kept"], peak_anon_mb=summary["peak_anon_mb"])
-        if engine == "spark":
+        if engine.startswith("spark"):
             r["shuffle"] = shuffle_by_stage(events, summary)
             work = workdir / "spark-work"
             r["parquet_bytes"] = {d.name: sum(f.stat().st_size for f in d.rglob("*") if f.is_file())
@@ -215,8 +229,53 @@ def main() -> None:
     print("\n".join(lines))
 
 
+def growth(sizes: list[int], args: argparse.Namespace, workdir: Path) -> None:
+    """Each engine at each size (relations off): the driver's peak anonymous memory, and its growth
+    per document from the smallest size to the largest; written to ``growth.json`` / ``growth.md``."""
+    results: dict[str, dict[int, dict]] = {}
+    for engine in args.engines.split(","):
+        for docs in sizes:
+            corpus = corpus_for(docs, workdir, seed=5)
+            out = workdir / f"growth-{engine}-{docs}"
+            events = str(workdir / f"events-growth-{engine}-{docs}")
+            shutil.rmtree(events, ignore_errors=True)
+            cmd = [sys.executable, __file__, "_job", engine, str(corpus), str(out), args.method,
+                   str(args.partitions), events, "0"]
+            r = run_child(cmd, workdir / f"growth-{engine}-{docs}.log")
+            summary = json.loads((out / "bench.json").read_text())
+            r.update(pairs=summary["pairs"], documents=summary["documents"]["kept"], stages=summary["seconds"],
+                     peak_anon_mb=summary["peak_anon_mb"], load=os.getloadavg())
+            if engine.startswith("spark"):
+                r["shuffle"] = shuffle_by_stage(events, summary)
+            base = next(iter(results), engine)
+            if base != engine:
+                r["identical_to_first_engine"] = all(
+                    filecmp.cmp(out / f, workdir / f"growth-{base}-{docs}" / f, shallow=False)
+                    for f in ("pairs.jsonl", "clusters.jsonl"))
+            results.setdefault(engine, {})[docs] = r
+            print(engine, docs, json.dumps(r), flush=True)
+    lo, hi = sizes[0], sizes[-1]
+    lines = ["| engine | documents | wall s | driver peak RSS MB | driver peak anonymous MB | shuffle MB written "
+             "| load (1 min) | same as first engine |", "|---|---|---|---|---|---|---|---|"]
+    for engine, by_size in results.items():
+        for r in by_size.values():
+            shuffle = sum(s["written"] for s in r.get("shuffle", {}).values()) / 1e6
+            lines.append(f"| {engine} | {r['documents']:,} | {r['seconds']:.1f} | {r['peak_mb']:.0f} | "
+                         f"{r['peak_anon_mb']:.0f} | {shuffle:.0f} | {r['load'][0]:.1f} | "
+                         f"{r.get('identical_to_first_engine', '-')} |")
+    for engine, by_size in results.items():
+        if lo in by_size and hi in by_size and hi > lo:
+            grow = (by_size[hi]["peak_anon_mb"] - by_size[lo]["peak_anon_mb"]) * 1e6 / (
+                by_size[hi]["documents"] - by_size[lo]["documents"])
+            lines.append(f"\n{engine}: the driver's peak anonymous memory grows {grow:.0f} bytes per document "
+                         f"from {lo:,} to {hi:,}")
+    (workdir / "growth.json").write_text(json.dumps(results, indent=2))
+    (workdir / "growth.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "_job":
-        job(*sys.argv[2:5], sys.argv[5], int(sys.argv[6]), sys.argv[7])
+        job(*sys.argv[2:5], sys.argv[5], int(sys.argv[6]), sys.argv[7], sys.argv[8] == "1")
     else:
         main()

@@ -132,6 +132,13 @@ def _text_of(record: Record, extractor: Any, seen: set[str]) -> tuple[Record, st
     if record.id in seen:
         return Rejection(record.source, record.line, "duplicate id", record.id)
     seen.add(record.id)
+    return text_of_record(record, extractor)
+
+
+def text_of_record(record: Record, extractor: Any) -> tuple[Record, str] | Rejection:
+    """``record`` with its text (extracted from its page), or why it has none usable: the
+    checks of :func:`documents` after the id's (:func:`record_problem` and the unique id, which
+    the Spark engine's reader checks over the whole input, :mod:`neardup.engines.spark_input`)."""
     if record.text is not None:
         text = record.text
     else:

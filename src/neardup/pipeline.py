@@ -22,7 +22,7 @@ from .engines import Engine, get_engine
 from .errors import UserError
 from .extract import DEFAULT_EXTRACTOR
 from .input_stage import batches, progress_bar
-from .io.readers import FIELDS, Fields, Rejection
+from .io.readers import FIELDS, Fields, Rejection, read_inputs
 from .job import RunStats, run_report
 from .methods import DEFAULT_METHOD, get_method
 from .relations import (DEFAULT_MIN_COVERAGE, DEFAULT_UNIQUE_COVERAGE, DEDUP_MAX_DF, RELATIONS, SITE_MAX_DF,
@@ -68,9 +68,10 @@ class Cluster:
 
 @dataclass
 class DedupResult:
-    """Output of a run: documents kept (ids, in input order), pairs, clusters, stats."""
+    """Output of a run: documents kept (ids, in input order: a list, or an Arrow-backed sequence when
+    the Spark engine's executors read the input), pairs, clusters, stats."""
 
-    ids: list[str]
+    ids: Sequence[str]
     a: np.ndarray
     b: np.ndarray
     scores: np.ndarray
@@ -103,7 +104,16 @@ class DedupResult:
 
     @property
     def pairs(self) -> list[Pair]:
-        ids, rows = self.ids, self.listed_rows()
+        return list(self.iter_pairs())
+
+    def iter_pairs(self, chunk: int = 4096) -> Iterator[Pair]:
+        """The listed pairs in order, made ``chunk`` at a time (a writer holds one chunk, not every pair)."""
+        rows = self.listed_rows()
+        for lo in range(0, rows.shape[0], chunk):
+            yield from self._pairs_of(rows[lo:lo + chunk])
+
+    def _pairs_of(self, rows: np.ndarray) -> list[Pair]:
+        ids = self.ids
         a, b, s = self.a[rows].tolist(), self.b[rows].tolist(), self.scores[rows].tolist()
         if self.related is None:
             return [Pair(ids[i], ids[j], x) for i, j, x in zip(a, b, s)]
@@ -114,15 +124,21 @@ class DedupResult:
 
     @property
     def clusters(self) -> list[Cluster]:
+        return list(self.iter_clusters())
+
+    def iter_clusters(self) -> Iterator[Cluster]:
+        """The clusters in order, made one at a time (no list per document: a writer holds one cluster)."""
         ids = self.ids
-        members = [g.tolist() for g in self.groups]
         if self.kept_for is None or self.representatives is None or self.kept_coverage is None:
-            return [Cluster(n, [ids[i] for i in m], ids[m[0]]) for n, m in enumerate(members)]
-        kept_for, cov = self.kept_for.tolist(), np.round(self.kept_coverage, 4).tolist()
-        reps = self.representatives.tolist()
-        return [Cluster(n, [ids[i] for i in m], ids[reps[n]],
-                        [Removed(ids[i], ids[kept_for[i]], cov[i]) for i in m if kept_for[i] >= 0])
-                for n, m in enumerate(members)]
+            for n, g in enumerate(self.groups):
+                m = g.tolist()
+                yield Cluster(n, [ids[i] for i in m], ids[m[0]])
+            return
+        for n, g in enumerate(self.groups):
+            m, kept_for = g.tolist(), self.kept_for[g].tolist()
+            cov = np.round(self.kept_coverage[g], 4).tolist()
+            yield Cluster(n, [ids[i] for i in m], ids[int(self.representatives[n])],
+                          [Removed(ids[i], ids[k], c) for i, k, c in zip(m, kept_for, cov) if k >= 0])
 
     def dropped_ids(self, keep_rejected: bool = False) -> set[str]:
         """Ids not in the unique output: clustered documents covered by the one kept for them (with
@@ -264,24 +280,60 @@ class Deduplicator:
         try:
             found = self.engine.dedup(method, texts(), stats, None if aligner is not None else self.cluster)
             bar.close()
-            good, a, b, scores = found.usable, found.a, found.b, found.scores
-            for i in np.flatnonzero(~good):
+            for i in np.flatnonzero(~found.usable):
                 stats.reject(Rejection(*where[i], "no words", ids[i]), self.strict)
-            stats.kept = int(good.sum())
-            params = {"method": self.method_name, "extract": self.extract, "cluster": self.cluster,
-                      **method.applied_params(), **found.info}
-            if self.engine.name != "local":
-                params["engine"] = self.engine.name
-            result = DedupResult(ids, a, b, scores, found.groups, good, found.candidate_pairs, stats, params)
-            if aligner is not None:
-                t = time.perf_counter()
-                coverage = Coverage.from_chains(aligner.chains())
-                t = stats.timed("align", t)
-                self._relate(result, coverage, aligner.counts)
-                stats.timed("relate", t)
+            return self._result(method, found, ids, stats, aligner)
         finally:
             if aligner is not None:
                 aligner.close()
+
+    def run_files(self, inputs: Sequence[str], prefer_html: bool = False) -> DedupResult:
+        """Detect near-duplicates among the records of the files ``inputs`` (as :meth:`run` of
+        :func:`~neardup.io.readers.read_inputs`); an engine that reads files itself (Spark's
+        executors: ``read_files``) reads them, with the same rows, rejections and account."""
+        read = getattr(self.engine, "read_files", None)
+        if read is None or not getattr(self.engine, "executors_read", False):
+            return self.run(read_inputs(inputs, prefer_html, self.fields))
+        from .job import MAX_LISTED_REJECTIONS
+
+        method = get_method(self.method_name, **self.params)
+        stats = RunStats()
+        aligner = self._aligner()
+        given = None
+        try:
+            given = read(inputs, self.extract, stats, self.strict, self.fields, prefer_html)
+            if aligner is not None:
+                aligner.use_input(given)
+            found = self.engine.dedup(method, given, stats, None if aligner is not None else self.cluster)
+            unusable = np.flatnonzero(~found.usable)
+            named = unusable[:1 if self.strict else MAX_LISTED_REJECTIONS]
+            for source, line, rid in given.where(named):
+                stats.reject(Rejection(source, line, "no words", rid), self.strict)
+            stats.reasons["no words"] += unusable.shape[0] - named.shape[0]
+            if not stats.reasons["no words"]:
+                del stats.reasons["no words"]
+            return self._result(method, found, given.ids(), stats, aligner)
+        finally:
+            if aligner is not None:
+                aligner.close()
+            if given is not None:
+                given.close()
+
+    def _result(self, method: Any, found: Any, ids: Sequence[str], stats: RunStats, aligner: Any) -> DedupResult:
+        """The run's result from what the engine ``found`` (relations typed when ``aligner``)."""
+        good, a, b, scores = found.usable, found.a, found.b, found.scores
+        stats.kept = int(good.sum())
+        params = {"method": self.method_name, "extract": self.extract, "cluster": self.cluster,
+                  **method.applied_params(), **found.info}
+        if self.engine.name != "local":
+            params["engine"] = self.engine.name
+        result = DedupResult(ids, a, b, scores, found.groups, good, found.candidate_pairs, stats, params)
+        if aligner is not None:
+            t = time.perf_counter()
+            coverage = Coverage.from_chains(aligner.chains())
+            t = stats.timed("align", t)
+            self._relate(result, coverage, aligner.counts)
+            stats.timed("relate", t)
         return result
 
     def _relate(self, result: DedupResult, coverage: Coverage, counts: dict[str, int]) -> None:

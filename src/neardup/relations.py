@@ -285,15 +285,23 @@ class SiteCodes:
 
     def code(self, record: object) -> int:
         """The site code of one record."""
-        fields = getattr(record, "fields", None) or {}
-        site = fields.get("site")
-        if not isinstance(site, str) or not site:
-            url = fields.get("url")
-            url = url if isinstance(url, str) else str(getattr(record, "id", ""))
-            site = _host(url)
+        site = site_of(record)
         if not site:
             return -1
-        return self.codes.setdefault(site.lower(), len(self.codes))
+        return self.codes.setdefault(site, len(self.codes))
+
+
+def site_of(record: object) -> str:
+    """A record's site (lower case; ``""``: none known): its ``site`` field, else the host of its
+    ``url`` field, else the host of its id when the id is a URL.  The codes only tell sites
+    apart, so any engine may number them its own way."""
+    fields = getattr(record, "fields", None) or {}
+    site = fields.get("site")
+    if not isinstance(site, str) or not site:
+        url = fields.get("url")
+        url = url if isinstance(url, str) else str(getattr(record, "id", ""))
+        site = _host(url)
+    return site.lower() if site else ""
 
 
 def _host(url: str) -> str:

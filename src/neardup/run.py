@@ -87,11 +87,12 @@ class DedupTask:
         return self.result.stats
 
     def tables(self, job: Job) -> Iterator[tuple[str, Iterable[dict[str, Any]]]]:
-        result = self.result = self.deduplicator.run(job.records())
+        # the inputs themselves: an engine may read them on its executors (Spark), the local one reads job.records()
+        result = self.result = self.deduplicator.run_files(job.inputs, job.prefer_html)
         result.stats.require_usable()
-        yield "pairs", (pair_row(p) for p in result.pairs)
+        yield "pairs", (pair_row(p) for p in result.iter_pairs())
         typed = result.related is not None
-        yield "clusters", (cluster_row(c, typed) for c in result.clusters)
+        yield "clusters", (cluster_row(c, typed) for c in result.iter_clusters())
 
     def summary(self, inputs: Sequence[Any], total: float | None = None, **extra: Any) -> dict[str, Any]:
         assert self.result is not None
@@ -114,7 +115,7 @@ def dedup_files(
     :class:`~neardup.errors.InputError` (writing nothing) when no record could be used.
     """
     job = Job(inputs, outdir, fmt, prefer_html, fields)
-    task = DedupTask(Deduplicator(**options))
+    task = DedupTask(Deduplicator(fields=fields, **options))
     with job.writing() as out:
         # --unique is checked before the run and renamed into place right after the folder
         unique_tmp = None if unique is None else out.side_file(unique)

@@ -3,11 +3,13 @@ align``: :mod:`.spark_partial`, :mod:`.spark_align`) as Apache Spark stages.
 
 Needs the optional extra ``neardup[spark]`` (pyspark 4; Java 17+).  How a run goes:
 
-1. **input** (driver) -- records go through the one input stage every job shares
-   (:func:`neardup.input_stage.documents`: readers, extraction, rejections counted the
-   same way), so rows are numbered, ids made unique and records rejected exactly as the
-   local engine does; the texts are written as Parquet shards of ``(row, text)`` into the
-   engine's work folder (passim's habit: Parquet between stages);
+1. **input** -- a file job's inputs are read by the executors (:meth:`SparkEngine.read_files`,
+   :mod:`.spark_input`: the local readers and per-record rules in tasks, rows numbered by
+   (file, position), ids made unique over the whole input); records given as batches of
+   texts (the API) go through the one input stage every job shares in the driver
+   (:func:`neardup.input_stage.documents`).  Either way rows are numbered, ids made unique
+   and records rejected exactly as the local engine does, and the texts are Parquet shards
+   of ``(row, text)`` in the engine's work folder (passim's habit: Parquet between stages);
 2. **stages** (executors) -- :mod:`.spark_stages`: for a corpus-dependent method the
    collection's statistics first (each batch's count tables summed by key, read by the
    driver and sent back inside the next stage's function), sketches by ``mapInPandas``
@@ -86,7 +88,9 @@ class SparkEngine:
     :attr:`log_path` instead, where an error can still be read (``--quiet``).
     ``driver_memory``: the driver JVM's heap (``"8g"``; default: chosen from the machine,
     :func:`~.spark_guard.machine_driver_memory`); ``timeout``: seconds without a finished task after
-    which a running job is ended (:class:`~.spark_guard.Watchdog`).
+    which a running job is ended (:class:`~.spark_guard.Watchdog`); ``split_bytes``: a plain JSONL
+    input larger than this is read by several tasks (:mod:`.spark_input`); ``executors_read``: a
+    file job's inputs are read by the executors (default), not by the driver's input stage.
     """
 
     name = "spark"
@@ -103,6 +107,8 @@ class SparkEngine:
         quiet: bool = False,
         driver_memory: str | None = None,
         timeout: float = DEFAULT_TIMEOUT,
+        split_bytes: int | None = None,
+        executors_read: bool = True,
     ) -> None:
         if master and connect:
             raise UserError("give --spark-master or --spark-connect, not both")
@@ -124,6 +130,10 @@ class SparkEngine:
         self.driver_memory = None if connect else (driver_memory or self.conf.get("spark.driver.memory")
                                                    or machine_driver_memory())
         self.log_path: str | None = None
+        from .spark_input import SPLIT_BYTES
+
+        self.split_bytes = split_bytes or SPLIT_BYTES
+        self.executors_read = executors_read
 
     # -- session -----------------------------------------------------------------------
     def session(self) -> Any:
@@ -258,24 +268,42 @@ class SparkEngine:
 
     def dedup(self, method: Method, batches: Iterable[Sequence[str]], stats: RunStats, cluster: str | None) -> Found:
         """See :class:`neardup.engines.Engine`."""
+        from .spark_input import SparkInput
+
         plan = method.candidate_plan()
         t = time.perf_counter()
         with self.workdir() as work:
-            n = write_documents(batches, f"{work}/documents")
-            t = stats.timed("read", t)
+            if isinstance(batches, SparkInput):  # read by the executors (read_files): already shards
+                n, documents = batches.n, batches.documents_path
+            else:
+                n, documents = write_documents(batches, f"{work}/documents"), f"{work}/documents"
+                t = stats.timed("read", t)
             if n == 0:
                 return Found(np.zeros(0, bool), *_no_pairs(), 0, [])
             with self.running() as spark:
-                return self._dedup(spark, work, n, method, plan, stats, cluster, t)
+                return self._dedup(spark, work, documents, n, method, plan, stats, cluster, t)
 
-    def _dedup(self, spark: Any, work: str, n: int, method: Method, plan: CandidatePlan, stats: RunStats,
-               cluster: str | None, t: float) -> Found:
+    def read_files(self, inputs: Sequence[str], extract: str, stats: RunStats, strict: bool = False,
+                   fields: Any = None, prefer_html: bool = False) -> Any:
+        """The input stage on the executors (:func:`.spark_input.read_inputs`): a
+        :class:`~.spark_input.SparkInput` to give :meth:`dedup` instead of text batches."""
+        from ..io.readers import FIELDS
+        from .spark_input import read_inputs
+
+        t = time.perf_counter()
+        given = read_inputs(self, inputs, extract, stats, strict, fields or FIELDS, prefer_html,
+                            split_bytes=self.split_bytes)
+        stats.timed("read", t)
+        return given
+
+    def _dedup(self, spark: Any, work: str, documents: str, n: int, method: Method, plan: CandidatePlan,
+               stats: RunStats, cluster: str | None, t: float) -> Found:
         """The stages of :meth:`dedup` once the input is written (see the module docstring)."""
         from . import spark_stages as st
         from .codec import SketchLayout
 
         layout = SketchLayout.probe(method)
-        docs = self.documents(spark, f"{work}/documents")
+        docs = self.documents(spark, documents)
         info: dict[str, Any] = {}
         collection = None
         if method.corpus_dependent:

@@ -69,6 +69,7 @@ class SparkAligner:
         self._sites: list[np.ndarray] = []
         self.documents = 0
         self.counts: dict[str, int] = {}
+        self._input: Any = None
 
     def add(self, texts: Sequence[str], sites: np.ndarray | None = None) -> None:
         """Write a batch of texts as the next rows of the input shards (``sites``: each text's site
@@ -76,6 +77,11 @@ class SparkAligner:
         self._sites.append(np.full(len(texts), -1, np.int64) if sites is None else np.asarray(sites, np.int64))
         self._shards.add(texts)
         self.documents += len(texts)
+
+    def use_input(self, given: Any) -> None:
+        """Align the documents the executors read (a :class:`~.spark_input.SparkInput`: its shards
+        and each document's site) instead of batches given to :meth:`add`."""
+        self._input = given
 
     def pairs(self) -> Iterator[AlignedPair]:
         """Stages 0-4 on Spark; every document pair sharing a valid passage, in order of ``(a, b)``."""
@@ -91,7 +97,7 @@ class SparkAligner:
         """The passages of every pair in the local order, in chunks of whole pairs: ``out``, ``cov``
         and character spans.  The executors sort and write them; they are read back here a batch
         at a time, so the driver never holds them all."""
-        n = self._shards.close()
+        n = self._shards.close() if self._input is None else self._input.n
         self.counts = {"documents": n, "words": 0, "shared_seeds": 0, "seed_pairs": 0, "pairs": 0, "passages": 0}
         if n == 0:
             return
@@ -109,7 +115,8 @@ class SparkAligner:
         from pyspark.sql import functions as F
 
         p, work = self.params, self.work
-        words = stored(word_stage(self.engine.documents(spark, f"{work}/documents"), p.n), f"{work}/words")
+        documents = f"{work}/documents" if self._input is None else self._input.documents_path
+        words = stored(word_stage(self.engine.documents(spark, documents), p.n), f"{work}/words")
         sites = self._site_frame(spark)
         index = stored(index_stage(words, p.max_df, sites, p.site_max_df), f"{work}/index")
         passages = stored(passage_stage(pair_stage(index), p), f"{work}/passages")
@@ -128,6 +135,8 @@ class SparkAligner:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
+        if self._input is not None:
+            return self._input_sites(spark)
         sites = np.concatenate(self._sites) if self._sites else np.zeros(0, np.int64)
         known = np.flatnonzero(sites >= 0)
         if not self.params.site_max_df or not known.shape[0]:
@@ -138,6 +147,20 @@ class SparkAligner:
         pq.write_table(pa.table({"doc": known.astype(np.int32), "site": sites[known]}), f"{root}/part-00000.parquet",
                        filesystem=filesystem)
         return spark.read.parquet(path)
+
+    def _input_sites(self, spark: Any) -> Any:
+        """``(doc, site)`` of the executors' input: a site's code is a 63-bit xxhash64 of its name
+        (the codes only tell sites apart: :func:`~neardup.align.aligner.site_boilerplate`)."""
+        from pyspark.sql import functions as F
+
+        if not self.params.site_max_df:
+            return None
+        known = spark.read.parquet(self._input.provenance_path).where(F.col("site") != "")
+        if not known.limit(1).count():
+            return None
+        return stored(known.select(F.col("row").cast("int").alias("doc"),
+                                   F.xxhash64("site").bitwiseAND(F.lit(0x7FFFFFFFFFFFFFFF)).alias("site")),
+                      f"{self.work}/sites")
 
     def close(self) -> None:
         """Remove the work folder (unless the engine keeps it)."""

@@ -79,17 +79,30 @@ def _special_file(path: Path) -> str | None:
     return "special file"
 
 
-def _open_text_lines(path: Path, limit: int | None = None) -> Iterator[tuple[int, bytes | None]]:
+def _open_text_lines(path: Path, limit: int | None = None, start: int = 0,
+                     end: int | None = None) -> Iterator[tuple[int, bytes | None]]:
     """Numbered lines of a (gzipped) text file; a UTF-8 byte-order mark at the start is dropped.
 
     A line longer than ``limit`` bytes is never held in memory: it is read past in pieces and
-    given as None (its number still counts).
+    given as None (its number still counts).  ``start`` / ``end`` (a plain file only): the lines
+    that begin in that byte range, numbered from 1 within it -- a file read in pieces by several
+    tasks (:mod:`neardup.engines.spark_input`) reads every line exactly once.
     """
     with open(path, "rb") as probe:
         gzipped = probe.read(2) == b"\x1f\x8b"
+    if gzipped and (start or end is not None):
+        raise ValueError(f"{path}: a gzipped file is read whole, not by byte range")
     with (gzip.open(path, "rb") if gzipped else open(path, "rb")) as fh:
         number = 0
+        if start:  # the line that began before the range belongs to the previous range
+            fh.seek(start - 1)
+            while True:  # a MiB at a time: that line may be long
+                piece = fh.readline(1 << 20)
+                if not piece or piece.endswith(b"\n"):
+                    break
         while True:
+            if end is not None and fh.tell() >= end:
+                return
             line = fh.readline() if limit is None else fh.readline(limit + 1)
             if not line:
                 return
@@ -102,17 +115,24 @@ def _open_text_lines(path: Path, limit: int | None = None) -> Iterator[tuple[int
                         break
                 yield number, None
                 continue
-            if number == 1 and line.startswith(b"\xef\xbb\xbf"):
+            if number == 1 and start == 0 and line.startswith(b"\xef\xbb\xbf"):
                 line = line[3:]
             yield number, line
 
 
-def read_jsonl(path: Path, prefer_html: bool = False, fields: Fields = FIELDS) -> Iterator[Record | Rejection]:
-    """Records of a JSONL file (one JSON object per line, blank lines ignored)."""
+def read_jsonl(path: Path, prefer_html: bool = False, fields: Fields = FIELDS, start: int = 0,
+               end: int | None = None, seen: list[int] | None = None) -> Iterator[Record | Rejection]:
+    """Records of a JSONL file (one JSON object per line, blank lines ignored).
+
+    ``start`` / ``end``: only the lines beginning in that byte range (line numbers from 1 within
+    it; :func:`_open_text_lines`); ``seen``: given, the "empty input" verdict is left to the
+    caller (who reads the other ranges): ``seen[0]`` is set when the range holds a record and
+    ``seen[1]`` to the lines read (to number the next range's lines).
+    """
     source = str(path)
     seen_any = False
     number = 0
-    lines = _open_text_lines(path, MAX_RECORD_BYTES)
+    lines = _open_text_lines(path, MAX_RECORD_BYTES, start, end)
     while True:
         try:
             number, raw = next(lines)
@@ -121,32 +141,41 @@ def read_jsonl(path: Path, prefer_html: bool = False, fields: Fields = FIELDS) -
         except FILE_FAULTS as exc:  # truncated or corrupt gzip, a read error: the rest of the file is lost
             yield Rejection(source, number + 1, "unreadable file", describe_fault(exc))
             return
-        if raw is None:  # over the cap: skipped without being held, never parsed
-            seen_any = True
-            yield Rejection(source, number, "record too large", f"line over {MAX_RECORD_BYTES >> 20} MiB")
-            continue
-        if not raw or raw.isspace():  # blank line (or a byte-order mark alone)
+        if seen is not None:
+            seen[1] = number
+        if raw is not None and (not raw or raw.isspace()):  # blank line (or a byte-order mark alone)
             continue
         seen_any = True
-        encoding = None
-        try:
-            obj = orjson.loads(raw)
-        except orjson.JSONDecodeError as exc:
-            if not _bad_utf8(raw):
-                yield Rejection(source, number, "invalid JSON", str(exc).split(":")[0])
-                continue
-            try:  # a line in a legacy encoding (JSON should be UTF-8, cp1252 exports exist): decode it
-                text, encoding = decode(raw)
-                obj = orjson.loads(text)
-            except orjson.JSONDecodeError as again:
-                yield Rejection(source, number, "invalid JSON", f"{str(again).split(':')[0]}, decoded as {encoding}")
-                continue
-        item = record_from_mapping(obj, source, number, prefer_html, fields)
-        if encoding and isinstance(item, Record):
-            item.encoding = encoding
-        yield item
-    if not seen_any:
+        if seen is not None:
+            seen[0] = 1
+        yield jsonl_record(raw, source, number, prefer_html, fields)
+    if not seen_any and seen is None:
         yield Rejection(source, None, "empty input", "no records")
+
+
+def jsonl_record(raw: bytes | None, source: str, number: int, prefer_html: bool = False,
+                 fields: Fields = FIELDS) -> Record | Rejection:
+    """The record of one JSONL line (``None``: a line over :data:`MAX_RECORD_BYTES`, skipped unread).
+
+    A line in a legacy encoding (JSON should be UTF-8; cp1252 exports exist) is decoded first.
+    """
+    if raw is None:
+        return Rejection(source, number, "record too large", f"line over {MAX_RECORD_BYTES >> 20} MiB")
+    encoding = None
+    try:
+        obj = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        if not _bad_utf8(raw):
+            return Rejection(source, number, "invalid JSON", str(exc).split(":")[0])
+        try:
+            text, encoding = decode(raw)
+            obj = orjson.loads(text)
+        except orjson.JSONDecodeError as again:
+            return Rejection(source, number, "invalid JSON", f"{str(again).split(':')[0]}, decoded as {encoding}")
+    item = record_from_mapping(obj, source, number, prefer_html, fields)
+    if encoding and isinstance(item, Record):
+        item.encoding = encoding
+    return item
 
 
 def _bad_utf8(raw: bytes) -> bool:
@@ -220,6 +249,24 @@ def read_directory(root: Path, prefer_html: bool = False, fields: Fields = FIELD
     A text/HTML file is one document, its id ``prefix`` + its path relative to ``root``;
     a JSONL, Parquet, CSV/TSV or WARC file (a shard) is read as records with their own ids.
     """
+    for entry in walk_directory(root, prefix):
+        if isinstance(entry, Rejection):
+            yield entry
+        elif entry[0] == "records":
+            yield from read_record_file(entry[1], entry[2], prefer_html, fields)
+        else:
+            yield read_document_file(entry[1], entry[2])
+
+
+#: What :func:`walk_directory` finds: a rejection, ``("records", path, kind)`` (a record file;
+#: ``kind``: its name without ``.gz``) or ``("document", path, id)`` (a text or HTML file).
+WalkEntry = Rejection | tuple[str, Path, str]
+
+
+def walk_directory(root: Path, prefix: str = "") -> Iterator[WalkEntry]:
+    """The files below ``root`` in the order :func:`read_directory` reads them, unread: what
+    each is (or why it is not read).  The Spark engine's executors read the files this lists
+    (:mod:`neardup.engines.spark_input`), so both engines see a folder the same way."""
     found = False
     unreadable: list[OSError] = []
     for dirpath, dirnames, filenames in os.walk(root, onerror=unreadable.append):
@@ -237,9 +284,9 @@ def read_directory(root: Path, prefer_html: bool = False, fields: Fields = FIELD
             found = True
             kind = _strip_gz(path)
             if kind.endswith(RECORD_FILE_SUFFIXES):
-                yield from _read_record_file(path, kind, prefer_html, fields)
+                yield ("records", path, kind)
             elif kind.endswith(TEXT_SUFFIXES + HTML_SUFFIXES):
-                yield read_document_file(path, _path_id(prefix + path.relative_to(root).as_posix()))
+                yield ("document", path, _path_id(prefix + path.relative_to(root).as_posix()))
             else:
                 yield Rejection(str(path), None, "unsupported file type")
     for exc in unreadable:  # the last folder's error comes after the walk
@@ -249,8 +296,9 @@ def read_directory(root: Path, prefer_html: bool = False, fields: Fields = FIELD
         yield Rejection(str(root), None, "empty input", "no files")
 
 
-def _read_record_file(p: Path, kind: str, prefer_html: bool, fields: Fields) -> Iterator[Record | Rejection]:
-    """Records of a JSONL, Parquet, CSV/TSV or WARC file (``kind``: its name without ``.gz``)."""
+def read_record_file(p: Path, kind: str, prefer_html: bool, fields: Fields) -> Iterator[Record | Rejection]:
+    """Records of a JSONL, Parquet, CSV/TSV or WARC file (``kind``: its name without ``.gz``; an entry
+    ``("records", path, kind)`` of :func:`walk_directory`)."""
     if kind.endswith(JSONL_SUFFIXES):
         yield from read_jsonl(p, prefer_html, fields)
     elif kind.endswith(PARQUET_SUFFIXES):
@@ -274,12 +322,24 @@ def read_input(path: str | os.PathLike[str], prefer_html: bool = False, fields: 
     names of the id, text and HTML fields.  ``prefix``: put before the ids of documents
     found in a folder (see :func:`read_inputs`).
     """
+    for entry in input_entries(path, prefix):
+        if isinstance(entry, Rejection):
+            yield entry
+        elif entry[0] == "records":
+            yield from read_record_file(entry[1], entry[2], prefer_html, fields)
+        else:
+            yield read_document_file(entry[1], entry[2])
+
+
+def input_entries(path: str | os.PathLike[str], prefix: str = "") -> Iterator[WalkEntry]:
+    """What one input holds, unread (:func:`walk_directory`'s entries): a folder's files, or the
+    file itself; an input that cannot be read at all raises :class:`InputError`."""
     text_url = str(path)
     if "://" in text_url:
         raise InputError(f"{text_url}: URLs are not read by the local engine; copy the data to a local path")
     p = Path(path)
     if p.is_dir():
-        yield from read_directory(p, prefer_html, fields, prefix)
+        yield from walk_directory(p, prefix)
         return
     if not p.exists():
         raise InputError(f"{p}: no such file or directory")
@@ -288,9 +348,9 @@ def read_input(path: str | os.PathLike[str], prefer_html: bool = False, fields: 
         raise InputError(f"{p}: a {special}, not a file neardup reads")
     name = _strip_gz(p)
     if name.endswith(RECORD_FILE_SUFFIXES):
-        yield from _read_record_file(p, name, prefer_html, fields)
+        yield ("records", p, name)
     elif name.endswith(TEXT_SUFFIXES + HTML_SUFFIXES):
-        yield read_document_file(p, _path_id(str(path) if prefix else p.name))
+        yield ("document", p, _path_id(str(path) if prefix else p.name))
     else:
         raise InputError(f"{p}: unknown input type (expected a folder, .jsonl, .parquet, .csv, .tsv, .warc, "
                          ".txt or .html)")
@@ -316,6 +376,18 @@ def read_inputs(
     default, so folders added in separate runs never collide.  Records of record files
     (JSONL, Parquet, CSV, WARC) keep their own ids.
     """
+    for path, prefix in _prefixed(paths, file_ids):
+        yield from read_input(path, prefer_html, fields, prefix)
+
+
+def inputs_entries(paths: Iterable[str | os.PathLike[str]], file_ids: str = "auto") -> Iterator[WalkEntry]:
+    """The entries (:func:`input_entries`) of several inputs, in the order :func:`read_inputs` reads them."""
+    for path, prefix in _prefixed(paths, file_ids):
+        yield from input_entries(path, prefix)
+
+
+def _prefixed(paths: Iterable[str | os.PathLike[str]], file_ids: str) -> Iterator[tuple[str | os.PathLike[str], str]]:
+    """Each input with the prefix of the ids of its files (see :func:`read_inputs`)."""
     if file_ids not in FILE_IDS:
         raise ValueError(f"file_ids must be one of {', '.join(FILE_IDS)}, not {file_ids!r}")
     paths = list(paths)
@@ -323,5 +395,4 @@ def read_inputs(
     for path in paths:
         if file_ids == "absolute" and "://" not in str(path):
             path = Path(path).absolute()
-        prefix = str(path).rstrip("/\\") + "/" if prefixed else ""
-        yield from read_input(path, prefer_html, fields, prefix)
+        yield path, str(path).rstrip("/\\") + "/" if prefixed else ""

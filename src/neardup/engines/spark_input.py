@@ -1,0 +1,396 @@
+"""The input stage on Spark's executors: the inputs read by tasks, with the local input stage's rules.
+
+The local engine (and the Spark engine given batches of texts) reads every input in the
+driver (:func:`neardup.input_stage.documents`) and keeps every id and its file and line.
+:func:`read_inputs` reads them in the executors instead, and the driver keeps one row per
+input file (or piece of one), never one per document:
+
+1. **plan** (driver) -- the inputs are walked as the local reader walks them
+   (:func:`neardup.io.readers.inputs_entries`: the same folders, sorted, the same files
+   refused); each record file, document file or refusal is a *unit*, numbered in reading
+   order; a plain JSONL file larger than ``split_bytes`` is cut into byte ranges, one unit
+   each (a range reads the lines that begin in it);
+2. **records** (executors) -- each unit is read by the local readers
+   (:func:`~neardup.io.readers.read_jsonl` with its range,
+   :func:`~neardup.io.readers.read_record_file`, :func:`~neardup.io.readers.read_document_file`)
+   and each record judged by the local per-record rules
+   (:func:`~neardup.input_stage.record_problem`, then
+   :func:`~neardup.input_stage.text_of_record`: extraction and its checks); one row per item,
+   keyed by ``(unit, pos)`` -- the global order of (file, position) -- stored as Parquet
+   (``input/records``);
+3. **ids** -- the local rule "the first record of an id wins" over the whole input: among the
+   records that passed the id's checks, every ``(unit, pos)`` but the first of its id is a
+   "duplicate id" (a window over the ids alone: no text is shuffled);
+4. **rows** -- the kept documents are numbered from 0 in ``(unit, pos)`` order: each unit's
+   count (one number per unit in the driver) gives its offset, and a document's row is its
+   unit's offset plus its index in the unit (when a duplicate was dropped, the index is
+   recounted over the narrow ``(unit, pos)`` rows and joined to the texts); ``(row, text)`` is
+   written as the engine's ``documents`` shards and ``(row, id, unit, line, site)`` beside them.
+
+The run's account (read, kept, rejected by reason, skipped, encodings, notes, scripts) is made of
+aggregates; the first :data:`~neardup.job.MAX_LISTED_REJECTIONS` rejections are taken in order by
+Spark (``orderBy(...).limit``) and read from Parquet, their lines counted from the start of
+their file.  So the answer -- rows, ids, rejections and their order -- is the local one, whatever
+the partitions.  One difference: a plain JSONL file that fails to read in the middle (an I/O
+error, not a malformed line) loses the rest of that byte range, not of the whole file.
+"""
+
+from __future__ import annotations
+
+import os
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterator, Sequence
+
+import numpy as np
+
+from ..errors import InputError
+from ..io.ids import ArrowIds
+from ..io.readers import FIELDS, Fields, Rejection, inputs_entries
+from ..job import MAX_LISTED_REJECTIONS, RunStats
+from .shards import read_stored, stored
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from .spark import SparkEngine
+
+#: A plain JSONL file larger than this is read by several tasks, one byte range each.
+SPLIT_BYTES = 64 << 20
+#: Document files (one ``.txt``/``.html`` each) read by one task, at most.
+FILES_PER_TASK = 256
+#: Items a reading task hands to Spark at once (and at most this many characters of text).
+FLUSH_ROWS, FLUSH_CHARS = 2_000, 8 << 20
+
+# kinds of the records stage's rows
+DOCUMENT, REJECTED, FAILED, SKIPPED, META = 0, 1, 2, 3, 4
+#: The records stage's rows.  ``kind``: a document (passed every check but the unique id), a
+#: rejection before the id was seen, a rejection after it (the id still counts as seen), a
+#: skipped item, or the unit's own row (``line``: lines read; ``k``: 1 when it held a record).
+_RECORDS = ("unit int, pos int, kind byte, k int, id string, text string, source string, line long, "
+            "reason string, detail string, encoding string, html_note boolean, site string, script string")
+_UNITS = "task int, unit int, what string, path string, arg string, start long, end long, detail string"
+
+
+@dataclass
+class Unit:
+    """One piece of the input a task reads: ``what`` is ``records`` (a record file, or the byte
+    range ``start``-``end`` of a plain JSONL file), ``document`` (``arg``: its id) or ``refused``
+    (``arg``: the reason, ``detail``)."""
+
+    what: str
+    path: str
+    arg: str = ""
+    start: int = 0
+    end: int = -1
+    file: int = 0
+    detail: str = ""
+
+
+def plan(inputs: Sequence[str], file_ids: str = "auto", split_bytes: int = SPLIT_BYTES) -> list[Unit]:
+    """The units of ``inputs`` in reading order (see the module docstring); an input that cannot be read
+    at all raises :class:`~neardup.errors.InputError`, as locally."""
+    from ..io.readers import JSONL_SUFFIXES
+
+    units: list[Unit] = []
+    for file, entry in enumerate(inputs_entries(inputs, file_ids)):
+        if isinstance(entry, Rejection):
+            units.append(Unit("refused", entry.source, entry.reason, file=file, detail=entry.detail or ""))
+            continue
+        what, path, arg = entry
+        if what == "records" and arg.endswith(JSONL_SUFFIXES) and not str(path).lower().endswith(".gz"):
+            size = os.path.getsize(path)
+            with open(path, "rb") as fh:
+                gzipped = fh.read(2) == b"\x1f\x8b"
+            if size > split_bytes and not gzipped:
+                units.extend(Unit("records", str(path), arg, lo, min(lo + split_bytes, size), file)
+                             for lo in range(0, size, split_bytes))
+                continue
+        units.append(Unit(what, str(path), arg, file=file))
+    return units
+
+
+def _tasks(units: list[Unit]) -> list[int]:
+    """The task of each unit: a record file or range alone, up to :data:`FILES_PER_TASK` document
+    files or refusals together."""
+    task, in_task, out = -1, FILES_PER_TASK, []
+    for u in units:
+        if u.what == "records" or in_task >= FILES_PER_TASK:
+            task, in_task = task + 1, 0
+        in_task = FILES_PER_TASK if u.what == "records" else in_task + 1
+        out.append(task)
+    return out
+
+
+def read_units(prefer_html: bool, fields: Fields, extract: str) -> Any:
+    """The ``mapInPandas`` function of the records stage (executors): units in, item rows out."""
+
+    def run(frames: Iterator["pd.DataFrame"]) -> Iterator["pd.DataFrame"]:
+        import pandas as pd
+
+        from ..extract import get_extractor
+        from ..input_stage import record_problem, text_of_record
+        from ..io.readers import Record, read_document_file, read_jsonl, read_record_file
+        from ..relations import site_of
+        from ..text.scripts import document_scripts
+
+        extractor = get_extractor(extract)
+        rows: list[tuple] = []
+        chars = 0
+
+        def flush() -> "pd.DataFrame":
+            nonlocal rows, chars
+            cols = list(zip(*rows))
+            frame = pd.DataFrame({name: list(col) for name, col in zip(_NAMES, cols)})
+            docs = frame["kind"] == DOCUMENT
+            if docs.any():
+                frame.loc[docs, "script"] = document_scripts(frame.loc[docs, "text"].tolist())
+            rows, chars = [], 0
+            return frame.astype({"unit": "int32", "pos": "int32", "kind": "int8", "k": "int32", "line": "int64"})
+
+        for units in frames:
+            for u in units.itertuples(index=False):
+                seen = [0, 0]
+                if u.what == "records" and u.end >= 0:
+                    items: Any = read_jsonl(Path(u.path), prefer_html, fields, int(u.start), int(u.end), seen)
+                elif u.what == "records":
+                    items = read_record_file(Path(u.path), u.arg, prefer_html, fields)
+                elif u.what == "document":
+                    items = iter([read_document_file(Path(u.path), u.arg)])
+                else:
+                    items = iter([Rejection(u.path, None, u.arg, u.detail or "")])
+                k = 0
+                for pos, item in enumerate(items):
+                    line = -1 if item.line is None else int(item.line)
+                    if isinstance(item, Rejection):
+                        kind = SKIPPED if item.skipped else REJECTED
+                        rows.append((u.unit, pos, kind, -1, None, None, item.source, line, item.reason,
+                                     item.detail, None, False, None, None))
+                        continue
+                    assert isinstance(item, Record)
+                    bad = record_problem(item, depth=False)
+                    if bad is not None:
+                        rows.append((u.unit, pos, REJECTED, -1, None, None, bad.source, line, bad.reason,
+                                     bad.detail, None, False, None, None))
+                        continue
+                    got = text_of_record(item, extractor)
+                    if isinstance(got, Rejection):
+                        rows.append((u.unit, pos, FAILED, -1, item.id, None, got.source, line, got.reason,
+                                     got.detail, None, False, None, None))
+                        continue
+                    text = got[1]
+                    rows.append((u.unit, pos, DOCUMENT, k, item.id, text, None, line, None, None,
+                                 item.encoding, bool(item.html_in_text), site_of(item), None))
+                    k += 1
+                    chars += len(text)
+                    if len(rows) >= FLUSH_ROWS or chars >= FLUSH_CHARS:
+                        yield flush()
+                rows.append((u.unit, 1 << 30, META, seen[0], None, None, None, seen[1], None, None, None, False,
+                             None, None))
+            if rows:
+                yield flush()
+
+    return run
+
+
+_NAMES = [part.split()[0] for part in _RECORDS.split(", ")]
+
+
+@dataclass
+class SparkInput:
+    """The documents the executors read (:func:`read_inputs`): ``n`` rows, their ``(row, text)``
+    shards at :attr:`documents_path`, ``(row, id, unit, line, site)`` at :attr:`provenance_path`,
+    ``(row, id)`` sorted by row at :attr:`ids_path`."""
+
+    work: str
+    n: int
+    units: list[Unit]
+    lines_before: np.ndarray
+    stack: ExitStack = field(default_factory=ExitStack)
+
+    @property
+    def documents_path(self) -> str:
+        return f"{self.work}/documents"
+
+    @property
+    def ids_path(self) -> str:
+        return f"{self.work}/ids"
+
+    @property
+    def provenance_path(self) -> str:
+        return f"{self.work}/provenance"
+
+    def ids(self) -> ArrowIds:
+        """Every kept document's id, in row order, as one Arrow array (read by pyarrow from the
+        stored Parquet, already in row order)."""
+        import pyarrow as pa
+
+        ids = read_stored(self.ids_path, ["id"])["id"]
+        return ArrowIds(ids.combine_chunks() if ids.num_chunks else pa.array([], pa.string()))
+
+    def where(self, rows: np.ndarray) -> list[tuple[str, int | None, str]]:
+        """File, line and id of the documents ``rows`` (to name them in a rejection), in the order given."""
+        import pyarrow.compute as pc
+        import pyarrow.dataset as ds
+
+        if not len(rows):
+            return []
+        table = ds.dataset(self.provenance_path, format="parquet").to_table(
+            columns=["row", "id", "unit", "line"], filter=pc.field("row").isin(rows.astype(np.int64)))
+        found = {int(r): (self.units[u].path, self.line(u, ln), i) for r, i, u, ln in zip(
+            table["row"].to_pylist(), table["id"].to_pylist(), table["unit"].to_pylist(), table["line"].to_pylist())}
+        return [found[int(r)] for r in rows]
+
+    def line(self, unit: int, line: int) -> int | None:
+        """The line (or row) in its file of item ``line`` of ``unit`` (``-1``: none)."""
+        return None if line < 0 else int(line + self.lines_before[unit])
+
+    def close(self) -> None:
+        self.stack.close()
+
+
+def read_inputs(engine: "SparkEngine", inputs: Sequence[str], extract: str, stats: RunStats, strict: bool = False,
+                fields: Fields = FIELDS, prefer_html: bool = False, file_ids: str = "auto",
+                split_bytes: int = SPLIT_BYTES) -> SparkInput:
+    """Read ``inputs`` on the executors (see the module docstring); the account goes into ``stats``
+    as the local input stage would put it (with ``strict``, the first rejection raises
+    :class:`~neardup.errors.InputError`).  Close the result when done (its work folder goes)."""
+    units = plan(inputs, file_ids, split_bytes)
+    stack = ExitStack()
+    try:
+        work = stack.enter_context(engine.workdir()) + "/input"
+        with engine.running() as spark:
+            n, lines_before = _stages(spark, engine, units, work, stats, strict, fields, prefer_html, extract)
+        return SparkInput(work, n, units, lines_before, stack)
+    except BaseException:
+        stack.close()
+        raise
+
+
+def _stages(spark: Any, engine: "SparkEngine", units: list[Unit], work: str, stats: RunStats, strict: bool,
+            fields: Fields, prefer_html: bool, extract: str) -> tuple[int, np.ndarray]:
+    """Stages 2-4 and the account (see the module docstring); returns the rows and each unit's
+    lines before it in its file."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    tasks = _tasks(units)
+    table = [(t, i, u.what, u.path, u.arg, u.start, u.end, u.detail) for i, (t, u) in enumerate(zip(tasks, units))]
+    frame = spark.createDataFrame(table, _UNITS).repartitionByRange(tasks[-1] + 1 if tasks else 1, "task")
+    records = stored(frame.mapInPandas(read_units(prefer_html, fields, extract), _RECORDS), f"{work}/records")
+
+    # the ids: the first (unit, pos) of each id wins
+    seen = records.where(F.col("kind").isin(DOCUMENT, FAILED)).select("unit", "pos", "id", "line")
+    first = Window.partitionBy("id").orderBy("unit", "pos")
+    dups = stored(seen.withColumn("nth", F.row_number().over(first)).where("nth > 1").drop("nth"),
+                  f"{work}/duplicates")
+    # one aggregate of narrow columns: every count the account and the row numbers need, per unit
+    flagged = records.join(dups.select("unit", "pos", F.lit(True).alias("dup")), ["unit", "pos"], "left")
+    tally = read_stored_frame(flagged.groupBy("unit", "kind", "dup", "reason", "encoding", "html_note", "script").agg(
+        F.count("*").alias("count"), F.sum("k").alias("k"), F.sum("line").alias("line")), f"{work}/tally")
+    tally["dup"] = tally["dup"].eq(True)  # null (no duplicate) -> False
+    n_dups = int(tally.loc[tally["dup"], "count"].sum())
+
+    # the units' own rows: lines read (to number a range's lines from its file's start), whether it held a record
+    meta = tally[tally["kind"] == META]
+    held = np.zeros(len(units), np.int64)
+    lines = np.zeros(len(units), np.int64)
+    held[meta["unit"].to_numpy(np.int64)] = meta["k"].to_numpy(np.int64)
+    lines[meta["unit"].to_numpy(np.int64)] = meta["line"].to_numpy(np.int64)
+    lines_before = np.zeros(len(units), np.int64)
+    for i in range(1, len(units)):
+        if units[i].file == units[i - 1].file:
+            lines_before[i] = lines_before[i - 1] + lines[i - 1]
+    empty = _empty_ranged_files(units, held)
+
+    rejected = records.where(F.col("kind").isin(REJECTED, FAILED)).select(
+        "unit", "pos", "source", "line", "reason", "detail")
+    if n_dups:
+        rejected = (rejected.join(dups.select("unit", "pos"), ["unit", "pos"], "left_anti")
+                    .unionByName(dups.select("unit", "pos", F.lit(None).cast("string").alias("source"),
+                                             "line",
+                                             F.lit("duplicate id").alias("reason"), F.col("id").alias("detail"))))
+    docs = records.where(F.col("kind") == DOCUMENT)
+    if n_dups:
+        docs = docs.join(dups.select("unit", "pos"), ["unit", "pos"], "left_anti")
+    _account(tally, rejected, empty, units, lines_before, stats, strict, work)
+
+    # rows: each unit's offset, then a document's index in its unit
+    kept = tally[(tally["kind"] == DOCUMENT) & ~tally["dup"]]
+    per_unit = np.bincount(kept["unit"].to_numpy(np.int64), kept["count"].to_numpy(np.int64),
+                           minlength=len(units)).astype(np.int64)
+    offsets = np.concatenate([[0], np.cumsum(per_unit)[:-1]]) if len(units) else per_unit
+    n = int(per_unit.sum())
+    offs = spark.createDataFrame([(i, int(o)) for i, o in enumerate(offsets.tolist()) if per_unit[i]],
+                                 "unit int, offset long")
+    if n_dups:  # a dropped duplicate shifts the rest of its unit: recount over the narrow rows
+        index = docs.select("unit", "pos").withColumn(
+            "k", (F.row_number().over(Window.partitionBy("unit").orderBy("pos")) - 1).cast("int"))
+        docs = docs.drop("k").join(index, ["unit", "pos"])
+    numbered = docs.join(F.broadcast(offs), "unit").withColumn("row", F.col("offset") + F.col("k"))
+    stored(numbered.select("row", "text"), f"{work}/documents")
+    stored(numbered.select("row", "id", "unit", "line", "site"), f"{work}/provenance")
+    # sorted by row (a range-partitioned sort: part files in row order), so the driver reads them as they come
+    numbered.select("row", "id").orderBy("row").write.mode("overwrite").parquet(f"{work}/ids")
+    return n, lines_before
+
+
+def read_stored_frame(frame: Any, path: str) -> "pd.DataFrame":
+    """A small result (one row per unit or reason) written by the executors and read here by pyarrow."""
+    stored(frame, path)
+    return read_stored(path, frame.columns).to_pandas()
+
+
+def _empty_ranged_files(units: list[Unit], held: np.ndarray) -> list[tuple[int, Rejection]]:
+    """"empty input" of each JSONL file read in ranges none of which held a record (a file read
+    whole says so itself), keyed by its last unit."""
+    out: list[tuple[int, Rejection]] = []
+    i = 0
+    while i < len(units):
+        j = i
+        while j + 1 < len(units) and units[j + 1].file == units[i].file:
+            j += 1
+        if units[i].what == "records" and units[i].end >= 0 and not held[i:j + 1].any():
+            out.append((j, Rejection(units[i].path, None, "empty input", "no records")))
+        i = j + 1
+    return out
+
+
+def _account(tally: "pd.DataFrame", rejected: Any, empty: list[tuple[int, Rejection]], units: list[Unit],
+             lines_before: np.ndarray, stats: RunStats, strict: bool, work: str) -> None:
+    """The input's account in ``stats`` from the ``tally`` (counts by unit, kind, duplicate, reason,
+    encoding, note, script): what the local input stage counts record by record; the first
+    rejections, in order, from an ordered ``limit``."""
+    items = tally[tally["kind"] != META]
+    for kind, dup, reason, count in items[["kind", "dup", "reason", "count"]].itertuples(index=False):
+        if kind == SKIPPED:
+            stats.skipped[reason] += int(count)
+            continue
+        stats.read += int(count)
+        if dup:
+            stats.reasons["duplicate id"] += int(count)
+        elif kind in (REJECTED, FAILED):
+            stats.reasons[reason] += int(count)
+    stats.read += len(empty)
+    for _, r in empty:
+        stats.reasons[r.reason] += 1
+    listed = read_stored_frame(rejected.orderBy("unit", "pos").limit(MAX_LISTED_REJECTIONS), f"{work}/listed")
+    found: list[tuple[tuple[int, int], Rejection]] = []
+    for unit, pos, source, line, reason, detail in listed.itertuples(index=False):
+        unit = int(unit)
+        where = None if line is None or line < 0 else int(line + lines_before[unit])
+        found.append(((unit, int(pos)), Rejection(source or units[unit].path, where, reason, detail)))
+    found += [((j, 1 << 31), r) for j, r in empty]
+    found.sort(key=lambda x: x[0])
+    if strict and found:
+        raise InputError(found[0][1].message())
+    stats.rejections.extend(r.message() for _, r in found[:MAX_LISTED_REJECTIONS])
+    del stats.rejections[MAX_LISTED_REJECTIONS:]
+    kept = items[(items["kind"] == DOCUMENT) & ~items["dup"]]
+    for encoding, note, script, count in kept[["encoding", "html_note", "script", "count"]].itertuples(index=False):
+        if encoding:
+            stats.encodings[encoding] += int(count)
+        if note:
+            stats.notes["text fields that held a web page, extracted as HTML"] += int(count)
+        stats.scripts[script] += int(count)

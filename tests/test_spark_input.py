@@ -1,0 +1,256 @@
+"""Issue 32: the Spark engine's executors read the inputs (:mod:`neardup.engines.spark_input`).
+
+The same rows, ids, rejections (reasons, files, lines, order), account and outputs as the
+local input stage, on a folder of every input kind with every kind of bad record, with
+plain JSONL files cut into byte ranges; and the driver never reads a record.
+The byte-range reader itself is checked without Spark.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from neardup.io.readers import Record, Rejection, read_inputs, read_jsonl
+
+STORY = ("The council approved the new budget for the city's schools on Tuesday after a long debate "
+         "about teachers, buildings and the cost of buses for the children of the northern villages.")
+OTHER = ("Heavy rain closed several roads in the north of the region, and forecasters expect more "
+         "storms this week as rivers rise close to the level of the floods two winters ago.")
+
+
+def _ranges(path: Path, size: int) -> list[Record | Rejection]:
+    """``path`` read as byte ranges of ``size``, lines renumbered from the file's start."""
+    out: list[Record | Rejection] = []
+    before, total, held = 0, path.stat().st_size, False
+    for lo in range(0, total, size):
+        seen = [0, 0]
+        for item in read_jsonl(path, start=lo, end=min(lo + size, total), seen=seen):
+            if item.line is not None:
+                item.line += before
+            out.append(item)
+        before += seen[1]
+        held = held or bool(seen[0])
+    if not held:
+        out.append(Rejection(str(path), None, "empty input", "no records"))
+    return out
+
+
+@pytest.mark.parametrize("size", [1, 7, 64, 100, 1000, 10**6])
+def test_byte_ranges_read_every_line_once_with_its_number(tmp_path, size):
+    lines = [b'\xef\xbb\xbf{"id": "a", "text": "one two"}', b"", b"   ", b"{not json", b'{"id": "b", "text": "x"}',
+             b'{"id": "c", "text": "caf\xe9 au lait"}', b"", b'{"id": "d", "text": "last"}']
+    path = tmp_path / "x.jsonl"
+    path.write_bytes(b"\n".join(lines))  # no newline at the end
+    whole = list(read_inputs([path]))
+    assert [getattr(i, "id", None) for i in whole] == ["a", None, "b", "c", "d"]
+    got = _ranges(path, size)
+    assert [(type(i), getattr(i, "id", None), i.line) for i in got] == [(type(i), getattr(i, "id", None), i.line)
+                                                                         for i in whole]
+    assert [i.encoding for i in got if isinstance(i, Record)] == [i.encoding for i in whole if isinstance(i, Record)]
+
+
+def test_byte_ranges_of_a_file_without_records_say_it_is_empty(tmp_path):
+    path = tmp_path / "blank.jsonl"
+    path.write_bytes(b"\n\n  \n\n")
+    assert [(i.reason, i.line) for i in _ranges(path, 2)] == [(i.reason, i.line) for i in read_inputs([path])]
+
+
+def _warc(path: Path) -> None:
+    from warcio.statusandheaders import StatusAndHeaders
+    from warcio.warcwriter import WARCWriter
+
+    page = f"<html><body><article><p>{STORY}</p></article></body></html>".encode()
+    with open(path, "wb") as fh:
+        writer = WARCWriter(fh, gzip=True)
+        for url, ctype, body in [("https://a.example/1", "text/html", page), ("https://b.example/2", "text/html", page),
+                                 ("https://a.example/logo.png", "image/png", b"\x89PNG....")]:
+            http = StatusAndHeaders("200 OK", [("Content-Type", ctype)], protocol="HTTP/1.1")
+            writer.write_record(writer.create_warc_record(url, "response", payload=io.BytesIO(body), http_headers=http))
+
+
+def messy_folder(root: Path, synth: Path) -> Path:
+    """A folder of every input kind the readers take, with every kind of bad record."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    folder = root / "in"
+    (folder / "pages").mkdir(parents=True)
+    shutil.copy(synth, folder / "a_synth.jsonl")
+    rows = [{"id": "dup", "text": STORY}, {"id": "dup", "text": OTHER}, {"id": "e", "text": ""},
+            {"id": "x" * 5000, "text": STORY}, {"id": "page", "html": f"<p>{OTHER}</p>"},
+            {"id": "noext", "html": "<html><body></body></html>"}, {"id": "noext", "text": STORY},
+            {"id": "nowords", "text": "!!! ??? ..."}, {"id": "story2", "text": STORY + " Again."},
+            {"id": "in_text", "text": f"<html><body><article><p>{OTHER}</p></article></body></html>"}]
+    lines = [json.dumps(r, ensure_ascii=False).encode() for r in rows]
+    lines.insert(3, b"{broken")
+    lines.insert(5, b"")
+    lines.append('{"id": "cp", "text": "caf\u00e9 au lait in the morning with the paper"}'.encode("cp1252"))
+    (folder / "b_mixed.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+    with gzip.open(folder / "c_more.jsonl.gz", "wt") as fh:
+        fh.write(json.dumps({"id": "gz1", "text": OTHER}) + "\n" + json.dumps({"id": "dup", "text": OTHER}) + "\n")
+    pq.write_table(pa.table({"id": ["p1", "p2", "story2"], "text": [STORY, "", OTHER]}), folder / "d.parquet")
+    (folder / "e.csv").write_text(f'id,text\ncsv1,"{OTHER}"\ncsv2,\n')
+    (folder / "f_empty.jsonl").write_text("\n" * 5000)  # read in two ranges of 4 KB
+    _warc(folder / "g.warc.gz")
+    (folder / "pages" / "one.html").write_text(f"<html><body><article><p>{STORY}</p></article></body></html>")
+    (folder / "pages" / "two.txt").write_text(OTHER)
+    (folder / "pages" / "empty.txt").write_text("  ")
+    (folder / "pages" / "notes.doc").write_text("?")
+    return folder
+
+
+def made_up_articles(n: int, seed: int):
+    """``n`` distinct articles of made-up words (the simulator's vocabulary maker)."""
+    import random
+
+    from neardup.evaluate.sites import Words
+
+    r = random.Random(seed)
+    words = Words(r, 6000)
+    for i in range(n):
+        paras = [words.sentences(r, 2, 4) for _ in range(r.randint(3, 6))]
+        yield {"id": f"a{i}", "topic": f"t{i % 7}", "title": words.sentence(r, 5, 9).rstrip("."),
+               "text": "\n\n".join(paras)}
+
+
+spark_test = pytest.mark.spark
+slow_test = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def spark():
+    pytest.importorskip("pyspark")
+    if shutil.which("java") is None:
+        pytest.skip("the Spark engine needs Java 17+")
+    from neardup.engines.spark import SparkEngine
+
+    session = SparkEngine(master="local[2]", partitions=2).session()
+    yield session
+    session.stop()
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory) -> Path:
+    from neardup.evaluate.synth import write_corpus
+
+    out = tmp_path_factory.mktemp("small_input")
+    write_corpus(made_up_articles(200, 3), out, 3, 600)
+    return out / "docs.jsonl"
+
+
+def _summary(path: Path) -> dict:
+    s = json.loads((path / "summary.json").read_text())
+    s.pop("seconds")
+    s["parameters"].pop("engine", None)
+    return s
+
+
+@spark_test
+@slow_test
+@pytest.mark.parametrize("split", [4096, 1 << 26])
+@pytest.mark.usefixtures("spark")
+def test_executors_read_a_messy_folder_as_the_local_input_stage(tmp_path, small, split):
+    """Rows, ids, pairs, clusters, the account and the listed rejections (files, lines, order) as
+    locally, whether the JSONL files are read whole or in 4 KB ranges (hundreds of tasks' worth)."""
+    from neardup.engines.spark import SparkEngine
+    from neardup.run import dedup_files
+
+    folder = messy_folder(tmp_path, small)
+    local, ls = dedup_files([str(folder)], tmp_path / "l")
+    engine = SparkEngine(master="local[2]", partitions=3, split_bytes=split)
+    got, gs = dedup_files([str(folder)], tmp_path / "s", engine=engine)
+    assert got.ids == local.ids and len(local.ids) > 500
+    assert np.array_equal(got.a, local.a) and np.array_equal(got.b, local.b)
+    assert got.scores.tobytes() == local.scores.tobytes()
+    assert np.array_equal(got.usable, local.usable)
+    for name in ("pairs.jsonl", "clusters.jsonl"):
+        assert (tmp_path / "s" / name).read_bytes() == (tmp_path / "l" / name).read_bytes()
+    assert _summary(tmp_path / "s") == _summary(tmp_path / "l")
+    reasons = ls["documents"]["rejected_by_reason"]
+    for reason in ("duplicate id", "empty text", "invalid JSON", "id too long", "no text after extraction",
+                   "unsupported file type", "empty input", "no words"):
+        assert reason in reasons, reason
+    assert ls["documents"]["skipped"] >= 1 and ls["documents"]["detected_encodings"]
+
+
+@spark_test
+@slow_test
+@pytest.mark.usefixtures("spark")
+def test_strict_names_the_first_rejection_as_locally(tmp_path, small):
+    from neardup.engines.spark import SparkEngine
+    from neardup.errors import InputError
+    from neardup.pipeline import Deduplicator
+
+    folder = messy_folder(tmp_path, small)
+    with pytest.raises(InputError) as local:
+        Deduplicator(strict=True).run_files([str(folder)])
+    with pytest.raises(InputError) as got:
+        Deduplicator(strict=True, engine=SparkEngine(master="local[2]", split_bytes=4096)).run_files([str(folder)])
+    assert str(got.value) == str(local.value)
+
+
+@spark_test
+@slow_test
+@pytest.mark.usefixtures("spark")
+def test_the_driver_reads_no_record(tmp_path, small, monkeypatch):
+    """The driver holds per-unit numbers only: the readers and the input stage, made to fail in this
+    process (the executors are other Python processes), are never called by the driver."""
+    import neardup.input_stage as stage
+    import neardup.io.readers as readers
+    from neardup.engines.spark import SparkEngine
+    from neardup.pipeline import Deduplicator
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the driver read a record")
+
+    for name in ("read_jsonl", "read_parquet", "read_document_file", "read_record_file", "read_inputs"):
+        monkeypatch.setattr(readers, name, refuse)
+    for name in ("documents", "batches", "text_of_record"):
+        monkeypatch.setattr(stage, name, refuse)
+    from neardup.io.ids import ArrowIds
+
+    result = Deduplicator(engine=SparkEngine(master="local[2]", split_bytes=1 << 16)).run_files([str(small)])
+    assert len(result.ids) == 600 and result.a.shape[0] > 100
+    assert isinstance(result.ids, ArrowIds)  # the ids are one Arrow array, not a Python str each
+    assert len(set(result.ids)) == 600
+
+
+def test_arrow_ids_stand_for_their_list():
+    import pyarrow as pa
+
+    from neardup.io.ids import ArrowIds
+
+    ids = ArrowIds(pa.array(["a", "b", "ç"]))
+    assert len(ids) == 3 and ids[2] == "ç" and ids[-1] == "ç" and ids[1:] == ["b", "ç"]
+    assert list(ids) == ["a", "b", "ç"] and ids == ["a", "b", "ç"] and ["a", "b", "ç"] == ids
+    assert ids != ["a", "b"] and ids != ["a", "b", "c"]
+
+
+def test_no_spark_module_collects_rows_to_the_driver():
+    """Issue 32: what the driver reads of a stage is Parquet read by pyarrow (a batch at a time, or
+    per-file/per-reason aggregates), never rows collected through the driver's JVM: no Spark module
+    calls ``collect``, ``toPandas``, ``toLocalIterator``, ``take``, ``head`` or ``tail``; ``first``
+    only of an aggregate (one row)."""
+    import ast
+
+    import neardup.engines as engines
+
+    folder = Path(engines.__file__).parent
+    found = []
+    for path in sorted(folder.glob("spark*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                name = node.func.attr
+                if name in ("collect", "toPandas", "toLocalIterator", "take", "head", "tail", "collectAsList"):
+                    found.append(f"{path.name}:{node.lineno}: {name}")
+                if name == "first" and "agg(" not in ast.unparse(node.func.value):
+                    found.append(f"{path.name}:{node.lineno}: first of rows, not of an aggregate")
+    assert found == []
