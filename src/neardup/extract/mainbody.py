@@ -157,6 +157,7 @@ _FRAME_WORDS = frozenset(
 )
 _FRAME_TAGS = ("nav", "aside", "footer", "form", "figcaption")
 _FRAME_TAG_IDS = np.array([TAG_ID[t] for t in _FRAME_TAGS])
+_CELL_TAG_IDS = np.array([TAG_ID["td"], TAG_ID["th"]])
 
 
 def _frame_bits() -> np.uint64:
@@ -261,8 +262,9 @@ def fill_article(page: Page, keep: np.ndarray) -> np.ndarray:
     span = np.zeros(n, dtype=bool)
     span[lo:hi + 1] = True
     li = el.tag[page.container] == TAG_ID["li"]
-    minor = (page.is_heading() & (words >= 2)) | (li & (words >= 4))
-    minor &= page.link_words * 2 <= words
+    cell = np.isin(el.tag[page.container], _CELL_TAG_IDS)
+    minor = (page.is_heading() & (words >= 2)) | ((li | cell) & (words >= 1))
+    minor &= (page.link_words * 2 <= words) | li  # a list of links inside the body is the body's (a listicle)
     cand = ok & span & (prose | minor) & ~keep
     cont = page.container
     anchors = np.flatnonzero(keep & inside)
