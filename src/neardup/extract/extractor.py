@@ -24,6 +24,7 @@ import numpy as np
 from .blocks import Page, page_blocks
 from .credits import comment_start, credit_lines
 from .features import block_stats, structured_share
+from .frame import frame_labels
 from .heuristic import heuristic_labels
 from .mainbody import after_article, fill_article, main_body
 from .model import BlockModel, load_default
@@ -98,6 +99,7 @@ def model_labels(page: Page, model: BlockModel) -> np.ndarray:
         keep[kept[comment_start(texts, words):]] = False
         keep[kept[credit_lines(texts, words)]] = False
         keep &= ~page.is_control()
+        keep = frame_labels(page, keep)
         keep = after_article(page, main_body(page, keep, stats)) | (keep & declared)  # declarations outrank place
     if keep.any():
         return keep

@@ -1,0 +1,111 @@
+"""The frame of 2020s templates inside the article's run is dropped (:mod:`neardup.extract.frame`):
+captions, recirculation and sign-up boxes, "Also read:" lines, calls to sign up."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from neardup.extract import extract
+from neardup.extract.blocks import page_blocks
+from neardup.extract.frame import below, frame_labels
+from neardup.extract.mainbody import fill_article
+
+STORY = [f"Paragraph {i} of the story tells readers what the city council decided about the harbor on Monday."
+         for i in range(6)]
+
+
+def _page(inside: str) -> str:
+    """A 2020s article page: ``inside`` is set between the story's third and fourth paragraphs."""
+    body = "".join(f"<p>{p}</p>" for p in STORY[:3]) + inside + "".join(f"<p>{p}</p>" for p in STORY[3:])
+    return ("<html><head><title>Harbor plan</title></head><body><main><article><h1>Harbor plan</h1>"
+            f'<div class="article-body">{body}</div></article></main></body></html>')
+
+
+def _kept_all(html: str) -> list[str]:
+    """The texts ``frame_labels`` keeps when the model kept every block."""
+    page = page_blocks(html)
+    return [t for t, k in zip(page.texts, frame_labels(page, np.ones(len(page), dtype=bool))) if k]
+
+
+def test_a_caption_is_dropped_the_story_kept():
+    kept = _kept_all(_page('<figure><img src="x.jpg"><figcaption>The harbor at dawn, seen from the old '
+                           "pier by our photographer on Monday.</figcaption></figure>"))
+    assert all(p in kept for p in STORY)
+    assert not any("harbor at dawn" in t for t in kept)
+
+
+def test_a_newsletter_box_inside_the_article_is_dropped():
+    box = ('<div class="newsletter-signup"><p>Get the morning briefing: the five stories you need, every '
+           "weekday at six.</p></div>")
+    kept = _kept_all(_page(box))
+    assert all(p in kept for p in STORY)
+    assert not any("morning briefing" in t for t in kept)
+
+
+def test_a_box_class_holding_most_of_the_text_is_not_a_box():
+    # The whole article sits under an element whose class names a share bar: it is not dropped.
+    html = ('<html><body><div class="share-wrapper">' + "".join(f"<p>{p}</p>" for p in STORY)
+            + "</div></body></html>")
+    assert _kept_all(html) == STORY
+
+
+def test_recirculation_lines_are_dropped_in_several_languages():
+    for label in ("Also read:", "Related:", "Lesen Sie auch:", "Lire aussi :", "[Read more:"):
+        line = f'<p>{label} <a href="/other">Another story entirely about the budget of the port</a></p>'
+        kept = _kept_all(_page(line))
+        assert all(p in kept for p in STORY), label
+        assert not any("Another story entirely" in t for t in kept), label
+
+
+def test_a_sentence_with_a_colon_and_a_link_is_kept():
+    # Not a recirculation label; and a label followed by unlinked prose is the story's.
+    for line in ('<p>Where to watch: <a href="/n">Netflix</a></p>',
+                 "<p>Related: the council also voted on the budget of the port for next year.</p>"):
+        kept = _kept_all(_page(line))
+        assert len(kept) == len(STORY) + 2, line
+
+
+def test_calls_to_sign_up_and_affiliate_notices_are_dropped():
+    for line in ("By signing up, you agree to our Terms of Use and acknowledge our privacy practices.",
+                 "Sign up for our newsletter and get the best of the week delivered to your inbox.",
+                 "We may earn a commission when you buy through links on our site."):
+        kept = _kept_all(_page(f'<div class="x"><p>{line}</p></div>'))
+        assert all(p in kept for p in STORY)
+        assert line not in kept
+
+
+def test_nothing_is_dropped_when_all_would_go():
+    page = page_blocks("<html><body><figure><figcaption>Only a caption on this page, nothing else."
+                       "</figcaption></figure></body></html>")
+    keep = np.ones(len(page), dtype=bool)
+    assert frame_labels(page, keep).all()
+    assert not frame_labels(page, np.zeros(len(page), dtype=bool)).any()
+
+
+def test_below_marks_subtrees():
+    page = page_blocks("<html><body><div><p>a b c</p><figure><p>x y z</p></figure></div><p>d e f</p></body></html>")
+    figure = int(page.elements.parent[page.container[1]])  # the element around the second block's <p>
+    assert below(page, np.array([figure]))[page.container].tolist() == [False, True, False]
+    assert not below(page, np.zeros(0, dtype=np.int64)).any()
+
+
+def test_a_multi_section_article_with_a_table_and_a_list_of_links_is_filled():
+    # A listicle: its list of linked items and its table sit between the sections the model kept.
+    body = ("".join(f"<p>{p}</p>" for p in STORY[:3])
+            + '<h2>The courses</h2><ul><li><a href="/a">Course one</a></li><li><a href="/b">Course two</a></li></ul>'
+            + "<table><tr><th>Provider</th><th>Courses</th></tr><tr><td>Harbor College</td><td>12</td></tr></table>"
+            + "".join(f"<p>{p}</p>" for p in STORY[3:]))
+    page = page_blocks(f"<html><body><main><article>{body}</article></main></body></html>")
+    keep = np.array([t in STORY or t == "Harbor College" for t in page.texts])  # one cell of the table kept
+    filled = [t for t, k in zip(page.texts, fill_article(page, keep)) if k]
+    for t in ("Course one", "Course two", "12"):  # the linked items; the kept cell's neighbour
+        assert t in filled
+
+
+def test_extract_drops_the_frame_of_a_modern_page():
+    html = _page('<figure><figcaption>A caption of the harbor photo taken on Monday morning.</figcaption></figure>'
+                 '<p>Also read: <a href="/x">The port budget explained in five charts</a></p>'
+                 '<aside class="related-stories"><p>Related story: a teaser about something else entirely.</p></aside>')
+    text = extract(html).full_text()
+    assert all(p in text for p in STORY)
+    assert "caption of the harbor" not in text and "five charts" not in text and "teaser" not in text
