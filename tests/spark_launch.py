@@ -1,4 +1,5 @@
-"""What the tests that start Spark servers share: the loopback address, free ports, waiting for a start.
+"""What the Spark tests share: made-up articles; for the tests that start Spark servers, the
+loopback address, free ports, waiting for a start.
 
 Every server a test starts (a standalone master and worker, a Spark Connect server) binds to
 127.0.0.1 only, on a port free at the time, and is given :data:`START_TIMEOUT` seconds to come up.
@@ -41,3 +42,17 @@ def stop(procs: list[subprocess.Popen]) -> None:
             proc.wait(30)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+def made_up_articles(n: int, seed: int):
+    """``n`` distinct articles of made-up words (the simulator's vocabulary maker)."""
+    import random
+
+    from neardup.evaluate.sites import Words
+
+    r = random.Random(seed)
+    words = Words(r, 6000)
+    for i in range(n):
+        paras = [words.sentences(r, 2, 4) for _ in range(r.randint(3, 6))]
+        yield {"id": f"a{i}", "topic": f"t{i % 7}", "title": words.sentence(r, 5, 9).rstrip("."),
+               "text": "\n\n".join(paras)}

@@ -10,7 +10,6 @@ documents and five million pairs.
 from __future__ import annotations
 
 import json
-import random
 import shutil
 from pathlib import Path
 
@@ -21,6 +20,8 @@ pytest.importorskip("pyspark")
 pytestmark = [pytest.mark.spark, pytest.mark.slow,
               pytest.mark.skipif(shutil.which("java") is None, reason="the Spark engine needs Java 17+")]
 
+from spark_launch import made_up_articles  # noqa: E402
+
 from neardup.cli import main  # noqa: E402
 from neardup.engines.spark import SparkEngine  # noqa: E402
 from neardup.io.readers import read_inputs  # noqa: E402
@@ -28,18 +29,6 @@ from neardup.pipeline import Deduplicator  # noqa: E402
 
 SAMPLE = Path(__file__).resolve().parent.parent / "examples" / "sample.jsonl"
 SPARK = ["--engine", "spark", "--spark-master", "local[2]"]
-
-
-def made_up_articles(n: int, seed: int):
-    """``n`` distinct articles of made-up words (the simulator's vocabulary maker)."""
-    from neardup.evaluate.sites import Words
-
-    r = random.Random(seed)
-    words = Words(r, 6000)
-    for i in range(n):
-        paras = [words.sentences(r, 2, 4) for _ in range(r.randint(3, 6))]
-        yield {"id": f"a{i}", "topic": f"t{i % 7}", "title": words.sentence(r, 5, 9).rstrip("."),
-               "text": "\n\n".join(paras)}
 
 
 @pytest.fixture(scope="module")

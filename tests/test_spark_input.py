@@ -17,6 +17,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from spark_launch import made_up_articles
+
 from neardup.io.readers import Record, Rejection, read_inputs, read_jsonl
 
 STORY = ("The council approved the new budget for the city's schools on Tuesday after a long debate "
@@ -104,20 +106,6 @@ def messy_folder(root: Path, synth: Path) -> Path:
     (folder / "pages" / "empty.txt").write_text("  ")
     (folder / "pages" / "notes.doc").write_text("?")
     return folder
-
-
-def made_up_articles(n: int, seed: int):
-    """``n`` distinct articles of made-up words (the simulator's vocabulary maker)."""
-    import random
-
-    from neardup.evaluate.sites import Words
-
-    r = random.Random(seed)
-    words = Words(r, 6000)
-    for i in range(n):
-        paras = [words.sentences(r, 2, 4) for _ in range(r.randint(3, 6))]
-        yield {"id": f"a{i}", "topic": f"t{i % 7}", "title": words.sentence(r, 5, 9).rstrip("."),
-               "text": "\n\n".join(paras)}
 
 
 spark_test = pytest.mark.spark

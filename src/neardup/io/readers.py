@@ -249,7 +249,13 @@ def read_directory(root: Path, prefer_html: bool = False, fields: Fields = FIELD
     A text/HTML file is one document, its id ``prefix`` + its path relative to ``root``;
     a JSONL, Parquet, CSV/TSV or WARC file (a shard) is read as records with their own ids.
     """
-    for entry in walk_directory(root, prefix):
+    return read_entries(walk_directory(root, prefix), prefer_html, fields)
+
+
+def read_entries(entries: Iterable[WalkEntry], prefer_html: bool = False,
+                 fields: Fields = FIELDS) -> Iterator[Record | Rejection]:
+    """The records of walked ``entries``: a record file's records, a document file as one, a rejection as is."""
+    for entry in entries:
         if isinstance(entry, Rejection):
             yield entry
         elif entry[0] == "records":
@@ -322,13 +328,7 @@ def read_input(path: str | os.PathLike[str], prefer_html: bool = False, fields: 
     names of the id, text and HTML fields.  ``prefix``: put before the ids of documents
     found in a folder (see :func:`read_inputs`).
     """
-    for entry in input_entries(path, prefix):
-        if isinstance(entry, Rejection):
-            yield entry
-        elif entry[0] == "records":
-            yield from read_record_file(entry[1], entry[2], prefer_html, fields)
-        else:
-            yield read_document_file(entry[1], entry[2])
+    return read_entries(input_entries(path, prefix), prefer_html, fields)
 
 
 def input_entries(path: str | os.PathLike[str], prefix: str = "") -> Iterator[WalkEntry]:
