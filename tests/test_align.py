@@ -189,3 +189,22 @@ def test_a_passage_one_document_holds_twice_is_one_copy():
     assert len(passages) == 1
     (p,) = passages
     assert b[p.b_chars[0]:p.b_chars[1]] == copy[:-1] == a[p.a_chars[0]:p.a_chars[1]]  # first to last matched word
+
+
+def test_an_aligner_within_its_memory_makes_no_folder(tmp_path):
+    """The spill folder is made at the first spill only: a run that fits in memory touches no disk,
+    so a killed process (a Spark worker ends with ``os._exit``) leaves nothing behind."""
+    from neardup.align.aligner import Aligner
+
+    rng = random.Random(3)
+    texts = [filler(rng, 3) for _ in range(6)]
+    small = Aligner(folder=str(tmp_path))
+    small.add(texts)
+    list(small.pairs())
+    assert list(tmp_path.iterdir()) == []
+    spilling = Aligner(memory_mb=0.001, folder=str(tmp_path))
+    spilling.add(texts)
+    list(spilling.pairs())
+    assert [p.name[:14] for p in tmp_path.iterdir()] == ["neardup-align-"]
+    spilling.close()
+    assert list(tmp_path.iterdir()) == []

@@ -44,7 +44,7 @@ import os
 import itertools
 import tempfile
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -111,17 +111,18 @@ class _Spill:
     """Records buffered in memory, written to files of a temporary folder past a budget.
 
     ``append(records, part)`` adds records to partitions; ``read(p)`` returns partition
-    ``p`` in the order appended.  Below ``budget`` bytes nothing touches the disk.
+    ``p`` in the order appended.  Below ``budget`` bytes nothing touches the disk: ``folder``
+    is called for the folder only when the first records are written.
     """
 
-    def __init__(self, dtype: np.dtype, parts: int, budget: int, folder: str) -> None:
+    def __init__(self, dtype: np.dtype, parts: int, budget: int, folder: Callable[[], str]) -> None:
         self.dtype, self.parts, self.budget, self.folder = dtype, parts, budget, folder
         self.buffers: list[list[np.ndarray]] = [[] for _ in range(parts)]
         self.buffered = 0
         self.spilled = [False] * parts
 
     def _path(self, p: int) -> str:
-        return os.path.join(self.folder, f"{self.dtype.names[0]}-{p}.bin")  # type: ignore[index]  # a record dtype
+        return os.path.join(self.folder(), f"{self.dtype.names[0]}-{p}.bin")  # type: ignore[index]  # a record dtype
 
     def append(self, records: np.ndarray, part: np.ndarray | None = None) -> None:
         if part is None:
@@ -176,10 +177,11 @@ class Aligner:
                  folder: str | None = None) -> None:
         params.check()
         self.params, self.pair_budget = params, max(int(pair_budget), 1)
-        self._tmp = tempfile.TemporaryDirectory(prefix="neardup-align-", dir=folder)
+        self.folder = folder
+        self._tmp: tempfile.TemporaryDirectory[str] | None = None  # made at the first spill
         budget = int(memory_mb * 2**20)
-        self._seeds = _Spill(SEED_RECORD, 1 << PARTITION_BITS, budget // 2, self._tmp.name)
-        self._offsets = _Spill(OFFSETS, 1, budget // 2, self._tmp.name)
+        self._seeds = _Spill(SEED_RECORD, 1 << PARTITION_BITS, budget // 2, self._spill_folder)
+        self._offsets = _Spill(OFFSETS, 1, budget // 2, self._spill_folder)
         self._words: list[np.ndarray] = []  # words per document, per batch
         self._sites: list[np.ndarray] = []  # site code per document (-1: unknown), per batch
         self.documents = 0
@@ -254,9 +256,19 @@ class Aligner:
         for out, cov in self.chains():
             yield from report_pairs(out, cov, first, offsets, self.counts)
 
+    def _spill_folder(self) -> str:
+        """The temporary folder of the spilled seeds and offsets, made when first needed: an
+        aligner that stays within its memory never touches the disk, so a process that is killed
+        (a Spark worker, a run stopped with SIGKILL) leaves no empty folder behind."""
+        if self._tmp is None:
+            self._tmp = tempfile.TemporaryDirectory(prefix="neardup-align-", dir=self.folder)
+        return self._tmp.name
+
     def close(self) -> None:
-        """Remove the temporary folder (also done when the aligner is collected)."""
-        self._tmp.cleanup()
+        """Remove the temporary folder, if one was made (also done when the aligner is collected)."""
+        if self._tmp is not None:
+            self._tmp.cleanup()
+            self._tmp = None
 
 
 def site_boilerplate(key: np.ndarray, doc: np.ndarray, site: np.ndarray, site_max: int) -> np.ndarray:
