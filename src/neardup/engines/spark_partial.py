@@ -5,9 +5,12 @@ writes them as map / shuffle / reduce over numpy records, and here each is a Spa
 over the same records, calling the same kernels:
 
 0. **sentences** -- ``mapInPandas`` over ``(row, text)``: sentence split, tokens, each
-   sentence's signature set (shingles; per document, no corpus statistics), its character
-   span; a sentence's id is ``row << 24 | position`` (so ids sort as the local engine
-   numbers sentences);
+   sentence's signature set (the detector's own :meth:`~neardup.pdc.detector.PartialDetector.signer`),
+   its character span; a sentence's id is ``row << 24 | position`` (so ids sort as the local
+   engine numbers sentences).  ``imatch`` and ``spotsigs`` signatures need the whole input's
+   word statistics first (document frequencies; occurrences, whose most frequent words are the
+   antecedents): each batch's table counted by the executors and summed by key
+   (:func:`~neardup.engines.spark.summed_statistics`), as the local run merges its batches';
 1. **index** -- ``(signature, sentence)`` exploded and counted per signature (document
    frequency);
 2. **sentence duplicates** -- each sentence's prefix (its ``|A| - ceil(tau |A|) + 1``
@@ -20,23 +23,23 @@ over the same records, calling the same kernels:
 
 The driver reads the input through the shared input stage (the same rows and
 rejections) and builds each reported pair with the local detector's own code, so
-``partials`` are byte-identical to the local engine's.  Runs ``--signature shingles``
-(the default); ``imatch`` and ``spotsigs`` signatures need the corpus' word statistics
-first and are refused.  ``--truth`` (evaluation in the run) needs every sentence's
-offsets on the driver: evaluate afterwards with ``neardup eval --partials``.
+``partials`` are byte-identical to the local engine's, with every signature.  ``--truth``
+(evaluation in the run) needs every sentence's offsets on the driver: evaluate afterwards
+with ``neardup eval --partials``.
 """
 
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 import numpy as np
 import pandas as pd
 
 from ..errors import UserError
+from ..features.sets import HashedSets
 from ..input_stage import batches, progress_bar
-from ..pdc.detector import PartialDetector, PartialPair
+from ..pdc.detector import PartialDetector, PartialPair, word_frequencies, word_occurrences
 from ..sentences import SentenceBatch
 from .shards import read_stored, stored, write_documents
 
@@ -55,9 +58,6 @@ class SparkPartialDetector(PartialDetector):
 
     def __init__(self, engine: "SparkEngine", **options: Any) -> None:
         super().__init__(**options)
-        if self.signature != "shingles":
-            raise UserError(f"--engine spark runs partial with --signature shingles; {self.signature} signatures "
-                            "need the corpus' word statistics first: use --engine local")
         self.engine = engine
 
     @classmethod
@@ -95,8 +95,9 @@ class SparkPartialDetector(PartialDetector):
                 run.counts.update(documents=0, sentences=0, duplicated_sentence_pairs=0, spans=0, pairs=0)
                 return
             with engine.running() as spark:
-                sents = stored(sentence_stage(engine.documents(spark, f"{work}/documents"), self.shingle_size),
-                               f"{work}/sentences")
+                docs = engine.documents(spark, f"{work}/documents")
+                self._count_words(docs, n, f"{work}/statistics")
+                sents = stored(sentence_stage(docs, self.signer()), f"{work}/sentences")
                 t = stats.timed("signatures", t)
                 dups = stored(duplicate_stage(sents, self.tau), f"{work}/duplicates")
                 t = stats.timed("sentence_duplicates", t)
@@ -112,6 +113,20 @@ class SparkPartialDetector(PartialDetector):
             stats.timed("collect", t)
         yield from self._pairs(ids, found, offsets)
         stats.seconds["total"] = time.perf_counter() - start
+
+    def _count_words(self, docs: Any, n: int, path: str) -> None:
+        """The run's word statistics of the ``n`` documents ``docs``, summed over the executors' batches:
+        I-Match's document frequencies (unless a statistics file gives them), SpotSigs' antecedents."""
+        from ..features.spots import most_frequent
+        from ..stats.df import DocumentFrequencies
+        from .spark import summed_statistics
+
+        run = self.last_run
+        if self.signature == "imatch" and run.df is None:
+            run.df = summed_statistics(docs, word_frequencies, DocumentFrequencies(), n, path)
+        elif self.signature == "spotsigs":
+            counted = summed_statistics(docs, word_occurrences, DocumentFrequencies(), n, path)
+            run.antecedents = most_frequent(counted.keys, counted.counts, self.antecedents)
 
     def _pairs(self, ids: list[str], found: pd.DataFrame, offsets: pd.DataFrame) -> Iterator[PartialPair]:
         """The reported pairs, in the local order, built by the local detector's own ``_pair``."""
@@ -136,9 +151,9 @@ class SparkPartialDetector(PartialDetector):
         self.last_run.counts["pairs"] = pairs
 
 
-def sentence_stage(docs: Any, shingle_size: int) -> Any:
-    """``(row, text)`` -> one row per sentence: ``doc, local, sid, start, end, size, sig``."""
-    from ..pdc.signatures import shingle_signatures
+def sentence_stage(docs: Any, signer: Callable[[np.ndarray, np.ndarray], HashedSets]) -> Any:
+    """``(row, text)`` -> one row per sentence: ``doc, local, sid, start, end, size, sig`` (``signer``:
+    sentence tokens -> signature sets)."""
     from ..sentences.tokens import sentence_tokens
     from .codec import segment_bytes
     from .spark_stages import _batches
@@ -147,7 +162,7 @@ def sentence_stage(docs: Any, shingle_size: int) -> Any:
         rows = frame["row"].to_numpy(np.int64)
         sb = SentenceBatch.from_texts(frame["text"].tolist())
         tokens, off = sentence_tokens(sb.texts)
-        sets = shingle_signatures(tokens, off, shingle_size)
+        sets = signer(tokens, off)
         counts = sb.counts()
         doc = np.repeat(rows, counts)
         local = np.arange(doc.shape[0], dtype=np.int64) - np.repeat(sb.doc_offsets[:-1], counts)

@@ -210,7 +210,13 @@ class TokenBatch:
 def most_frequent_words(tokens: TokenBatch, n: int) -> np.ndarray:
     """Token hashes of the ``n`` words with the most occurrences (ties: smaller hash first)."""
     batch = tokens.compact()
-    values, counts = np.unique(batch.hashes, return_counts=True)
+    return most_frequent(*np.unique(batch.hashes, return_counts=True), n)
+
+
+def most_frequent(values: np.ndarray, counts: np.ndarray, n: int) -> np.ndarray:
+    """The ``n`` of the unique ``values`` (uint64) with the largest ``counts`` (ties: smaller value
+    first), sorted: :func:`most_frequent_words` of occurrences counted anywhere (a distributed
+    engine's sum of every batch's counts gives the same words)."""
     order = np.lexsort((values, -counts))
     return np.sort(values[order[:n]])
 

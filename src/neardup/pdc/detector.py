@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator, Sequence
+from functools import partial
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -28,7 +29,7 @@ from ..params import Params
 from ..sentences import SentenceBatch
 from ..sentences.tokens import distinct, sentence_tokens
 from ..stats.df import DocumentFrequencies
-from .signatures import SIGNATURES, imatch_signatures, shingle_signatures, spot_signatures
+from .signatures import SIGNATURES, imatch_signatures, shingle_signatures, spot_antecedents, spot_signatures
 from .stages import Sentences, index, jaccard_threshold_ok, sentence_duplicates, sequence_matching
 
 
@@ -107,11 +108,27 @@ class SentencePart:
         return np.r_[0, np.cumsum(self.token_counts)].astype(np.int64)
 
 
+def word_frequencies(texts: Sequence[str]) -> DocumentFrequencies:
+    """The documents' word frequencies (I-Match's statistics), as :meth:`SentencePart.of` counts them:
+    one batch's table, which batches (or an engine's partitions) sum."""
+    df = SentencePart.of(texts, count_words=True).df
+    assert df is not None
+    return df
+
+
+def word_occurrences(texts: Sequence[str]) -> DocumentFrequencies:
+    """How often each word occurs in the documents' sentences (SpotSigs' antecedents are the most
+    frequent: :func:`~neardup.features.spots.most_frequent` of the sum over all batches)."""
+    words, counts = np.unique(SentencePart.of(texts).tokens, return_counts=True)
+    return DocumentFrequencies.from_counts(words, counts, len(texts))
+
+
 @dataclass
 class PartialRun:
     """One run's state: the statistics in use, what it read (ids, sentence offsets) and counted."""
 
     df: DocumentFrequencies | None  # from the ``stats`` file, or counted from the input (imatch)
+    antecedents: np.ndarray | None = None  # the input's most frequent words (spotsigs)
     stats: RunStats = field(default_factory=RunStats)
     counts: dict[str, int] = field(default_factory=dict)
     ids: list[str] = field(default_factory=list)
@@ -213,16 +230,23 @@ class PartialDetector(Params):
         whole = SentencePart.merge(parts)
         if count_words:
             run.df = whole.df
+        if self.signature == "spotsigs":
+            run.antecedents = spot_antecedents(whole.tokens, whole.token_offsets(), self.antecedents)
         return ids, whole.sentences(), whole.tokens, whole.token_offsets()
 
-    def _signatures(self, tokens: np.ndarray, tok_off: np.ndarray) -> HashedSets:
+    def signer(self) -> Callable[[np.ndarray, np.ndarray], HashedSets]:
+        """Sentence tokens (CSR) -> their signature sets, with the last run's statistics (I-Match's word
+        frequencies, SpotSigs' antecedents: counted over the whole input before any signature).  A
+        picklable function of arrays, so an engine's workers sign their batches as the local run does."""
         if self.signature == "shingles":
-            return shingle_signatures(tokens, tok_off, self.shingle_size)
+            return partial(shingle_signatures, n=self.shingle_size)
+        run = self.last_run
         if self.signature == "imatch":
-            df = self.last_run.df
-            assert df is not None  # given, or counted over the input before signatures
-            return imatch_signatures(tokens, tok_off, df, self.idf_min, self.idf_max)
-        return spot_signatures(tokens, tok_off, self.antecedents)
+            assert run.df is not None  # given, or counted over the input before signatures
+            run.df.compact()
+            return partial(imatch_signatures, df=run.df, idf_min=self.idf_min, idf_max=self.idf_max)
+        assert run.antecedents is not None  # counted over the input before signatures
+        return partial(spot_signatures, antecedents=run.antecedents)
 
     # -- running -----------------------------------------------------------------------
     def stream(self, docs: Iterable[Any]) -> Iterator[PartialPair]:
@@ -235,7 +259,7 @@ class PartialDetector(Params):
         run.ids, run.sentences = ids, sentences
         bar.close()
         t = stats.timed("read", t)
-        sets = self._signatures(tokens, tok_off)
+        sets = self.signer()(tokens, tok_off)
         side = Sentences(sets, sentences.sentence_doc(), np.arange(sentences.n_sentences)
                          - np.repeat(sentences.doc_offsets[:-1], sentences.counts()))
         t = stats.timed("signatures", t)

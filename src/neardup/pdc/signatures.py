@@ -49,11 +49,18 @@ def imatch_signatures(tokens: np.ndarray, offsets: np.ndarray, df: DocumentFrequ
     return HashedSets(fp[has], sig_off)
 
 
-def spot_signatures(tokens: np.ndarray, offsets: np.ndarray, antecedents: int, distance: int = 2,
+def spot_signatures(tokens: np.ndarray, offsets: np.ndarray, antecedents: np.ndarray, distance: int = 2,
                     chain: int = 3) -> HashedSets:
-    """Each sentence's spot signatures, the ``antecedents`` most frequent words as antecedents."""
-    counts = np.diff(offsets)
-    batch = TokenBatch(tokens, offsets[:-1].copy(), counts)
-    sets, _ = spot_sets(batch, most_frequent_words(batch, antecedents), word_hashes(ENGLISH_STOPWORDS),
-                        distance, chain)
+    """Each sentence's spot signatures, the word hashes ``antecedents`` as antecedents (the
+    input's most frequent words: :func:`spot_antecedents`)."""
+    sets, _ = spot_sets(_sentences(tokens, offsets), antecedents, word_hashes(ENGLISH_STOPWORDS), distance, chain)
     return sets
+
+
+def spot_antecedents(tokens: np.ndarray, offsets: np.ndarray, n: int) -> np.ndarray:
+    """The ``n`` most frequent words of the sentences ``tokens`` (CSR ``offsets``): the antecedents."""
+    return most_frequent_words(_sentences(tokens, offsets), n)
+
+
+def _sentences(tokens: np.ndarray, offsets: np.ndarray) -> TokenBatch:
+    return TokenBatch(tokens, offsets[:-1].copy(), np.diff(offsets))
