@@ -242,3 +242,32 @@ def test_no_spark_module_collects_rows_to_the_driver():
                 if name == "first" and "agg(" not in ast.unparse(node.func.value):
                     found.append(f"{path.name}:{node.lineno}: first of rows, not of an aggregate")
     assert found == []
+
+
+@spark_test
+@slow_test
+@pytest.mark.parametrize("method", ["align", "pdc"])
+@pytest.mark.usefixtures("spark")
+def test_partial_reads_on_the_executors_as_locally(tmp_path, small, method, monkeypatch):
+    """``partial`` (both methods) on Spark has the executors read the messy folder: the same partials,
+    account and rejections as the local run, and the driver reads no record."""
+    import neardup.input_stage as stage
+    import neardup.io.readers as readers
+    from neardup.engines.spark import SparkEngine
+    from neardup.partial.run import align_files, partial_files
+
+    folder = messy_folder(tmp_path, small)
+    run = align_files if method == "align" else partial_files
+    run([str(folder)], tmp_path / "l")
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the driver read a record")
+
+    for name in ("read_inputs", "read_jsonl"):
+        monkeypatch.setattr(readers, name, refuse)
+    monkeypatch.setattr(stage, "batches", refuse)
+    run([str(folder)], tmp_path / "s", engine=SparkEngine(master="local[2]", partitions=3))
+    local = (tmp_path / "l" / "partials.jsonl").read_bytes()
+    assert local.count(b"\n") > 50
+    assert (tmp_path / "s" / "partials.jsonl").read_bytes() == local
+    assert _summary(tmp_path / "s") == _summary(tmp_path / "l")

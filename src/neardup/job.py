@@ -188,7 +188,9 @@ class DetectorTask:
     """A :class:`Task` around a detector that streams what it finds (``stream(records)``,
     ``run_stats``, ``summary``): one table, named :attr:`table`, of :meth:`row` of each find, written
     as the detector finds them; with ``gold`` (a truth to evaluate against) the rows are kept in
-    :attr:`found` for the task's evaluation."""
+    :attr:`found` for the task's evaluation.  A detector whose engine reads the files itself
+    (``reads_files``: Spark's executors) is given the job's inputs (``stream_files``) instead of
+    the records."""
 
     table: ClassVar[str]
 
@@ -201,7 +203,10 @@ class DetectorTask:
         return self.detector.run_stats
 
     def tables(self, job: "Job") -> Iterator[tuple[str, Iterable[dict[str, Any]]]]:
-        yield self.table, self.rows(self.detector.stream(job.records()))
+        if getattr(self.detector, "reads_files", False) and self.gold is None:  # an engine's executors read
+            yield self.table, self.rows(self.detector.stream_files(job.inputs, job.fields, job.prefer_html))
+        else:
+            yield self.table, self.rows(self.detector.stream(job.records()))
 
     def rows(self, finds: Iterable[Any]) -> Iterator[dict[str, Any]]:
         """The table's rows of ``finds`` (kept too when there is a truth)."""

@@ -70,6 +70,7 @@ class SparkAligner:
         self.documents = 0
         self.counts: dict[str, int] = {}
         self._input: Any = None
+        self._input_has_sites = False
 
     def add(self, texts: Sequence[str], sites: np.ndarray | None = None) -> None:
         """Write a batch of texts as the next rows of the input shards (``sites``: each text's site
@@ -78,10 +79,27 @@ class SparkAligner:
         self._shards.add(texts)
         self.documents += len(texts)
 
-    def use_input(self, given: Any) -> None:
+    def use_input(self, given: Any, sites: bool = True) -> None:
         """Align the documents the executors read (a :class:`~.spark_input.SparkInput`: its shards
-        and each document's site) instead of batches given to :meth:`add`."""
-        self._input = given
+        and, with ``sites``, each document's site for ``site_max_df``, as ``dedup``'s relations
+        give them) instead of batches given to :meth:`add`."""
+        self._input, self._input_has_sites = given, sites
+
+    @property
+    def reads_files(self) -> bool:
+        """Whether :meth:`read_files` has the executors read the inputs (the engine's choice)."""
+        return bool(self.engine.executors_read)
+
+    def read_files(self, inputs: Sequence[str], extract: str, stats: Any, strict: bool, fields: Any,
+                   prefer_html: bool) -> Sequence[str]:
+        """The executors read ``inputs`` (the engine's input stage: the local rows, rejections and
+        account, into ``stats``), and those documents are aligned, every site unknown as when texts
+        are added without one (``partial``).  Returns their ids in row order (one Arrow array); the
+        read shards go when the aligner closes."""
+        given = self.engine.read_files(inputs, extract, stats, strict, fields, prefer_html)
+        self._stack.callback(given.close)
+        self.use_input(given, sites=False)
+        return given.ids()
 
     def pairs(self) -> Iterator[AlignedPair]:
         """Stages 0-4 on Spark; every document pair sharing a valid passage, in order of ``(a, b)``."""
@@ -136,7 +154,7 @@ class SparkAligner:
         import pyarrow.parquet as pq
 
         if self._input is not None:
-            return self._input_sites(spark)
+            return self._input_sites(spark) if self._input_has_sites else None
         sites = np.concatenate(self._sites) if self._sites else np.zeros(0, np.int64)
         known = np.flatnonzero(sites >= 0)
         if not self.params.site_max_df or not known.shape[0]:

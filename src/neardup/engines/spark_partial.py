@@ -31,7 +31,7 @@ with ``neardup eval --partials``.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 import pandas as pd
@@ -69,49 +69,74 @@ class SparkPartialDetector(PartialDetector):
         raise UserError("--truth with --engine spark: evaluate the output afterwards with "
                         "`neardup eval DATASET --partials partials.jsonl --truth truth.jsonl`")
 
-    def stream(self, docs: Iterable[Any]) -> Iterator[PartialPair]:
-        """Yield each document pair with spans, as the local detector does (see the module docstring)."""
-        from pyspark.sql import functions as F
+    @property
+    def reads_files(self) -> bool:
+        """Whether :meth:`stream_files` has the executors read the inputs (the engine's choice)."""
+        return bool(self.engine.executors_read)
 
+    def stream(self, docs: Iterable[Any]) -> Iterator[PartialPair]:
+        """Yield each document pair with spans, as the local detector does (see the module docstring):
+        the records ``docs`` read here, through the shared input stage."""
         run = self._begin()
-        stats = run.stats
         bar = progress_bar(self.progress)
         ids: list[str] = []
 
         def texts() -> Iterator[list[str]]:
-            for batch in batches(docs, self.extract, stats, self.strict, batch_bytes=None, batch_docs=self.batch_docs):
+            for batch in batches(docs, self.extract, run.stats, self.strict, batch_bytes=None,
+                                 batch_docs=self.batch_docs):
                 ids.extend(batch.ids)
                 bar.update(len(batch))
                 yield batch.texts
 
-        t = start = time.perf_counter()
-        engine = self.engine
-        with engine.workdir() as work:
+        start = time.perf_counter()
+        with self.engine.workdir() as work:
             n = write_documents(texts(), f"{work}/documents")
             bar.close()
-            t = stats.timed("read", t)
-            stats.kept = n
-            if n == 0:
-                run.counts.update(documents=0, sentences=0, duplicated_sentence_pairs=0, spans=0, pairs=0)
-                return
-            with engine.running() as spark:
-                docs = engine.documents(spark, f"{work}/documents")
-                self._count_words(docs, n, f"{work}/statistics")
-                sents = stored(sentence_stage(docs, self.signer()), f"{work}/sentences")
-                t = stats.timed("signatures", t)
-                dups = stored(duplicate_stage(sents, self.tau), f"{work}/duplicates")
-                t = stats.timed("sentence_duplicates", t)
-                spans = stored(span_stage(dups, self.gap, self.gamma), f"{work}/spans")
-                found = read_stored(f"{work}/spans", SPAN_COLUMNS).to_pandas()
-                t = stats.timed("sequence_matching", t)
-                involved = spans.select(F.col("doc_a").alias("doc")).union(spans.select(F.col("doc_b").alias("doc")))
-                stored(sents.join(involved.distinct(), "doc").select("doc", "local", "start", "end"), f"{work}/offsets")
-                offsets = (read_stored(f"{work}/offsets", ["doc", "local", "start", "end"]).to_pandas()
-                           .sort_values(["doc", "local"], kind="stable"))
-                run.counts.update(documents=n, sentences=int(sents.count()),
-                                  duplicated_sentence_pairs=int(dups.count()), spans=len(found))
-            stats.timed("collect", t)
-        yield from self._pairs(ids, found, offsets)
+            yield from self._stages(work, f"{work}/documents", n, lambda: ids, start)
+
+    def stream_files(self, inputs: Sequence[str], fields: Any, prefer_html: bool) -> Iterator[PartialPair]:
+        """:meth:`stream` of the records of the files ``inputs``, read by the executors (the engine's input
+        stage: the local rows, rejections and account); the ids come back as one Arrow array."""
+        run = self._begin()
+        start = time.perf_counter()
+        given = self.engine.read_files(inputs, self.extract, run.stats, self.strict, fields, prefer_html)
+        try:
+            with self.engine.workdir() as work:
+                yield from self._stages(work, given.documents_path, given.n, given.ids, start)
+        finally:
+            given.close()
+
+    def _stages(self, work: str, documents: str, n: int, ids: Callable[[], Sequence[str]],
+                start: float) -> Iterator[PartialPair]:
+        """The stages over the ``n`` documents stored at ``documents`` (``ids``: their ids, asked for once
+        the spans are found), then the reported pairs."""
+        from pyspark.sql import functions as F
+
+        run, engine = self.last_run, self.engine
+        stats = run.stats
+        t = stats.timed("read", start)
+        stats.kept = n
+        if n == 0:
+            run.counts.update(documents=0, sentences=0, duplicated_sentence_pairs=0, spans=0, pairs=0)
+            return
+        with engine.running() as spark:
+            docs = engine.documents(spark, documents)
+            self._count_words(docs, n, f"{work}/statistics")
+            sents = stored(sentence_stage(docs, self.signer()), f"{work}/sentences")
+            t = stats.timed("signatures", t)
+            dups = stored(duplicate_stage(sents, self.tau), f"{work}/duplicates")
+            t = stats.timed("sentence_duplicates", t)
+            spans = stored(span_stage(dups, self.gap, self.gamma), f"{work}/spans")
+            found = read_stored(f"{work}/spans", SPAN_COLUMNS).to_pandas()
+            t = stats.timed("sequence_matching", t)
+            involved = spans.select(F.col("doc_a").alias("doc")).union(spans.select(F.col("doc_b").alias("doc")))
+            stored(sents.join(involved.distinct(), "doc").select("doc", "local", "start", "end"), f"{work}/offsets")
+            offsets = (read_stored(f"{work}/offsets", ["doc", "local", "start", "end"]).to_pandas()
+                       .sort_values(["doc", "local"], kind="stable"))
+            run.counts.update(documents=n, sentences=int(sents.count()),
+                              duplicated_sentence_pairs=int(dups.count()), spans=len(found))
+        stats.timed("collect", t)
+        yield from self._pairs(ids(), found, offsets)
         stats.seconds["total"] = time.perf_counter() - start
 
     def _count_words(self, docs: Any, n: int, path: str) -> None:
@@ -128,7 +153,7 @@ class SparkPartialDetector(PartialDetector):
             counted = summed_statistics(docs, word_occurrences, DocumentFrequencies(), n, path)
             run.antecedents = most_frequent(counted.keys, counted.counts, self.antecedents)
 
-    def _pairs(self, ids: list[str], found: pd.DataFrame, offsets: pd.DataFrame) -> Iterator[PartialPair]:
+    def _pairs(self, ids: Sequence[str], found: pd.DataFrame, offsets: pd.DataFrame) -> Iterator[PartialPair]:
         """The reported pairs, in the local order, built by the local detector's own ``_pair``."""
         docs = offsets["doc"].to_numpy(np.int64)
         involved, counts = np.unique(docs, return_counts=True)

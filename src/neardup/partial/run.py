@@ -55,7 +55,7 @@ class AlignTask(DetectorTask):
         self.params, self.extract, self.strict, self.batch_docs, self.progress = (params, extract, strict,
                                                                                   batch_docs, progress)
         self.stats = RunStats()
-        self.ids: list[str] = []
+        self.ids: Sequence[str] = []
         self.sentences: dict[str, Any] = {}
 
     @property
@@ -67,15 +67,21 @@ class AlignTask(DetectorTask):
         from ..sentences import split_sentences
 
         start = time.perf_counter()
-        bar = progress_bar(self.progress)
-        for batch in batches(job.records(), self.extract, self.run_stats, self.strict, batch_bytes=None,
-                             batch_docs=self.batch_docs):
-            self.ids.extend(batch.ids)
-            if self.gold is not None:
-                self.sentences.update((r.id, split_sentences(t)) for r, t in zip(batch.records, batch.texts))
-            self.detector.add(batch.texts)
-            bar.update(len(batch))
-        bar.close()
+        if getattr(self.detector, "reads_files", False) and self.gold is None:  # an engine's executors read
+            self.ids = self.detector.read_files(job.inputs, self.extract, self.run_stats, self.strict, job.fields,
+                                                job.prefer_html)
+        else:
+            ids: list[str] = []
+            bar = progress_bar(self.progress)
+            for batch in batches(job.records(), self.extract, self.run_stats, self.strict, batch_bytes=None,
+                                 batch_docs=self.batch_docs):
+                ids.extend(batch.ids)
+                if self.gold is not None:
+                    self.sentences.update((r.id, split_sentences(t)) for r, t in zip(batch.records, batch.texts))
+                self.detector.add(batch.texts)
+                bar.update(len(batch))
+            bar.close()
+            self.ids = ids
         self.run_stats.kept = len(self.ids)
         t = self.run_stats.timed("read", start)
         self.run_stats.require_usable()
