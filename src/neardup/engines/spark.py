@@ -251,8 +251,11 @@ class SparkEngine:
 
     # -- statistics --------------------------------------------------------------------
     def statistics(self, batches: Iterable[Sequence[str]], count: Callable[[list[str]], Any], template: Any) -> tuple[Any, int]:
-        """The statistic ``count`` makes of texts, over all ``batches`` (:func:`summed_statistics`;
-        ``neardup stats build --engine spark``), and the documents counted."""
+        """The statistic ``count`` makes of texts, over all ``batches``
+        (:func:`~.spark_stages.summed_statistics`; ``neardup stats build --engine spark``), and the
+        documents counted."""
+        from .spark_stages import summed_statistics
+
         with self.workdir() as work:
             n = write_documents(batches, f"{work}/documents")
             if n == 0:
@@ -348,28 +351,13 @@ class SparkEngine:
         return Found(usable, a, b, scores, count, groups, info)
 
 
-def summed_statistics(docs: Any, count: Callable[[list[str]], Any], template: Any, n: int, path: str) -> Any:
-    """The statistic ``count`` makes of texts (an object with ``tables()`` / ``from_tables()``, like
-    ``template``), over the ``n`` documents ``docs``: each batch's tables counted by the executors
-    and summed key by key (:func:`~.spark_stages.statistics`), read here from ``path`` (pyarrow,
-    not the JVM) -- the statistic the local engine's merge of every batch's gives."""
-    from ..stats.df import DocumentFrequencies
-    from . import spark_stages as st
-
-    names = list(template.tables())
-    stored(st.statistics(docs, count, names), path)
-    got = read_stored(path, ["table", "key", "count"])
-    table, keys, counts = (got[c].to_numpy() for c in ("table", "key", "count"))
-    tables = {name: DocumentFrequencies.from_counts(keys[table == i].view(np.uint64), counts[table == i], n)
-              for i, name in enumerate(names)}
-    return template.from_tables(tables)
-
-
 def collection_statistics(method: Method, docs: Any, n: int, path: str) -> tuple[Any, dict[str, Any]]:
     """A corpus-dependent method's statistics of the ``n`` documents ``docs`` (:func:`summed_statistics`
     of its batches' ``Sketches.stats``) and what applying them reports (``info``).  The statistic
     goes to the executors inside the next stage's function (pyspark broadcasts a large one)."""
     from .codec import PROBE
+
+    from .spark_stages import summed_statistics
 
     probe = method.sketch(method.prepare([PROBE]))
     merged = summed_statistics(docs, lambda texts: method.sketch(method.prepare(texts)).stats, probe.stats, n, path)

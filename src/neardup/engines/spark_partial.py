@@ -10,7 +10,7 @@ over the same records, calling the same kernels:
    engine numbers sentences).  ``imatch`` and ``spotsigs`` signatures need the whole input's
    word statistics first (document frequencies; occurrences, whose most frequent words are the
    antecedents): each batch's table counted by the executors and summed by key
-   (:func:`~neardup.engines.spark.summed_statistics`), as the local run merges its batches';
+   (:func:`~neardup.engines.spark_stages.summed_statistics`), as the local run merges its batches';
 1. **index** -- ``(signature, sentence)`` exploded and counted per signature (document
    frequency);
 2. **sentence duplicates** -- each sentence's prefix (its ``|A| - ceil(tau |A|) + 1``
@@ -144,7 +144,7 @@ class SparkPartialDetector(PartialDetector):
         I-Match's document frequencies (unless a statistics file gives them), SpotSigs' antecedents."""
         from ..features.spots import most_frequent
         from ..stats.df import DocumentFrequencies
-        from .spark import summed_statistics
+        from .spark_stages import summed_statistics
 
         run = self.last_run
         if self.signature == "imatch" and run.df is None:

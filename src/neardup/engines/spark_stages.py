@@ -47,6 +47,7 @@ from ..cluster import clusters_from_pairs
 from ..index.hamming import choose_blocks, hamming_distances, table_keys
 from ..methods.base import CandidatePlan, Method, Sketches
 from .codec import SketchLayout
+from .shards import read_stored, stored
 
 #: Rows per block of a bucket: a task makes at most BLOCK**2 candidate pairs.
 BLOCK = 1024
@@ -94,6 +95,22 @@ def statistics(docs: DataFrame, count: Callable[[list[str]], Any], names: list[s
 
     counted = docs.select("text").mapInPandas(_batches(fn), "table int, key long, count long")
     return counted.groupBy("table", "key").agg(F.sum("count").alias("count"))
+
+
+def summed_statistics(docs: DataFrame, count: Callable[[list[str]], Any], template: Any, n: int, path: str) -> Any:
+    """The statistic ``count`` makes of texts (an object with ``tables()`` / ``from_tables()``, like
+    ``template``), over the ``n`` documents ``docs``: each batch's tables counted by the executors
+    and summed key by key (:func:`statistics`), read here from ``path`` (pyarrow, not the JVM) --
+    the statistic the local engine's merge of every batch's gives."""
+    from ..stats.df import DocumentFrequencies
+
+    names = list(template.tables())
+    stored(statistics(docs, count, names), path)
+    got = read_stored(path, ["table", "key", "count"])
+    table, keys, counts = (got[c].to_numpy() for c in ("table", "key", "count"))
+    tables = {name: DocumentFrequencies.from_counts(keys[table == i].view(np.uint64), counts[table == i], n)
+              for i, name in enumerate(names)}
+    return template.from_tables(tables)
 
 
 def sketch(docs: DataFrame, method: Method, layout: SketchLayout, stats: object = None) -> DataFrame:
