@@ -58,6 +58,8 @@ import re
 
 import numpy as np
 
+from .held import may_hold
+
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 _DAY = r"(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)[a-z]*\.?"
 _AGENCY = (r"(?:the\s+)?(?:associated\s+press|ap|reuters|afp|agence\s+france[- ]presse|upi|united\s+press"
@@ -168,6 +170,8 @@ _COMMENT_HEADS = re.compile(
     re.IGNORECASE,
 )
 """Reader comments named, or the site's rules for them: what heads a comment section."""
+COMMENT_HEADS_HELD = ("comment",)
+"""Every match of :data:`_COMMENT_HEADS` holds this word (:mod:`.held`): a line without it is not searched."""
 COMMENTS_MARK_WORDS = 30
 """A comment section's opening line is at most this many words."""
 COMMENTS_AFTER_WORDS = 150
@@ -183,6 +187,7 @@ def comment_start(texts: list[str], words: np.ndarray | None = None) -> int:
     total = int(words.sum())
     for i in np.flatnonzero(words <= COMMENTS_MARK_WORDS).tolist():
         if before[i] >= COMMENTS_AFTER_WORDS and (
-                _COMMENT_HEADS.search(texts[i]) or (total - before[i] <= before[i] and _COMMENT_LINKS.search(texts[i]))):
+                (may_hold(texts[i], COMMENT_HEADS_HELD) and _COMMENT_HEADS.search(texts[i]))
+                or (total - before[i] <= before[i] and _COMMENT_LINKS.search(texts[i]))):
             return i
     return len(texts)
