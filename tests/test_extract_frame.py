@@ -15,7 +15,7 @@ import pytest
 
 from neardup.extract import extract
 from neardup.extract.blocks import page_blocks
-from neardup.extract.credits import _COMMENT_HEADS, COMMENT_HEADS_HELD
+from neardup.extract.credits import _COMMENT_HEADS, _COMMENT_LINKS, COMMENT_HEADS_HELD, COMMENT_LINKS_HELD
 from neardup.extract.frame import CALLS, CALLS_HELD, _matching, below, frame_labels
 from neardup.extract.held import UNFOLDED, held_at, may_hold
 from neardup.extract.mainbody import fill_article
@@ -154,7 +154,8 @@ def _strings(items) -> list[str]:
     return out
 
 
-@pytest.mark.parametrize("pattern, held", [(CALLS, CALLS_HELD), (_COMMENT_HEADS, COMMENT_HEADS_HELD)])
+@pytest.mark.parametrize("pattern, held", [(CALLS, CALLS_HELD), (_COMMENT_HEADS, COMMENT_HEADS_HELD),
+                                           (_COMMENT_LINKS, COMMENT_LINKS_HELD)])
 def test_every_match_holds_a_held_word(pattern, held):
     assert all(w == w.lower() and w.isascii() for w in held)
     strings = _strings(_parser.parse(pattern.pattern, pattern.flags))
@@ -171,5 +172,6 @@ def test_searching_only_the_rows_holding_a_held_word_finds_the_same_rows():
         rows = np.arange(start, start + 30)
         assert _matching(texts, rows, CALLS, CALLS_HELD).tolist() == _matching(texts, rows, CALLS).tolist()
     assert any(held_at(t, CALLS_HELD) is None for t in texts)  # the unfolded characters were met
-    for t in texts:
+    for t in texts + [f"{n} Responses to it" for n in (3, 24)] + ["Leave a Reply", "ADD YOUR COMMENTS"]:
         assert may_hold(t, COMMENT_HEADS_HELD) or not _COMMENT_HEADS.search(t)
+        assert may_hold(t, COMMENT_LINKS_HELD) or not _COMMENT_LINKS.search(t)

@@ -163,6 +163,8 @@ _COMMENT_LINKS = re.compile(
     re.IGNORECASE,
 )
 """A count or an invitation: also printed under each post of a blog's front page."""
+COMMENT_LINKS_HELD = ("comment", "response", "repl")
+"""Every match of :data:`_COMMENT_LINKS` holds one of these words (:mod:`.held`)."""
 _COMMENT_HEADS = re.compile(
     r"\b(?:readers?'?|users?|visitors?)\s+comments?\b"
     r"|\bcomments?\s+(?:are|is|will\s+be|may\s+be)\s+(?:now\s+)?(?:closed|moderated|screened|reviewed|approved|owned)"
@@ -171,7 +173,8 @@ _COMMENT_HEADS = re.compile(
 )
 """Reader comments named, or the site's rules for them: what heads a comment section."""
 COMMENT_HEADS_HELD = ("comment",)
-"""Every match of :data:`_COMMENT_HEADS` holds this word (:mod:`.held`): a line without it is not searched."""
+"""Every match of :data:`_COMMENT_HEADS` holds this word (:mod:`.held`): a line without it is not
+searched."""
 COMMENTS_MARK_WORDS = 30
 """A comment section's opening line is at most this many words."""
 COMMENTS_AFTER_WORDS = 150
@@ -188,6 +191,7 @@ def comment_start(texts: list[str], words: np.ndarray | None = None) -> int:
     for i in np.flatnonzero(words <= COMMENTS_MARK_WORDS).tolist():
         if before[i] >= COMMENTS_AFTER_WORDS and (
                 (may_hold(texts[i], COMMENT_HEADS_HELD) and _COMMENT_HEADS.search(texts[i]))
-                or (total - before[i] <= before[i] and _COMMENT_LINKS.search(texts[i]))):
+                or (total - before[i] <= before[i] and may_hold(texts[i], COMMENT_LINKS_HELD)
+                    and _COMMENT_LINKS.search(texts[i]))):
             return i
     return len(texts)
