@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from neardup.extract.credits import word_counts
-from neardup.extract.features import text_stats
+from neardup.extract.features import SLOT_MEMBERS, _member, _slot_table, text_stats
 from neardup.extract.guard import _FOREIGN, _IMPLIED, _RAW_NAMES, _VOID, MAX_HTML_DEPTH, html_depth_over
 
 _TAG = re.compile(r"<(?:(/)?([A-Za-z][A-Za-z0-9:-]*)|!--)")
@@ -115,3 +115,16 @@ def test_elements_holding_a_word_as_all_attrs_read() -> None:
     expected = [i for i, a in enumerate(el.attrs) if "articleBody" in a.split()]
     assert el.holding("articleBody") == expected and len(expected) == 3
     assert el.holding("nowhere") == []
+
+
+@pytest.mark.parametrize("size", [1, 2, 17, 80, SLOT_MEMBERS, SLOT_MEMBERS + 1, 3000])
+def test_set_lookup_by_top_bits_answers_as_binary_search(size: int) -> None:
+    rng = np.random.default_rng(size)
+    members = np.unique(rng.integers(0, 2**64, size, dtype=np.uint64, endpoint=False))
+    table = _slot_table(members)
+    values = [rng.integers(0, 2**64, 5000, dtype=np.uint64), members, members + np.uint64(1), np.uint64(0) * members]
+    if table is not None:  # the values an empty slot holds are members only when they are
+        values.append(table[1])
+    for v in values:
+        at = np.minimum(np.searchsorted(members, v), len(members) - 1)
+        assert (_member(v, members) == (members[at] == v)).all()
