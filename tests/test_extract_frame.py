@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import random
 import re
-import string
 from itertools import product
 from re import _constants as sre  # type: ignore[attr-defined]
 from re import _parser  # type: ignore[attr-defined]
@@ -15,7 +14,14 @@ import pytest
 
 from neardup.extract import extract
 from neardup.extract.blocks import page_blocks
-from neardup.extract.credits import _COMMENT_HEADS, _COMMENT_LINKS, COMMENT_HEADS_HELD, COMMENT_LINKS_HELD
+from neardup.extract.credits import (
+    _COMMENT_HEADS,
+    _COMMENT_LINKS,
+    _RIGHTS,
+    COMMENT_HEADS_HELD,
+    COMMENT_LINKS_HELD,
+    RIGHTS_HELD,
+)
 from neardup.extract.frame import CALLS, CALLS_HELD, _matching, below, frame_labels
 from neardup.extract.held import UNFOLDED, held_at, may_hold
 from neardup.extract.mainbody import fill_article
@@ -121,13 +127,16 @@ def test_extract_drops_the_frame_of_a_modern_page():
     assert "caption of the harbor" not in text and "five charts" not in text and "teaser" not in text
 
 
-def test_unfolded_are_the_only_characters_that_match_a_letter_but_do_not_lower_case_to_it():
+HELD = CALLS_HELD + COMMENT_HEADS_HELD + COMMENT_LINKS_HELD + RIGHTS_HELD
+
+
+def test_unfolded_are_the_only_characters_that_match_a_held_character_but_do_not_lower_case_to_it():
     every = "".join(map(chr, range(0x110000)))
-    letters = string.ascii_lowercase + " "
-    matching = set(re.findall(f"[{letters}]", every, re.IGNORECASE))  # some letter, case ignored
-    lowering = {c for c in every if c.lower() in letters}
+    held = sorted(set("".join(HELD)))
+    matching = set(re.findall(f"[{re.escape(''.join(held))}]", every, re.IGNORECASE))  # one of them, case ignored
+    lowering = {c for c in every if c.lower() in held}
     assert matching ^ lowering <= set(UNFOLDED)
-    for c in matching - set(UNFOLDED):  # and the same letter
+    for c in matching - set(UNFOLDED):  # and the same one
         assert re.fullmatch(re.escape(c.lower()), c, re.IGNORECASE), c
     assert [c for c in every if len(c.lower()) != 1] == ["\u0130"]  # offsets of lower() are the text's own
 
@@ -155,9 +164,9 @@ def _strings(items) -> list[str]:
 
 
 @pytest.mark.parametrize("pattern, held", [(CALLS, CALLS_HELD), (_COMMENT_HEADS, COMMENT_HEADS_HELD),
-                                           (_COMMENT_LINKS, COMMENT_LINKS_HELD)])
+                                           (_COMMENT_LINKS, COMMENT_LINKS_HELD), (_RIGHTS, RIGHTS_HELD)])
 def test_every_match_holds_a_held_word(pattern, held):
-    assert all(w == w.lower() and w.isascii() for w in held)
+    assert all(w == w.lower() for w in held)
     strings = _strings(_parser.parse(pattern.pattern, pattern.flags))
     assert strings and all(any(w in x for w in held) for x in strings)
 

@@ -72,6 +72,8 @@ _RIGHTS = re.compile(
     r"|may\s+not\s+be\s+(?:re)?(?:published|broadcast|rewritten|redistributed|reproduced))",
     re.IGNORECASE,
 )
+RIGHTS_HELD = ("\u00a9", "&copy;", "(c)", "copyright", "rights", "may")
+"""Every match of :data:`_RIGHTS` holds one of these (:mod:`.held`): a line without any is not searched."""
 _CREDIT = re.compile(
     rf"^\W*(?:(?:by|from|source|photo|credit)\b:?\s*)?{_AGENCY}"
     r"(?:\s+(?:\w+\s+)?writers?)?"
@@ -126,7 +128,7 @@ def credit_kind(text: str, words: int | None = None) -> str | None:
         words = len(_WORDS.findall(text))
     if words == 0 or words > RIGHTS_WORDS:
         return None
-    if _RIGHTS.search(text):
+    if may_hold(text, RIGHTS_HELD) and _RIGHTS.search(text):
         return "rights"
     if words <= CREDIT_WORDS and _CREDIT.match(text):
         return "credit"

@@ -4,14 +4,14 @@ Python's ``re`` has no literal prefix to jump to in a pattern compiled with ``IG
 alternatives open with letters, so it tries the whole pattern at every character of the text (about
 80 ns a character for the frame's calls to sign up, a tenth of a page's extraction), while
 ``str.find`` of a word in ``str.lower()`` of the text runs at memory speed.  When every match of a
-pattern holds one of a few lower-case ASCII words (the pattern's *held* words), a text whose
-lower-cased form holds none of them cannot match, and the pattern need not be tried on it.
+pattern holds one of a few lower-case words (the pattern's *held* words), a text whose lower-cased
+form holds none of them cannot match, and the pattern need not be tried on it.
 
-That is exact, not a heuristic: under ``IGNORECASE`` a lower-case ASCII letter matches exactly the
-characters whose ``str.lower()`` is that letter, except U+0130 (İ), U+0131 (ı) and U+017F (ſ),
-which match ``i``, ``i`` and ``s`` while lower-casing to something else; and U+0130 is the only
-character whose ``str.lower()`` is longer than one character (``tests/test_extract_frame.py``
-checks both over every code point).  A text holding one of those three is searched whole, as
+That is exact, not a heuristic: under ``IGNORECASE`` each character of the held words (ASCII letters,
+space, ``(c)``, ``&copy;``, ``©``) matches exactly the characters whose ``str.lower()`` is that
+character, except U+0130 (İ), U+0131 (ı) and U+017F (ſ), which match ``i``, ``i`` and ``s`` while
+lower-casing to something else; and U+0130 is the only character whose ``str.lower()`` is longer
+than one character (``tests/test_extract_frame.py`` checks both over every code point).  A text holding one of those three is searched whole, as
 before; in any other, the offsets of ``str.lower()`` are the text's own.  That every match of a
 pattern holds one of its held words is checked by the tests from the pattern itself.
 """
@@ -25,7 +25,7 @@ UNFOLDED = "\u0130\u0131\u017f"
 
 
 def held_at(text: str, words: Sequence[str]) -> list[int] | None:
-    """Where in ``text`` one of the lower-case ASCII ``words`` starts, case ignored (every occurrence
+    """Where in ``text`` one of the lower-case ``words`` starts, case ignored (every occurrence
     of each, unordered); None when ``text`` holds a character of :data:`UNFOLDED` (search it whole)."""
     if any(c in text for c in UNFOLDED):
         return None
