@@ -20,14 +20,21 @@ from __future__ import annotations
 
 from typing import Sequence
 
-UNFOLDED = "\u0130\u0131\u017f"
+UNFOLDED = ("\u0130", "\u0131", "\u017f")
 """The characters that match an ASCII letter under ``IGNORECASE`` but do not lower-case to it."""
+_I_DOT, _I_DOTLESS, _LONG_S = UNFOLDED
+
+
+def _unfolded(text: str) -> bool:
+    """Whether ``text`` holds a character of :data:`UNFOLDED` (an ASCII text is known not to; three
+    ``in`` tests are four times faster than a regular expression's search)."""
+    return not text.isascii() and (_I_DOT in text or _I_DOTLESS in text or _LONG_S in text)
 
 
 def held_at(text: str, words: Sequence[str]) -> list[int] | None:
     """Where in ``text`` one of the lower-case ``words`` starts, case ignored (every occurrence
     of each, unordered); None when ``text`` holds a character of :data:`UNFOLDED` (search it whole)."""
-    if any(c in text for c in UNFOLDED):
+    if _unfolded(text):
         return None
     low = text.lower()
     found = []
@@ -41,7 +48,10 @@ def held_at(text: str, words: Sequence[str]) -> list[int] | None:
 
 def may_hold(text: str, words: Sequence[str]) -> bool:
     """Whether ``text`` may match a case-insensitive pattern whose every match holds one of ``words``."""
-    if any(c in text for c in UNFOLDED):
+    if _unfolded(text):
         return True
     low = text.lower()
-    return any(word in low for word in words)
+    for word in words:  # a loop, not any() of a generator: called for most short blocks of a page
+        if word in low:
+            return True
+    return False
