@@ -24,6 +24,7 @@ from neardup.extract.credits import (
 )
 from neardup.extract.frame import CALLS, CALLS_HELD, _matching, below, frame_labels
 from neardup.extract.held import UNFOLDED, held_at, may_hold
+from neardup.extract.structured import _ASSIGNED, ASSIGNED_AT, _assignments
 from neardup.extract.mainbody import fill_article
 
 STORY = [f"Paragraph {i} of the story tells readers what the city council decided about the harbor on Monday."
@@ -127,7 +128,7 @@ def test_extract_drops_the_frame_of_a_modern_page():
     assert "caption of the harbor" not in text and "five charts" not in text and "teaser" not in text
 
 
-HELD = CALLS_HELD + COMMENT_HEADS_HELD + COMMENT_LINKS_HELD + RIGHTS_HELD
+HELD = CALLS_HELD + COMMENT_HEADS_HELD + COMMENT_LINKS_HELD + RIGHTS_HELD + (ASSIGNED_AT,)
 
 
 def test_unfolded_are_the_only_characters_that_match_a_held_character_but_do_not_lower_case_to_it():
@@ -184,3 +185,12 @@ def test_searching_only_the_rows_holding_a_held_word_finds_the_same_rows():
     for t in texts + [f"{n} Responses to it" for n in (3, 24)] + ["Leave a Reply", "ADD YOUR COMMENTS"]:
         assert may_hold(t, COMMENT_HEADS_HELD) or not _COMMENT_HEADS.search(t)
         assert may_hold(t, COMMENT_LINKS_HELD) or not _COMMENT_LINKS.search(t)
+
+
+def test_state_assignments_are_found_where_the_whole_search_finds_them():
+    assert all(x.startswith(ASSIGNED_AT) for x in _strings(_parser.parse(_ASSIGNED.pattern, _ASSIGNED.flags)))
+    page = ('<script>var window_ = 1; Window.__NUXT__ = {"a": 1}; window.__DATA__={}; WINDOW.__STATE__ =\n[]'
+            '; window.other = 2; window.__INITIAL_STATE__</script>')
+    for html in (page, page + "\u0131", page.replace("window.__DATA__", "w\u0130ndow.__DATA__")):
+        assert _assignments(html) == [m.end() for m in _ASSIGNED.finditer(html)]
+    assert len(_assignments(page)) == 3
