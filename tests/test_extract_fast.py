@@ -128,3 +128,15 @@ def test_set_lookup_by_top_bits_answers_as_binary_search(size: int) -> None:
     for v in values:
         at = np.minimum(np.searchsorted(members, v), len(members) - 1)
         assert (_member(v, members) == (members[at] == v)).all()
+
+
+def test_parse_of_the_encoded_page_is_the_parse_of_the_text() -> None:
+    from selectolax.lexbor import LexborHTMLParser
+
+    from neardup.extract.blocks import parse
+
+    pages = ("<p>caf\u00e9 \U0001f600</p>", "<p>x\x00y</p>", "<p>a\udc80b\x00c</p>",
+             "<p>x\u00e9" * 6000)  # the last: over 5,000 tags, its depth read from the parser's bytes
+    for html in pages:
+        text_parse = LexborHTMLParser(html.replace("\x00", ""))  # as parse gave the text to the parser before
+        assert parse(html).html == text_parse.html

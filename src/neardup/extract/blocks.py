@@ -225,11 +225,20 @@ def keyword_mask(attrs: str) -> int:
 
 
 def parse(html: str) -> LexborHTMLParser:
-    """The lexbor tree of ``html`` (any string: broken markup is repaired, not rejected)."""
+    """The lexbor tree of ``html`` (any string: broken markup is repaired, not rejected).
+
+    The page is encoded once, for the depth check and for the parser, which is given the bytes
+    (given a string, it encodes it itself, dropping lone surrogates: so are they here)."""
     if not isinstance(html, str):
         raise TypeError(f"html must be str, not {type(html).__name__} (decode bytes first)")
-    check_depth(html)
-    return LexborHTMLParser(html.replace("\x00", "") if "\x00" in html else html)
+    try:
+        data = html.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates, which have no UTF-8 (the depth check passes them)
+        check_depth(html)
+        data = html.encode("utf-8", "ignore")
+    else:
+        check_depth(html, data)
+    return LexborHTMLParser(data.replace(b"\x00", b"") if b"\x00" in data else data)
 
 
 _TITLE_SELECTOR = 'title, meta[property="og:title"], meta[name="twitter:title"]'
