@@ -110,7 +110,8 @@ def main_body(page: Page, keep: np.ndarray, stats: BlockStats | None = None) -> 
     out = keep.copy()
     if len(parts) <= 1:
         return out
-    words = np.array([int(page.words[r].sum()) for r in parts])
+    starts = np.cumsum([0] + [len(r) for r in parts[:-1]])
+    words = np.add.reduceat(page.words[np.flatnonzero(keep)], starts)  # per run, in one call
     main = int(np.argmax(words))
     minor = words <= MINOR_SHARE * words[main]
     minor[main] = False
