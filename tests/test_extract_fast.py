@@ -158,17 +158,3 @@ def test_shift_fills_as_full_like_did() -> None:
         for off in range(-60, 61):
             got, want = _shift(a, off, fill), full_like_shift(a, off, fill)
             assert got.dtype == want.dtype and np.array_equal(got, want), (off, a.shape)
-
-
-def test_block_stats_read_the_scanner_s_bytes_as_the_joined_texts() -> None:
-    from neardup.extract.blocks import page_blocks
-    from neardup.extract.features import block_stats
-
-    html = ("<p>caf\u00e9 &amp; cr\u00e8me</p><div>Smile \U0001f600 now</div><ul><li>one</li><li>two</li></ul>"
-            "<p>\u4e2d\u6587\u5b57</p><p></p><br><p>end.</p>")
-    page = page_blocks(html)
-    assert page.text_bytes == "\x00".join(page.texts).encode("utf-8") + b"\x00"
-    got, want = block_stats(page), text_stats(page.texts)
-    assert all(np.array_equal(getattr(got, f), getattr(want, f)) for f in
-               ("hashes", "tokens", "punct", "upper", "digit", "nbytes", "sent_end", "regex_words"))
-    assert page_blocks("<p></p>").text_bytes == b""

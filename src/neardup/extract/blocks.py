@@ -153,9 +153,6 @@ class Page:
     title: str
     meta_title: str
     article_body: str = ""
-    text_bytes: bytes | None = None
-    """The texts as the scanner wrote them, UTF-8, each ended by a NUL: what :func:`.features.block_stats`
-    reads, so it need not join and encode them again (None when they were not valid UTF-8)."""
 
     def __len__(self) -> int:
         return len(self.texts)
@@ -308,13 +305,7 @@ def split(tree: LexborHTMLParser, title: str = "", meta_title: str = "", body: s
     data = markup.encode("utf-8", "replace") if markup is not None else b""
     buf = np.frombuffer(bytearray(data), dtype=np.uint8)
     out, words, links, owner, tag, parent, depth, end, spans = scan(buf, *_tables())
-    scanned = out.tobytes()
-    raw: bytes | None = scanned
-    try:
-        joined = scanned.decode("utf-8")
-    except UnicodeDecodeError:
-        joined, raw = scanned.decode("utf-8", "replace"), None
-    texts = joined.split("\x00")[:-1]
+    texts = out.tobytes().decode("utf-8", "replace").split("\x00")[:-1]
     keywords = keyword_masks(buf, spans, *_keyword_table())
     elements = Elements(tag, parent, depth, end, keywords, data, spans)
-    return Page(texts, words, links, owner, elements, title, meta_title, body, raw)
+    return Page(texts, words, links, owner, elements, title, meta_title, body)

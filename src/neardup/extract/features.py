@@ -290,10 +290,9 @@ def _stats(buf, table, seed, word_chars):
     return hashes[:pos], out
 
 
-def text_stats(texts: list[str], data: bytes | None = None) -> BlockStats:
-    """:class:`BlockStats` of ``texts`` (``data``: them in UTF-8, each ended by a NUL, when known)."""
-    if data is None:
-        data = "\x00".join(texts).encode("utf-8") + b"\x00" if texts else b""
+def text_stats(texts: list[str]) -> BlockStats:
+    """:class:`BlockStats` of ``texts``."""
+    data = "\x00".join(texts).encode("utf-8") + b"\x00" if texts else b""
     hashes, out = _stats(np.frombuffer(bytearray(data), dtype=np.uint8), char_classes(), np.uint64(_SEED),
                          regex_word_chars())
     unknown = np.flatnonzero(out[6] == WORDS_UNKNOWN).tolist()
@@ -305,7 +304,7 @@ def text_stats(texts: list[str], data: bytes | None = None) -> BlockStats:
 
 
 def block_stats(page: Page) -> BlockStats:
-    return text_stats(page.texts, page.text_bytes)
+    return text_stats(page.texts)
 
 
 @lru_cache(maxsize=1)
