@@ -19,8 +19,11 @@ holds times; its answers, ``matches.jsonl``, are compared).
 
 ``--extraction DIR`` adds ``neardup extract PAGES --jsonl OUT`` on every page of each collection
 under ``DIR`` (``../shared/data/extraction``: each sub-folder is one), the pages given as JSON lines
-``{"id", "html"}`` the way the extraction bench gives them: a speed change to the extractor is
-checked on all of them without re-running the quality bench::
+``{"id", "html"}`` the way the extraction bench gives them, and ``extract-features``: per collection
+with gold text, the digest of what the bench's models train on (the rich block features, training
+labels and block texts of every page; the training pages' texts are rewritten after the split, which
+``extract``'s outputs do not show).  A speed change to the extractor is checked on all of them
+without re-running the quality bench::
 
     python bench/byte_identity.py record extract.json --only extract --extraction ../shared/data/extraction
 """
@@ -67,6 +70,32 @@ def write_pages(collection: Path, out: Path) -> None:
     with open(out, "w", encoding="utf-8") as fh:
         for path in page_files(collection):
             fh.write(json.dumps({"id": str(path.relative_to(collection)), "html": read_html(path)}) + "\n")
+
+
+def feature_digests(extraction: Path) -> dict[str, str]:
+    """Per collection of ``extraction`` that has gold text, the sha256 of its pages' rich block
+    features, training labels and block texts, in load order (this process's neardup)."""
+    import numpy as np
+
+    from neardup.errors import UserError
+    from neardup.extract.datasets import load
+    from neardup.extract.features import rich_features
+    from neardup.extract.train import examples, training_labels
+
+    found = {}
+    for collection in sorted(c for c in extraction.iterdir() if c.is_dir()):
+        try:
+            pages = load(collection)
+        except UserError:  # no gold text (trafilatura-eval's snippets)
+            continue
+        digest = hashlib.sha256()
+        for ex in examples(pages):
+            rows = rich_features(ex.page, ex.stats)
+            for a in (rows.rows, rows.cols, rows.vals, *(m for _, m in rows.blocks), training_labels(ex)):
+                digest.update(np.ascontiguousarray(a).tobytes())
+            digest.update("\x00".join(ex.page.texts).encode("utf-8", "surrogatepass"))
+        found[collection.name] = digest.hexdigest()
+    return found
 
 
 def runs(extraction: Path | None = None) -> list[tuple[str, list[str]]]:
@@ -142,6 +171,8 @@ def record(work: Path, quick: bool = False, only: str | None = None,
         if name == "explain":  # its output is what it prints
             found[name]["stdout"] = hashlib.sha256(done.stdout.encode()).hexdigest()
         print(f"{name}: exit {done.returncode}, {len(files)} files", file=sys.stderr, flush=True)
+    if extraction is not None and not quick and (only is None or re.search(only, "extract-features")):
+        found["extract-features"] = feature_digests(extraction)
     return found
 
 
