@@ -16,6 +16,16 @@ run works in one scratch folder with relative paths, so a summary's paths do not
 it runs.  A ``summary.json`` is compared without what differs run to run (``seconds``, memory
 traces, versions); every other file byte for byte, except the index's own store (its SQLite file
 holds times; its answers, ``matches.jsonl``, are compared).
+
+``--extraction DIR`` adds ``neardup extract PAGES --jsonl OUT`` on every page of each collection
+under ``DIR`` (``../shared/data/extraction``: each sub-folder is one), the pages given as JSON lines
+``{"id", "html"}`` the way the extraction bench gives them, and ``extract-features``: per collection
+with gold text, the digest of what the bench's models train on (the rich block features, training
+labels and block texts of every page; the training pages' texts are rewritten after the split, which
+``extract``'s outputs do not show).  A speed change to the extractor is checked on all of them
+without re-running the quality bench::
+
+    python bench/byte_identity.py record extract.json --only extract --extraction ../shared/data/extraction
 """
 
 from __future__ import annotations
@@ -42,8 +52,55 @@ METHODS = ("andd", "ffp", "imatch", "minhash", "simhash", "spotsigs", "wsample")
 CONTAIN_METHODS = ("align", "codet", "ffp", "dsc", "imatch", "simhash")
 
 
-def runs() -> list[tuple[str, list[str]]]:
-    """(name, neardup arguments) of every reference run, in order; later runs read earlier outputs."""
+#: The folders whose pages the extraction runs read (the page as crawled, not an annotated copy).
+PAGE_FOLDERS = ("original", "html", "input")
+
+
+def page_files(collection: Path) -> list[Path]:
+    """Every page file of an extraction collection (``.htm``/``.html`` under :data:`PAGE_FOLDERS`), sorted."""
+    return sorted(p for p in collection.rglob("*.htm*")
+                  if p.suffix in (".htm", ".html") and p.parent.name in PAGE_FOLDERS)
+
+
+def write_pages(collection: Path, out: Path) -> None:
+    """``collection``'s pages as JSON lines ``{"id", "html"}`` (id: the path inside it), decoded as
+    the extraction bench decodes them (:func:`neardup.extract.datasets.read_html`)."""
+    from neardup.extract.datasets import read_html
+
+    with open(out, "w", encoding="utf-8") as fh:
+        for path in page_files(collection):
+            fh.write(json.dumps({"id": str(path.relative_to(collection)), "html": read_html(path)}) + "\n")
+
+
+def feature_digests(extraction: Path) -> dict[str, str]:
+    """Per collection of ``extraction`` that has gold text, the sha256 of its pages' rich block
+    features, training labels and block texts, in load order (this process's neardup)."""
+    import numpy as np
+
+    from neardup.errors import UserError
+    from neardup.extract.datasets import load
+    from neardup.extract.features import rich_features
+    from neardup.extract.train import examples, training_labels
+
+    found = {}
+    for collection in sorted(c for c in extraction.iterdir() if c.is_dir()):
+        try:
+            pages = load(collection)
+        except UserError:  # no gold text (trafilatura-eval's snippets)
+            continue
+        digest = hashlib.sha256()
+        for ex in examples(pages):
+            rows = rich_features(ex.page, ex.stats)
+            for a in (rows.rows, rows.cols, rows.vals, *(m for _, m in rows.blocks), training_labels(ex)):
+                digest.update(np.ascontiguousarray(a).tobytes())
+            digest.update("\x00".join(ex.page.texts).encode("utf-8", "surrogatepass"))
+        found[collection.name] = digest.hexdigest()
+    return found
+
+
+def runs(extraction: Path | None = None) -> list[tuple[str, list[str]]]:
+    """(name, neardup arguments) of every reference run, in order; later runs read earlier outputs;
+    with ``extraction``, an ``extract`` run per collection folder in it (pages from :func:`write_pages`)."""
     out: list[tuple[str, list[str]]] = [("synth", ["synth", "-o", "corpus", "--docs", "20000", "--seed", "7", "--quiet"])]
     for corpus, path in (("sample", "sample.jsonl"), ("corpus", "corpus/docs.jsonl")):
         out += [(f"dedup-{m}-{corpus}", ["dedup", path, "-o", f"dedup-{m}-{corpus}", "--method", m, "--quiet"])
@@ -61,6 +118,9 @@ def runs() -> list[tuple[str, list[str]]]:
         ("index-query", ["index", "query", "index", "sample.jsonl", "-o", "index-query", "--quiet"]),
         ("explain", ["explain", "d00000001", "d00000007", "--in", "sample.jsonl", "--json"]),
     ]
+    if extraction is not None:
+        out += [(f"extract-{c.name}", ["extract", f"{c.name}.pages.jsonl", "--jsonl", f"extract-{c.name}.jsonl"])
+                for c in sorted(extraction.iterdir()) if c.is_dir()]
     return out
 
 
@@ -81,10 +141,12 @@ def digest(path: Path) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def selected(quick: bool = False, only: str | None = None) -> list[tuple[str, list[str]]]:
-    """The reference runs to make: all; ``quick``, those on the sample; ``only``, those whose name the
-    regular expression finds something in (with the synth run when one of them reads its corpus)."""
-    chosen = [(name, argv) for name, argv in runs()
+def selected(quick: bool = False, only: str | None = None,
+             extraction: Path | None = None) -> list[tuple[str, list[str]]]:
+    """The reference runs to make: all (the extraction runs with ``extraction``); ``quick``, those on
+    the sample; ``only``, those whose name the regular expression finds something in (with the synth
+    run when one of them reads its corpus)."""
+    chosen = [(name, argv) for name, argv in runs(extraction)
               if not (quick and (name == "synth" or name.endswith("-corpus")))
               and (only is None or name == "synth" or re.search(only, name))]
     if not any(name.endswith("-corpus") for name, _ in chosen):
@@ -92,11 +154,14 @@ def selected(quick: bool = False, only: str | None = None) -> list[tuple[str, li
     return chosen
 
 
-def record(work: Path, quick: bool = False, only: str | None = None) -> dict[str, dict[str, str]]:
+def record(work: Path, quick: bool = False, only: str | None = None,
+           extraction: Path | None = None) -> dict[str, dict[str, str]]:
     """Run the reference runs :func:`selected` in ``work``; the digest of every file each one wrote."""
     shutil.copy(ROOT / "examples" / "sample.jsonl", work / "sample.jsonl")
     found: dict[str, dict[str, str]] = {}
-    for name, argv in selected(quick, only):
+    for name, argv in selected(quick, only, extraction):
+        if name.startswith("extract-") and extraction is not None:
+            write_pages(extraction / name.removeprefix("extract-"), work / argv[1])
         before = {p for p in work.rglob("*") if p.is_file()}
         done = subprocess.run([sys.executable, "-m", "neardup", *argv], cwd=work, capture_output=True, text=True)
         files = {p for p in work.rglob("*") if p.is_file() and not str(p.relative_to(work)).startswith(UNCOMPARED)}
@@ -106,6 +171,8 @@ def record(work: Path, quick: bool = False, only: str | None = None) -> dict[str
         if name == "explain":  # its output is what it prints
             found[name]["stdout"] = hashlib.sha256(done.stdout.encode()).hexdigest()
         print(f"{name}: exit {done.returncode}, {len(files)} files", file=sys.stderr, flush=True)
+    if extraction is not None and not quick and (only is None or re.search(only, "extract-features")):
+        found["extract-features"] = feature_digests(extraction)
     return found
 
 
@@ -118,13 +185,15 @@ def main() -> int:
                         help="only the runs on the sample (seconds, not minutes); check compares those only")
     parser.add_argument("--only", metavar="REGEX",
                         help="only the runs whose name matches (e.g. 'contain|partial'); check compares those only")
+    parser.add_argument("--extraction", type=Path, metavar="DIR",
+                        help="also extract every page of each collection folder in DIR (e.g. ../shared/data/extraction)")
     args = parser.parse_args()
     if args.workdir:
         args.workdir.mkdir(parents=True, exist_ok=False)
-        found = record(args.workdir, args.quick, args.only)
+        found = record(args.workdir, args.quick, args.only, args.extraction)
     else:
         with tempfile.TemporaryDirectory() as tmp:
-            found = record(Path(tmp), args.quick, args.only)
+            found = record(Path(tmp), args.quick, args.only, args.extraction)
     if args.mode == "record":
         args.digests.write_text(json.dumps(found, indent=1, sort_keys=True) + "\n")
         print(f"recorded {sum(len(v) for v in found.values())} digests of {len(found)} runs -> {args.digests}")

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from neardup.extract.credits import word_counts
-from neardup.extract.features import text_stats
+from neardup.extract.features import SLOT_MEMBERS, _member, _shift, _slot_table, text_stats
 from neardup.extract.guard import _FOREIGN, _IMPLIED, _RAW_NAMES, _VOID, MAX_HTML_DEPTH, html_depth_over
 
 _TAG = re.compile(r"<(?:(/)?([A-Za-z][A-Za-z0-9:-]*)|!--)")
@@ -115,3 +115,46 @@ def test_elements_holding_a_word_as_all_attrs_read() -> None:
     expected = [i for i, a in enumerate(el.attrs) if "articleBody" in a.split()]
     assert el.holding("articleBody") == expected and len(expected) == 3
     assert el.holding("nowhere") == []
+
+
+@pytest.mark.parametrize("size", [1, 2, 17, 80, SLOT_MEMBERS, SLOT_MEMBERS + 1, 3000])
+def test_set_lookup_by_top_bits_answers_as_binary_search(size: int) -> None:
+    rng = np.random.default_rng(size)
+    members = np.unique(rng.integers(0, 2**64, size, dtype=np.uint64, endpoint=False))
+    table = _slot_table(members)
+    values = [rng.integers(0, 2**64, 5000, dtype=np.uint64), members, members + np.uint64(1), np.uint64(0) * members]
+    if table is not None:  # the values an empty slot holds are members only when they are
+        values.append(table[1])
+    for v in values:
+        at = np.minimum(np.searchsorted(members, v), len(members) - 1)
+        assert (_member(v, members) == (members[at] == v)).all()
+
+
+def test_parse_of_the_encoded_page_is_the_parse_of_the_text() -> None:
+    from selectolax.lexbor import LexborHTMLParser
+
+    from neardup.extract.blocks import parse
+
+    pages = ("<p>caf\u00e9 \U0001f600</p>", "<p>x\x00y</p>", "<p>a\udc80b\x00c</p>",
+             "<p>x\u00e9" * 6000)  # the last: over 5,000 tags, its depth read from the parser's bytes
+    for html in pages:
+        text_parse = LexborHTMLParser(html.replace("\x00", ""))  # as parse gave the text to the parser before
+        assert parse(html).html == text_parse.html
+
+
+def test_shift_fills_as_full_like_did() -> None:
+    def full_like_shift(a, off, fill=0.0):  # the version it replaced
+        out = np.full_like(a, fill)
+        n = len(a)
+        if 0 < off < n:
+            out[: n - off] = a[off:]
+        elif 0 < -off < n:
+            out[-off:] = a[: n + off]
+        return out
+
+    rng = np.random.default_rng(1)
+    for a, fill in [(rng.random((50, 7)), 0.0), (rng.integers(-3, 9, 40), -1), (rng.random(30) > 0.5, False),
+                    (rng.integers(0, 5, 1), -1), (np.zeros(0), 0.0)]:
+        for off in range(-60, 61):
+            got, want = _shift(a, off, fill), full_like_shift(a, off, fill)
+            assert got.dtype == want.dtype and np.array_equal(got, want), (off, a.shape)

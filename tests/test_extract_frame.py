@@ -3,11 +3,28 @@ captions, recirculation and sign-up boxes, "Also read:" lines, calls to sign up.
 
 from __future__ import annotations
 
+import random
+import re
+from itertools import product
+from re import _constants as sre  # type: ignore[attr-defined]
+from re import _parser  # type: ignore[attr-defined]
+
 import numpy as np
+import pytest
 
 from neardup.extract import extract
 from neardup.extract.blocks import page_blocks
-from neardup.extract.frame import below, frame_labels
+from neardup.extract.credits import (
+    _COMMENT_HEADS,
+    _COMMENT_LINKS,
+    _RIGHTS,
+    COMMENT_HEADS_HELD,
+    COMMENT_LINKS_HELD,
+    RIGHTS_HELD,
+)
+from neardup.extract.frame import CALLS, CALLS_HELD, _matching, below, frame_labels
+from neardup.extract.held import UNFOLDED, held_at, may_hold
+from neardup.extract.structured import _ASSIGNED, ASSIGNED_AT, _assignments
 from neardup.extract.mainbody import fill_article
 
 STORY = [f"Paragraph {i} of the story tells readers what the city council decided about the harbor on Monday."
@@ -109,3 +126,71 @@ def test_extract_drops_the_frame_of_a_modern_page():
     text = extract(html).full_text()
     assert all(p in text for p in STORY)
     assert "caption of the harbor" not in text and "five charts" not in text and "teaser" not in text
+
+
+HELD = CALLS_HELD + COMMENT_HEADS_HELD + COMMENT_LINKS_HELD + RIGHTS_HELD + (ASSIGNED_AT,)
+
+
+def test_unfolded_are_the_only_characters_that_match_a_held_character_but_do_not_lower_case_to_it():
+    every = "".join(map(chr, range(0x110000)))
+    held = sorted(set("".join(HELD)))
+    matching = set(re.findall(f"[{re.escape(''.join(held))}]", every, re.IGNORECASE))  # one of them, case ignored
+    lowering = {c for c in every if c.lower() in held}
+    assert matching ^ lowering <= set(UNFOLDED)
+    for c in matching - set(UNFOLDED):  # and the same one
+        assert re.fullmatch(re.escape(c.lower()), c, re.IGNORECASE), c
+    assert [c for c in every if len(c.lower()) != 1] == ["\u0130"]  # offsets of lower() are the text's own
+
+
+def _strings(items) -> list[str]:
+    """The strings a parsed regular expression matches, lower-cased, with a character class or an
+    unbounded repeat as NUL (no held word spans one): every match holds what all of these hold."""
+    out = [""]
+    for op, av in items:
+        if op is sre.LITERAL:
+            alts = [chr(av).lower()]
+        elif op is sre.BRANCH:
+            alts = [x for branch in av[1] for x in _strings(branch)]
+        elif op is sre.SUBPATTERN:
+            alts = _strings(av[-1])
+        elif op in (sre.MAX_REPEAT, sre.MIN_REPEAT) and av[1] <= 3:
+            subs = _strings(av[2])
+            alts = ["".join(p) for k in range(av[0], av[1] + 1) for p in product(subs, repeat=k)]
+        elif op in (sre.AT, sre.ASSERT, sre.ASSERT_NOT):
+            alts = [""]  # no character of the match
+        else:
+            alts = ["\0"]
+        out = [a + b for a in out for b in alts]
+    return out
+
+
+@pytest.mark.parametrize("pattern, held", [(CALLS, CALLS_HELD), (_COMMENT_HEADS, COMMENT_HEADS_HELD),
+                                           (_COMMENT_LINKS, COMMENT_LINKS_HELD), (_RIGHTS, RIGHTS_HELD)])
+def test_every_match_holds_a_held_word(pattern, held):
+    assert all(w == w.lower() for w in held)
+    strings = _strings(_parser.parse(pattern.pattern, pattern.flags))
+    assert strings and all(any(w in x for w in held) for x in strings)
+
+
+def test_searching_only_the_rows_holding_a_held_word_finds_the_same_rows():
+    rng = random.Random(5)
+    words = ["Sign", "UP", "for", "our", "newsletter", "by", "clicking", "you", "agree", "to", "the", "terms",
+             "we", "may", "earn", "a", "commission", "İ", "ı", "ſign", "SUBSCRIBE", "now", "affiliate", "links",
+             "Kommission", "inbox", "your", "become", "paid", "member", "comments", "are", "closed", "readers'"]
+    texts = [" ".join(rng.choice(words) for _ in range(rng.randint(1, 12))) for _ in range(3000)]
+    for start in range(0, 3000, 30):
+        rows = np.arange(start, start + 30)
+        assert _matching(texts, rows, CALLS, CALLS_HELD).tolist() == _matching(texts, rows, CALLS).tolist()
+    assert any(held_at(t, CALLS_HELD) is None for t in texts)  # the unfolded characters were met
+    for t in texts + [f"{n} Responses to it" for n in (3, 24)] + ["Leave a Reply", "ADD YOUR COMMENTS"]:
+        assert may_hold(t, COMMENT_HEADS_HELD) or not _COMMENT_HEADS.search(t)
+        assert may_hold(t, COMMENT_LINKS_HELD) or not _COMMENT_LINKS.search(t)
+
+
+def test_state_assignments_are_found_where_the_whole_search_finds_them():
+    assert all(x.startswith(ASSIGNED_AT) for x in _strings(_parser.parse(_ASSIGNED.pattern, _ASSIGNED.flags)))
+    page = ('<script>var window_ = 1; Window.__NUXT__ = {"a": 1}; window.__DATA__={}; WINDOW.__STATE__ =\n[]'
+            '; window.other = 2; window.__INITIAL_STATE__</script>')
+    for html in (page, page + "\u0131", page.replace("window.__DATA__", "w\u0130ndow.__DATA__")):
+        assert _assignments(html) == [m.end() for m in _ASSIGNED.finditer(html)]
+    assert len(_assignments(page)) == 3

@@ -73,6 +73,23 @@ def test_directory_reading_gzip_binary_and_unsupported(tmp_path):
     assert items[-1].html.startswith("<html>")
 
 
+def test_jsonl_never_yields_a_lone_surrogate(tmp_path):
+    # orjson refuses lone surrogates, escaped or as bytes, so a JSONL record is not checked for them again
+    # (records.record_from_mapping's unicode_checked); a line decoded from a legacy encoding still is.
+    path = write_lines(tmp_path / "in.jsonl", [
+        b'{"id": "a", "html": "<p>x\\udc80y</p>"}',
+        b'{"id": "b", "html": "<p>x\\ud800</p>"}',
+        b'{"id": "c", "html": "<p>x\xed\xa0\x80y</p>"}',
+        b'{"id": "d", "html": "<p>caf\xe9 \\ud83d\\ude00</p>"}',
+    ])
+    items = list(read_input(path))
+    assert reasons(items) == [(1, "invalid JSON"), (2, "invalid JSON")]
+    assert [i.id for i in items if isinstance(i, Record)] == ["c", "d"]
+    for item in items:
+        if isinstance(item, Record):
+            item.html.encode("utf-8")  # no lone surrogate
+
+
 def test_gzip_jsonl_and_parquet_inputs(tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq

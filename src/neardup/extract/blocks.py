@@ -225,47 +225,54 @@ def keyword_mask(attrs: str) -> int:
 
 
 def parse(html: str) -> LexborHTMLParser:
-    """The lexbor tree of ``html`` (any string: broken markup is repaired, not rejected)."""
+    """The lexbor tree of ``html`` (any string: broken markup is repaired, not rejected).
+
+    The page is encoded once, for the depth check and for the parser, which is given the bytes
+    (given a string, it encodes it itself, dropping lone surrogates: so are they here)."""
     if not isinstance(html, str):
         raise TypeError(f"html must be str, not {type(html).__name__} (decode bytes first)")
-    check_depth(html)
-    return LexborHTMLParser(html.replace("\x00", "") if "\x00" in html else html)
+    try:
+        data = html.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates, which have no UTF-8 (the depth check passes them)
+        check_depth(html)
+        data = html.encode("utf-8", "ignore")
+    else:
+        check_depth(html, data)
+    return LexborHTMLParser(data.replace(b"\x00", b"") if b"\x00" in data else data)
 
 
-def titles(tree: LexborHTMLParser) -> tuple[str, str]:
-    """``<title>`` and the og:/twitter: title of the page (empty when absent); the first of
-    each, og:title before twitter:title, found in one pass over the tree."""
-    title = og = twitter = None
-    for node in tree.css('title, meta[property="og:title"], meta[name="twitter:title"]'):
-        if node.tag == "title":
-            title = title if title is not None else node.text()
-        elif node.attributes.get("property") == "og:title":
-            og = og or node.attributes.get("content")
-        else:
-            twitter = twitter or node.attributes.get("content")
-    return " ".join((title or "").split()), " ".join((og or twitter or "").split())
-
-
+_TITLE_SELECTOR = 'title, meta[property="og:title"], meta[name="twitter:title"]'
 _ARTICLE_BODY = re.compile(r'"articleBody"\s*:\s*"((?:[^"\\]|\\.)*)"')
 """A JSON string value of an ``articleBody`` key."""
 
 
-def article_body(tree: LexborHTMLParser, html: str) -> str:
-    """The ``articleBody`` strings of the page's JSON-LD scripts, joined (empty when none).
+def declared(tree: LexborHTMLParser, html: str) -> tuple[str, str, str]:
+    """What ``html`` (parsed as ``tree``) declares of itself: its ``<title>``, its og:/twitter: title
+    (the first of each, og:title before twitter:title; empty when absent) and the ``articleBody``
+    strings of its JSON-LD scripts, joined (empty when none); all in one pass over the tree (a
+    second pass for the scripts cost as much again).
 
-    Read with a regular expression rather than a JSON parser: it needs no valid JSON
-    around it (pages often break theirs) and costs nothing on the pages without the key.
+    The bodies are read with a regular expression rather than a JSON parser: it needs no valid JSON
+    around it (pages often break theirs), and the scripts are not looked at on pages without the key.
     """
-    if '"articleBody"' not in html:
-        return ""
+    title = og = twitter = None
     parts = []
-    for node in tree.css('script[type="application/ld+json"]'):
-        for m in _ARTICLE_BODY.finditer(node.text(deep=True) or ""):
-            try:
-                parts.append(json.loads(f'"{m.group(1)}"'))
-            except ValueError:
-                parts.append(m.group(1))
-    return " ".join(" ".join(parts).split())
+    with_body = '"articleBody"' in html
+    for node in tree.css(_TITLE_SELECTOR + ', script[type="application/ld+json"]' if with_body else _TITLE_SELECTOR):
+        tag = node.tag
+        if tag == "title":
+            title = title if title is not None else node.text()
+        elif tag == "script":
+            for m in _ARTICLE_BODY.finditer(node.text(deep=True) or ""):
+                try:
+                    parts.append(json.loads(f'"{m.group(1)}"'))
+                except ValueError:
+                    parts.append(m.group(1))
+        elif node.attributes.get("property") == "og:title":
+            og = og or node.attributes.get("content")
+        else:
+            twitter = twitter or node.attributes.get("content")
+    return " ".join((title or "").split()), " ".join((og or twitter or "").split()), " ".join(" ".join(parts).split())
 
 
 _CLEAN_SELECTOR = ", ".join(DROPPED_TAGS) + ", " + HIDDEN_SELECTOR
@@ -286,8 +293,7 @@ def clean(tree: LexborHTMLParser) -> None:
 def page_blocks(html: str) -> Page:
     """Parse, clean and split ``html`` into blocks."""
     tree = parse(html)
-    title, meta = titles(tree)
-    body = article_body(tree, html)
+    title, meta, body = declared(tree, html)
     clean(tree)
     return split(tree, title, meta, body)
 

@@ -58,6 +58,8 @@ import re
 
 import numpy as np
 
+from .held import may_hold
+
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 _DAY = r"(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)[a-z]*\.?"
 _AGENCY = (r"(?:the\s+)?(?:associated\s+press|ap|reuters|afp|agence\s+france[- ]presse|upi|united\s+press"
@@ -70,6 +72,8 @@ _RIGHTS = re.compile(
     r"|may\s+not\s+be\s+(?:re)?(?:published|broadcast|rewritten|redistributed|reproduced))",
     re.IGNORECASE,
 )
+RIGHTS_HELD = ("\u00a9", "&copy;", "(c)", "copyright", "rights", "may")
+"""Every match of :data:`_RIGHTS` holds one of these (:mod:`.held`): a line without any is not searched."""
 _CREDIT = re.compile(
     rf"^\W*(?:(?:by|from|source|photo|credit)\b:?\s*)?{_AGENCY}"
     r"(?:\s+(?:\w+\s+)?writers?)?"
@@ -124,7 +128,7 @@ def credit_kind(text: str, words: int | None = None) -> str | None:
         words = len(_WORDS.findall(text))
     if words == 0 or words > RIGHTS_WORDS:
         return None
-    if _RIGHTS.search(text):
+    if may_hold(text, RIGHTS_HELD) and _RIGHTS.search(text):
         return "rights"
     if words <= CREDIT_WORDS and _CREDIT.match(text):
         return "credit"
@@ -161,6 +165,8 @@ _COMMENT_LINKS = re.compile(
     re.IGNORECASE,
 )
 """A count or an invitation: also printed under each post of a blog's front page."""
+COMMENT_LINKS_HELD = ("comment", "response", "repl")
+"""Every match of :data:`_COMMENT_LINKS` holds one of these words (:mod:`.held`)."""
 _COMMENT_HEADS = re.compile(
     r"\b(?:readers?'?|users?|visitors?)\s+comments?\b"
     r"|\bcomments?\s+(?:are|is|will\s+be|may\s+be)\s+(?:now\s+)?(?:closed|moderated|screened|reviewed|approved|owned)"
@@ -168,6 +174,9 @@ _COMMENT_HEADS = re.compile(
     re.IGNORECASE,
 )
 """Reader comments named, or the site's rules for them: what heads a comment section."""
+COMMENT_HEADS_HELD = ("comment",)
+"""Every match of :data:`_COMMENT_HEADS` holds this word (:mod:`.held`): a line without it is not
+searched."""
 COMMENTS_MARK_WORDS = 30
 """A comment section's opening line is at most this many words."""
 COMMENTS_AFTER_WORDS = 150
@@ -183,6 +192,8 @@ def comment_start(texts: list[str], words: np.ndarray | None = None) -> int:
     total = int(words.sum())
     for i in np.flatnonzero(words <= COMMENTS_MARK_WORDS).tolist():
         if before[i] >= COMMENTS_AFTER_WORDS and (
-                _COMMENT_HEADS.search(texts[i]) or (total - before[i] <= before[i] and _COMMENT_LINKS.search(texts[i]))):
+                (may_hold(texts[i], COMMENT_HEADS_HELD) and _COMMENT_HEADS.search(texts[i]))
+                or (total - before[i] <= before[i] and may_hold(texts[i], COMMENT_LINKS_HELD)
+                    and _COMMENT_LINKS.search(texts[i]))):
             return i
     return len(texts)

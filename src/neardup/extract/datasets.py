@@ -35,7 +35,7 @@ import numpy as np
 
 from ..errors import UserError
 from ..io.readers import decode_html
-from .blocks import Page, article_body, clean, parse, split, titles
+from .blocks import Page, clean, declared, parse, split
 
 CONTENT_CLASSES = frozenset({1, 2})
 """Annotation classes that are content: headline and full text."""
@@ -123,8 +123,7 @@ def annotated_page(annotated: str) -> tuple[Page, np.ndarray, str]:
     raw = _NC_CLASS.sub(b"", _SEL.sub(rb'data-nc="\1"', annotated.encode("utf-8", "replace")))
     text = raw.decode("utf-8", "replace")
     tree = parse(text)
-    title, meta = titles(tree)
-    body = article_body(tree, text)
+    title, meta, body = declared(tree, text)
     clean(tree)
     label_of: dict[int, int] = {}
     for node in tree.css("[data-nc]"):  # outer before inner: the innermost class wins

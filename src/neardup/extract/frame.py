@@ -35,6 +35,7 @@ import re
 import numpy as np
 
 from .blocks import KEYWORDS, TAG_ID, Page
+from .held import held_at
 
 FRAME_KEYWORDS = tuple(
     """newsletter subscribe promo related teaser disclaimer sponsor outbrain taboola recommend trending
@@ -72,6 +73,10 @@ CALLS = re.compile(
     re.I,
 )
 """Phrases of a call to sign up (a newsletter box's text, its legal line) or of an affiliate notice."""
+CALLS_HELD = ("sign up", "subscribe", "your inbox", "by signing up", "by clicking", "by subscribing", "you agree to",
+              "commission", "compensation", "affiliate link", "become a ")
+"""Every match of :data:`CALLS` holds one of these words (:mod:`.held`): only the blocks holding one are
+searched (the tests derive it from the pattern)."""
 
 
 def below(page: Page, marked: np.ndarray) -> np.ndarray:
@@ -84,14 +89,20 @@ def below(page: Page, marked: np.ndarray) -> np.ndarray:
     return np.cumsum(depth[:-1]) > 0
 
 
-def _matching(texts: list[str], rows: np.ndarray, pattern: re.Pattern[str]) -> np.ndarray:
+def _matching(texts: list[str], rows: np.ndarray, pattern: re.Pattern[str], held: tuple[str, ...] = ()) -> np.ndarray:
     """The ``rows`` whose text matches ``pattern``, searched in one pass over their texts joined by
-    newlines (block texts hold none), not one search per block."""
+    newlines (block texts hold none), not one search per block; with ``held``, the words every match
+    of ``pattern`` holds (:mod:`.held`; a pattern that matches no newline), only the rows holding one
+    of them are searched."""
     if len(rows) == 0:
         return rows
     parts = [texts[i] for i in rows.tolist()]
+    joined = "\n".join(parts)
     starts = np.cumsum([0] + [len(t) + 1 for t in parts[:-1]])
-    at = np.searchsorted(starts, [m.start() for m in pattern.finditer("\n".join(parts))], side="right") - 1
+    found = held_at(joined, held) if held else None
+    if found is not None:  # a row's matches are the same among fewer rows: none spans a newline
+        return _matching(texts, rows[np.unique(np.searchsorted(starts, found, side="right") - 1)], pattern)
+    at = np.searchsorted(starts, [m.start() for m in pattern.finditer(joined)], side="right") - 1
     return rows[np.unique(at)] if len(at) else rows[:0]
 
 
@@ -120,5 +131,5 @@ def frame_labels(page: Page, keep: np.ndarray) -> np.ndarray:
         label = len(m.group(0).split()) if m else 0
         if words[i] > label and 2 * links[i] >= words[i] - label:
             out[i] = False
-    out[_matching(page.texts, np.flatnonzero(out & (words <= CALL_WORDS)), CALLS)] = False
+    out[_matching(page.texts, np.flatnonzero(out & (words <= CALL_WORDS)), CALLS, CALLS_HELD)] = False
     return out if out.any() else keep

@@ -39,19 +39,21 @@ class TooDeep(ValueError):
     """A page nests elements deeper than :data:`MAX_HTML_DEPTH`: it is not parsed."""
 
 
-def html_depth_over(html: str, limit: int = MAX_HTML_DEPTH) -> str | None:
+def html_depth_over(html: str, limit: int = MAX_HTML_DEPTH, data: bytes | None = None) -> str | None:
     """Why ``html`` is too deeply nested to parse (a short message), or None.
 
     Linear in the page; free for pages of fewer than ``limit`` tags (``str.count``).  Longer pages
     are read by a compiled pass over their UTF-8 bytes (:func:`.scan.depth_over`): as a loop of
     regular-expression searches in Python it took a tenth of extraction's time on 2020s pages,
-    which have 5,000 tags and more.
+    which have 5,000 tags and more.  ``data``: ``html`` in UTF-8 when the caller has it (the parser's
+    input: a page is then encoded once, not once here and once for the parser).
     """
     if html.count("<") <= limit:
         return None
     from .scan import depth_over
 
-    data = html.encode("utf-8", "surrogatepass")
+    if data is None:
+        data = html.encode("utf-8", "surrogatepass")
     at = depth_over(np.frombuffer(data, dtype=np.uint8), limit, *_depth_tables())
     if at < 0:
         return None
@@ -73,8 +75,8 @@ def _depth_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             np.array([kind for _, kind in names], dtype=np.int64))
 
 
-def check_depth(html: str) -> None:
-    """Raise :class:`TooDeep` for a page :func:`html_depth_over` refuses."""
-    why = html_depth_over(html)
+def check_depth(html: str, data: bytes | None = None) -> None:
+    """Raise :class:`TooDeep` for a page :func:`html_depth_over` refuses (``data``: ``html`` in UTF-8, if known)."""
+    why = html_depth_over(html, data=data)
     if why is not None:
         raise TooDeep(why)

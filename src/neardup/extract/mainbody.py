@@ -68,7 +68,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .blocks import TAG_ID, Page
+from .blocks import TAG_ID, TAGS, Page
 from .features import BlockStats, block_stats, headline
 
 RUN_GAP = 4
@@ -110,7 +110,8 @@ def main_body(page: Page, keep: np.ndarray, stats: BlockStats | None = None) -> 
     out = keep.copy()
     if len(parts) <= 1:
         return out
-    words = np.array([int(page.words[r].sum()) for r in parts])
+    starts = np.cumsum([0] + [len(r) for r in parts[:-1]])
+    words = np.add.reduceat(page.words[np.flatnonzero(keep)], starts)  # per run, in one call
     main = int(np.argmax(words))
     minor = words <= MINOR_SHARE * words[main]
     minor[main] = False
@@ -161,8 +162,10 @@ _FRAME_WORDS = frozenset(
     disclaimer copyright breadcrumb banner pagination""".split()
 )
 _FRAME_TAGS = ("nav", "aside", "footer", "form", "figcaption")
-_FRAME_TAG_IDS = np.array([TAG_ID[t] for t in _FRAME_TAGS])
-_CELL_TAG_IDS = np.array([TAG_ID["td"], TAG_ID["th"]])
+_FRAME_TAG = np.zeros(len(TAGS) + 1, dtype=bool)  # by tag id: a lookup, not np.isin (ten times faster)
+_FRAME_TAG[[TAG_ID[t] for t in _FRAME_TAGS]] = True
+_CELL_TAG = np.zeros(len(TAGS) + 1, dtype=bool)
+_CELL_TAG[[TAG_ID["td"], TAG_ID["th"]]] = True
 
 
 def _frame_bits() -> np.uint64:
@@ -250,7 +253,7 @@ def fill_article(page: Page, keep: np.ndarray) -> np.ndarray:
     if not (keep & inside).any():
         return out
     bad = np.flatnonzero(((el.keywords[e + 1:last + 1] & FRAME_BITS) != 0)
-                         | np.isin(el.tag[e + 1:last + 1], _FRAME_TAG_IDS)) + e + 1
+                         | _FRAME_TAG[el.tag[e + 1:last + 1]]) + e + 1
     depth = np.zeros(last - e + 2, dtype=np.int64)  # elements below a frame element: pre-order ranges
     np.add.at(depth, bad - e, 1)
     np.add.at(depth, el.end[bad] + 1 - e, -1)
@@ -271,7 +274,7 @@ def fill_article(page: Page, keep: np.ndarray) -> np.ndarray:
     span = np.zeros(n, dtype=bool)
     span[lo:hi + 1] = True
     li = el.tag[page.container] == TAG_ID["li"]
-    cell = np.isin(el.tag[page.container], _CELL_TAG_IDS)
+    cell = _CELL_TAG[el.tag[page.container]]
     minor = (page.is_heading() & (words >= 2)) | ((li | cell) & (words >= 1))
     minor &= (page.link_words * 2 <= words) | li  # a list of links inside the body is the body's (a listicle)
     cand = ok & span & (prose | minor) & ~keep

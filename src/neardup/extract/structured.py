@@ -24,6 +24,8 @@ import json
 import re
 from collections.abc import Iterator
 
+from .held import held_at
+
 MIN_WORDS = 8
 """A JSON string of fewer words is not a paragraph (labels, names, slugs, dates)."""
 MIN_BODY_WORDS = 50
@@ -40,6 +42,9 @@ _STATE = re.compile(
 )
 _ASSIGNED = re.compile(
     r"""window\.(?:__INITIAL_STATE__|__PRELOADED_STATE__|__APOLLO_STATE__|__NUXT__|__DATA__|__STATE__)\s*=\s*""", re.I)
+ASSIGNED_AT = "window."
+"""Every match of :data:`_ASSIGNED` starts with this (case ignored): the pattern is tried only where
+it is (:func:`_assignments`)."""
 _TAG = re.compile(r"<[^>]+>")
 _BREAK = re.compile(r"</(?:p|div|h[1-6]|li|blockquote)\s*>|<br\s*/?>", re.I)
 _WORD = re.compile(r"\w+")
@@ -91,6 +96,16 @@ def _loads(text: str):
         return None
 
 
+def _assignments(html: str) -> list[int]:
+    """Where the values of the page's state assignments (:data:`_ASSIGNED`) start, in page order.  The
+    pattern is tried only where :data:`ASSIGNED_AT` is (:mod:`.held`): searched for over a whole page
+    under IGNORECASE it took milliseconds (13 ms on a page of 900,000 characters)."""
+    found = held_at(html, (ASSIGNED_AT,))
+    if found is None:
+        return [m.end() for m in _ASSIGNED.finditer(html)]
+    return [m.end() for m in (_ASSIGNED.match(html, at) for at in found) if m]
+
+
 def _assigned_json(html: str, start: int):
     """The JSON value assigned at ``html[start:]`` (``window.X = {...};``), or None."""
     try:
@@ -138,7 +153,7 @@ def declared_body(html: str) -> list[str]:
     if sum(map(_words, best)) >= MIN_BODY_WORDS:
         return best
     blobs = [_loads(m.group(1).strip()) for m in _STATE.finditer(html)]
-    blobs += [_assigned_json(html, m.end()) for m in _ASSIGNED.finditer(html)]
+    blobs += [_assigned_json(html, start) for start in _assignments(html)]
     for data in blobs:
         if data is None:
             continue

@@ -42,6 +42,8 @@ RECORD_FILE_SUFFIXES = JSONL_SUFFIXES + PARQUET_SUFFIXES + TABLE_SUFFIXES + WARC
 MAX_DOCUMENT_BYTES = 64 << 20
 #: Longest JSONL line read (bytes): a longer record is skipped unread and rejected, as a file would be.
 MAX_RECORD_BYTES = MAX_DOCUMENT_BYTES
+#: Read buffer of a plain JSONL file: a line of a page (170 KB) read in 0.05 ms, 0.13 ms 8 KB at a time.
+READ_BUFFER = 1 << 20
 
 def _strip_gz(path: Path) -> str:
     name = path.name.lower()
@@ -92,7 +94,7 @@ def _open_text_lines(path: Path, limit: int | None = None, start: int = 0,
         gzipped = probe.read(2) == b"\x1f\x8b"
     if gzipped and (start or end is not None):
         raise ValueError(f"{path}: a gzipped file is read whole, not by byte range")
-    with (gzip.open(path, "rb") if gzipped else open(path, "rb")) as fh:
+    with (gzip.open(path, "rb") if gzipped else open(path, "rb", buffering=READ_BUFFER)) as fh:
         number = 0
         if start:  # the line that began before the range belongs to the previous range
             fh.seek(start - 1)
@@ -172,7 +174,7 @@ def jsonl_record(raw: bytes | None, source: str, number: int, prefer_html: bool 
             obj = orjson.loads(text)
         except orjson.JSONDecodeError as again:
             return Rejection(source, number, "invalid JSON", f"{str(again).split(':')[0]}, decoded as {encoding}")
-    item = record_from_mapping(obj, source, number, prefer_html, fields)
+    item = record_from_mapping(obj, source, number, prefer_html, fields, unicode_checked=encoding is None)
     if encoding and isinstance(item, Record):
         item.encoding = encoding
     return item
