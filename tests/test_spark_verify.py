@@ -69,11 +69,12 @@ def test_row_groups_of_disjoint_ranges_read_only_the_groups_that_hold_the_rows(t
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("java") is None, reason="the Spark engine needs Java 17+")
 def test_verification_shuffles_the_candidates_only(tmp_path):
-    """The plan of the verification stage has one exchange: the candidates' range partitioning by ``a``."""
+    """The sketches are stored in row groups of at most ROW_GROUP_ROWS rows each; the plan of the
+    verification stage has one exchange: the candidates' range partitioning by ``a``."""
     pytest.importorskip("pyspark")
     from neardup.engines import spark_stages as st
     from neardup.engines.codec import SketchLayout
-    from neardup.engines.shards import stored, stored_by_row
+    from neardup.engines.shards import ROW_GROUP_ROWS, stored, stored_by_row
     from neardup.engines.spark import SparkEngine
     from neardup.methods import get_method
 
@@ -83,8 +84,10 @@ def test_verification_shuffles_the_candidates_only(tmp_path):
     texts = ["the council approved the budget for the schools of the northern villages on tuesday",
              "the council approved the budget for the schools of the northern villages on monday",
              "heavy rain closed several roads in the north of the region and forecasters expect storms"]
+    texts += [f"filler story number {i} about nothing in particular at all today" for i in range(3 * ROW_GROUP_ROWS)]
     docs = spark.createDataFrame([(i, t) for i, t in enumerate(texts)], "row long, text string")
     _, index = stored_by_row(st.sketch(docs, method, layout), str(tmp_path / "sketches"))
+    assert index.file.shape[0] >= 3 and (index.high - index.low < ROW_GROUP_ROWS).all()
     cands = stored(spark.createDataFrame([(0, 1), (0, 2), (1, 2)], "a long, b long"), str(tmp_path / "candidates"))
     verified = st.verify(cands, index, method, layout, -np.inf)
     plan = verified._jdf.queryExecution().executedPlan().toString()

@@ -24,8 +24,9 @@ if TYPE_CHECKING:
 
 #: Rows (documents) per input shard the driver writes.
 SHARD_ROWS = 200_000
-#: Bytes per row group of a result stored by row (:func:`stored_by_row`): what a task reads to get one row.
-ROW_GROUP_BYTES = 1 << 20
+#: Row groups of a result stored by row (:func:`stored_by_row`), what a task reads to get one row:
+#: at most this many rows, and about this many bytes (the writer checks the size now and then).
+ROW_GROUP_ROWS, ROW_GROUP_BYTES = 1024, 1 << 20
 
 
 def stored(frame: Any, path: str) -> Any:
@@ -34,15 +35,17 @@ def stored(frame: Any, path: str) -> Any:
     return frame.sparkSession.read.parquet(path)
 
 
-def stored_by_row(frame: Any, path: str, group_bytes: int = ROW_GROUP_BYTES) -> tuple[Any, "RowGroups"]:
+def stored_by_row(frame: Any, path: str) -> tuple[Any, "RowGroups"]:
     """``frame`` (with a column ``row``) written as Parquet at ``path``, each part sorted by row in
-    row groups of about ``group_bytes``, read back; and the index of its row groups.
+    small row groups (:data:`ROW_GROUP_ROWS`, :data:`ROW_GROUP_BYTES`), read back; and the index of
+    its row groups.
 
     Sorting inside each partition moves nothing between tasks; how narrow each row group's
     range of rows is depends on how the partitions split the rows (contiguous input shards:
     disjoint ranges), which changes what :meth:`RowGroups.read` reads, never what it returns.
     """
-    frame.sortWithinPartitions("row").write.mode("overwrite").option("parquet.block.size", str(group_bytes)).parquet(path)
+    (frame.sortWithinPartitions("row").write.mode("overwrite").option("parquet.block.size", str(ROW_GROUP_BYTES))
+     .option("parquet.block.row.count.limit", str(ROW_GROUP_ROWS)).parquet(path))
     return frame.sparkSession.read.parquet(path), RowGroups.of(path)
 
 
