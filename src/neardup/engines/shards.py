@@ -90,9 +90,9 @@ class RowGroups:
 
     def read(self, rows: np.ndarray, columns: Sequence[str]) -> "pa.Table":
         """The ``columns`` (``row`` among them) of the stored rows ``rows`` (sorted, distinct, at
-        least one), in that order: the row
-        groups whose range holds one of them are read, their other rows dropped.  Every row
-        asked for must be stored (an assertion: a missing one is a bug upstream)."""
+        least one), in that order: the row groups whose range holds one of them are read, their
+        other rows dropped.  Every row asked for must be stored (an assertion: a missing one is
+        a bug upstream)."""
         import pyarrow as pa
         import pyarrow.compute as pc
         import pyarrow.parquet as pq
