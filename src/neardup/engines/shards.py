@@ -5,11 +5,15 @@ local engine numbers them); each stage's result is written and read back, so a l
 starts from Parquet (passim's habit), not from a recomputation.  The driver reads a stage's
 results from those files with pyarrow (:func:`read_stored`, :func:`sorted_parts`), never by
 collecting them through Spark's driver JVM, whose heap would have to hold them all at once.
+A result stored by row in small row groups (:func:`stored_by_row`) is also read by the
+executors, a few rows at a time (:class:`RowGroups`): the verification reads the sketches of
+its candidates' rows there instead of receiving them through a shuffle.
 """
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
 import numpy as np
@@ -20,12 +24,93 @@ if TYPE_CHECKING:
 
 #: Rows (documents) per input shard the driver writes.
 SHARD_ROWS = 200_000
+#: Row groups of a result stored by row (:func:`stored_by_row`), what a task reads to get one row:
+#: at most this many rows, and about this many bytes (the writer checks the size now and then).
+ROW_GROUP_ROWS, ROW_GROUP_BYTES = 1024, 1 << 20
 
 
 def stored(frame: Any, path: str) -> Any:
     """``frame`` written as Parquet at ``path`` and read back: a stage boundary (computed once)."""
     frame.write.mode("overwrite").parquet(path)
     return frame.sparkSession.read.parquet(path)
+
+
+def stored_by_row(frame: Any, path: str) -> tuple[Any, "RowGroups"]:
+    """``frame`` (with a column ``row``) written as Parquet at ``path``, each part sorted by row in
+    small row groups (:data:`ROW_GROUP_ROWS`, :data:`ROW_GROUP_BYTES`), read back; and the index of
+    its row groups.
+
+    Sorting inside each partition moves nothing between tasks; how narrow each row group's
+    range of rows is depends on how the partitions split the rows (contiguous input shards:
+    disjoint ranges), which changes what :meth:`RowGroups.read` reads, never what it returns.
+    """
+    (frame.sortWithinPartitions("row").write.mode("overwrite").option("parquet.block.size", str(ROW_GROUP_BYTES))
+     .option("parquet.block.row.count.limit", str(ROW_GROUP_ROWS)).parquet(path))
+    return frame.sparkSession.read.parquet(path), RowGroups.of(path)
+
+
+@dataclass(frozen=True)
+class RowGroups:
+    """The row groups of Parquet part files under ``path`` and each one's lowest and highest ``row``
+    (from the footers' statistics), to read given rows by reading only the row groups that
+    may hold them.  Small (a few numbers per row group), so it travels inside a task's function."""
+
+    path: str
+    files: tuple[str, ...]
+    file: np.ndarray
+    group: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+
+    @staticmethod
+    def of(path: str) -> "RowGroups":
+        """The index of the part files under ``path`` (their footers only are read).  A row group
+        without statistics of ``row`` is taken to hold any row."""
+        import pyarrow.parquet as pq
+
+        filesystem, names = _parquet_files(path)
+        file, group, low, high = [], [], [], []
+        lowest, highest = np.iinfo(np.int64).min, np.iinfo(np.int64).max
+        for f, name in enumerate(names):
+            with filesystem.open_input_file(name) as fh:
+                meta = pq.ParquetFile(fh).metadata
+            column = meta.schema.names.index("row")
+            for g in range(meta.num_row_groups):
+                rg = meta.row_group(g)
+                if rg.num_rows == 0:
+                    continue
+                st = rg.column(column).statistics
+                known = st is not None and st.has_min_max
+                file.append(f)
+                group.append(g)
+                low.append(st.min if known else lowest)
+                high.append(st.max if known else highest)
+        return RowGroups(path, tuple(names), np.asarray(file, np.int64), np.asarray(group, np.int64),
+                         np.asarray(low, np.int64), np.asarray(high, np.int64))
+
+    def read(self, rows: np.ndarray, columns: Sequence[str]) -> "pa.Table":
+        """The ``columns`` (``row`` among them) of the stored rows ``rows`` (sorted, distinct, at
+        least one), in that order: the row groups whose range holds one of them are read, their
+        other rows dropped.  Every row asked for must be stored (an assertion: a missing one is
+        a bug upstream)."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+        import pyarrow.parquet as pq
+
+        wanted = pa.array(rows, pa.int64())
+        hit = np.searchsorted(rows, self.low, "left") < np.searchsorted(rows, self.high, "right")
+        filesystem, _ = filesystem_of(self.path)
+        parts = []
+        for f in np.unique(self.file[hit]).tolist():
+            with filesystem.open_input_file(self.files[f]) as fh:
+                table = pq.ParquetFile(fh).read_row_groups(self.group[hit & (self.file == f)].tolist(),
+                                                           columns=list(columns))
+            parts.append(table.filter(pc.is_in(table.column("row"), value_set=wanted)))
+        assert parts, "rows asked for are not stored"
+        got = pa.concat_tables(parts)
+        got = got.take(pc.sort_indices(got.column("row")))
+        assert np.array_equal(got.column("row").to_numpy(), rows), "rows asked for are not stored (or twice)"
+        return got
 
 
 def filesystem_of(path: str) -> tuple[Any, str]:

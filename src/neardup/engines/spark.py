@@ -16,7 +16,8 @@ Needs the optional extra ``neardup[spark]`` (pyspark 4; Java 17+).  How a run go
    calling the method's compiled kernels, candidates as the method's
    :class:`~neardup.methods.base.CandidatePlan` says -- a ``groupBy`` on its keys, a
    prefix-filtered set join, or (``hamming``) a ``groupBy`` on the permuted tables' keys of
-   its fingerprints, kept within the radius --, verification by the method's ``score``,
+   its fingerprints, kept within the radius --, verification by the method's ``score`` (each
+   task reading its candidates' sketches from the stored sketches: no sketch is shuffled),
    connected components by large-star / small-star, the local clustering per component;
    each stage's result is written as Parquet into the work folder (``statistics/``,
    ``sketches/``, ``candidates/``, ``pairs/``, ``components/``, ``clusters/``) and read
@@ -58,7 +59,7 @@ from ..errors import UserError
 from ..job import RunStats
 from ..methods.base import CandidatePlan, Method
 from .base import Found
-from .shards import filesystem_of, read_stored, stored, write_documents
+from .shards import filesystem_of, read_stored, stored, stored_by_row, write_documents
 from .spark_guard import DEFAULT_TIMEOUT, EXIT_ON_OOM, Watchdog, guarded, machine_driver_memory
 
 #: Pairs clustered in one call, about (components are dealt into groups of this size).
@@ -312,7 +313,7 @@ class SparkEngine:
         if method.corpus_dependent:
             collection, info = collection_statistics(method, docs, n, f"{work}/statistics")
             t = stats.timed("statistics", t)
-        sketches = stored(st.sketch(docs, method, layout, collection), f"{work}/sketches")
+        sketches, by_row = stored_by_row(st.sketch(docs, method, layout, collection), f"{work}/sketches")
         t = stats.timed("sketch", t)
         threshold = method.decision_threshold()
         if plan.kind == "set_join":
@@ -323,13 +324,13 @@ class SparkEngine:
             cands = st.key_candidates(sketches, layout, keys_of, 1 if plan.kind == "hamming" else plan.min_shared)
         cands = stored(cands, f"{work}/candidates")
         if plan.kind == "hamming":  # the candidates are the pairs within the radius, as the local search's
-            cands = stored(st.verify(cands, sketches, method, layout, -np.inf, plan), f"{work}/near")
+            cands = stored(st.verify(cands, by_row, method, layout, -np.inf, plan), f"{work}/near")
         n_cands = cands.count()
         t = stats.timed("candidates", t)
         if plan.kind == "hamming":
             pairs = stored(cands.where(cands["score"] >= threshold), f"{work}/pairs")
         else:
-            pairs = stored(st.verify(cands, sketches, method, layout, threshold), f"{work}/pairs")
+            pairs = stored(st.verify(cands, by_row, method, layout, threshold), f"{work}/pairs")
         got = read_stored(f"{work}/pairs", ["a", "b", "score"])
         a, b = got["a"].to_numpy(), got["b"].to_numpy()
         order = np.lexsort((b, a))

@@ -25,8 +25,10 @@ stage depends on how rows are partitioned or in which order partitions come.
   with the features of the documents at least as long; features in one document only
   are dropped first (they pair nothing).  Complete: a pair at or above the threshold
   shares a prefix feature of its shorter member;
-* :func:`verify` -- the candidates joined with both documents' sketches, scored by the
-  method's ``score`` (the local engine's kernel: bit-equal scores), kept at the threshold;
+* :func:`verify` -- the candidates range-partitioned by their first row, each task reading
+  its candidates' sketches from the stored sketches (:class:`~.shards.RowGroups`; no sketch
+  is shuffled), scored by the method's ``score`` (the local engine's kernel: bit-equal
+  scores), kept at the threshold;
 * :func:`connected_components` -- large-star / small-star (Kiveris et al. 2014) in the
   DataFrame API: star edges, no extra Java packages;
 * :func:`clusters` -- the local clustering (:func:`neardup.cluster.clusters_from_pairs`)
@@ -47,12 +49,14 @@ from ..cluster import clusters_from_pairs
 from ..index.hamming import choose_blocks, hamming_distances, table_keys
 from ..methods.base import CandidatePlan, Method, Sketches
 from .codec import SketchLayout
-from .shards import read_stored, stored
+from .shards import RowGroups, read_stored, stored
 
 #: Rows per block of a bucket: a task makes at most BLOCK**2 candidate pairs.
 BLOCK = 1024
 #: Pairs a pair-making task hands to Spark at once.
 FLUSH_PAIRS = 1 << 20
+#: Candidate pairs a verification task scores at once (it reads their rows' sketches for them).
+VERIFY_CHUNK = 1 << 16
 #: Rounds of large-star + small-star at most (each at least halves the components' depth).
 MAX_STAR_ROUNDS = 64
 
@@ -267,29 +271,42 @@ def set_join_candidates(sketches: DataFrame, layout: SketchLayout, measure: str,
 # ---------------------------------------------------------------------------- verify
 
 
-def verify(candidates: DataFrame, sketches: DataFrame, method: Method, layout: SketchLayout,
+def verify(candidates: DataFrame, by_row: RowGroups, method: Method, layout: SketchLayout,
            threshold: float, within: CandidatePlan | None = None) -> DataFrame:
     """``(a, b, score)`` of the candidates scoring at or above ``threshold``; with ``within`` (a
     ``hamming`` plan) only those whose fingerprints are within its radius (a shared table key
-    is only a candidate: the local search's pairs are those within the radius)."""
+    is only a candidate: the local search's pairs are those within the radius).
+
+    No sketch crosses a shuffle: the candidates (16 bytes each) are range-partitioned by ``a``,
+    and each task reads the sketches of its candidates' rows from the stored sketches
+    (``by_row``: sorted by row in small row groups), :data:`VERIFY_CHUNK` candidates at a time
+    in ``b`` order -- so a chunk's ``b`` rows are few row groups and its ``a`` rows those of
+    the task's range.  Joining both sketches to every candidate shuffled all the sketches
+    twice and one per candidate: most of the run's shuffle.
+    """
     fields = ["row", *layout.fields()]
-    side_a = sketches.select(*[F.col(c).alias(f"a_{c}") for c in fields])
-    side_b = sketches.select(*[F.col(c).alias(f"b_{c}") for c in fields])
-    joined = (candidates.join(side_a, F.col("a") == F.col("a_row"))
-              .join(side_b, F.col("b") == F.col("b_row")))
 
-    def fn(frame: pd.DataFrame) -> pd.DataFrame:
-        m = len(frame)
-        sk = Sketches.concat([layout.decode(frame, "a_"), layout.decode(frame, "b_")])
-        ia, ib = np.arange(m, dtype=np.int64), np.arange(m, 2 * m, dtype=np.int64)
-        scores = method.score(sk, ia, ib)
-        keep = scores >= threshold
-        if within is not None:
-            keep &= hamming_distances(sk.columns[within.column], ia, ib) <= within.radius
-        return pd.DataFrame({"a": frame["a"].to_numpy(np.int64)[keep], "b": frame["b"].to_numpy(np.int64)[keep],
-                             "score": scores[keep]})
+    def fn(frames: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+        one_thread()
+        got = [(f["a"].to_numpy(np.int64), f["b"].to_numpy(np.int64)) for f in frames]
+        if not got:
+            return
+        a, b = np.concatenate([x for x, _ in got]), np.concatenate([y for _, y in got])
+        order = np.lexsort((a, b))
+        a, b = a[order], b[order]
+        for start in range(0, a.shape[0], VERIFY_CHUNK):
+            ca, cb = a[start:start + VERIFY_CHUNK], b[start:start + VERIFY_CHUNK]
+            rows = np.unique(np.concatenate([ca, cb]))
+            sk = layout.decode(by_row.read(rows, fields).to_pandas())
+            ia, ib = np.searchsorted(rows, ca), np.searchsorted(rows, cb)
+            scores = method.score(sk, ia, ib)
+            keep = scores >= threshold
+            if within is not None:
+                keep &= hamming_distances(sk.columns[within.column], ia, ib) <= within.radius
+            if keep.any():
+                yield pd.DataFrame({"a": ca[keep], "b": cb[keep], "score": scores[keep]})
 
-    return joined.mapInPandas(_batches(fn), "a long, b long, score double")
+    return candidates.repartitionByRange("a").mapInPandas(fn, "a long, b long, score double")
 
 
 # ---------------------------------------------------------------------------- clusters
