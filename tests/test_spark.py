@@ -105,8 +105,8 @@ def test_dedup_corpus_minhash_leader(spark, corpus, tmp_path):
     ("partial", "sample", []), ("partial", "corpus", []),  # --method align, the default
     ("partial", "sample", ["--method", "pdc"]), ("partial", "corpus", ["--method", "pdc"]),
     # the signatures that need the input's word statistics (summed over the executors' batches)
-    ("partial", "corpus", ["--method", "pdc", "--signature", "imatch"]),
-    ("partial", "corpus", ["--method", "pdc", "--signature", "spotsigs", "--antecedents", "300"]),
+    ("partial", "sample", ["--method", "pdc", "--signature", "imatch"]),
+    ("partial", "sample", ["--method", "pdc", "--signature", "spotsigs", "--antecedents", "300"]),
     ("contain", "sample", []), ("contain", "corpus", ["--window", "400"]),  # aligned coverage, the default
 ])
 def test_partial_and_contain_byte_identical(spark, corpus, tmp_path, job, source, extra):
