@@ -202,8 +202,13 @@ class DetectorTask:
     def run_stats(self) -> RunStats:
         return self.detector.run_stats
 
+    def engine_reads(self) -> bool:
+        """Whether the detector's engine reads the job's files itself (Spark's executors); not with a
+        truth, whose evaluation needs what the local input stage keeps."""
+        return bool(getattr(self.detector, "reads_files", False)) and self.gold is None
+
     def tables(self, job: "Job") -> Iterator[tuple[str, Iterable[dict[str, Any]]]]:
-        if getattr(self.detector, "reads_files", False) and self.gold is None:  # an engine's executors read
+        if self.engine_reads():
             yield self.table, self.rows(self.detector.stream_files(job.inputs, job.fields, job.prefer_html))
         else:
             yield self.table, self.rows(self.detector.stream(job.records()))

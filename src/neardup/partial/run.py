@@ -67,7 +67,7 @@ class AlignTask(DetectorTask):
         from ..sentences import split_sentences
 
         start = time.perf_counter()
-        if getattr(self.detector, "reads_files", False) and self.gold is None:  # an engine's executors read
+        if self.engine_reads():
             self.ids = self.detector.read_files(job.inputs, self.extract, self.run_stats, self.strict, job.fields,
                                                 job.prefer_html)
         else:

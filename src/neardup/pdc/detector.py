@@ -228,11 +228,12 @@ class PartialDetector(Params):
             parts.append(SentencePart.of(batch.texts, count_words))
             bar.update(len(batch))
         whole = SentencePart.merge(parts)
+        tok_off = whole.token_offsets()
         if count_words:
             run.df = whole.df
         if self.signature == "spotsigs":
-            run.antecedents = spot_antecedents(whole.tokens, whole.token_offsets(), self.antecedents)
-        return ids, whole.sentences(), whole.tokens, whole.token_offsets()
+            run.antecedents = spot_antecedents(whole.tokens, tok_off, self.antecedents)
+        return ids, whole.sentences(), whole.tokens, tok_off
 
     def signer(self) -> Callable[[np.ndarray, np.ndarray], HashedSets]:
         """Sentence tokens (CSR) -> their signature sets, with the last run's statistics (I-Match's word
