@@ -31,8 +31,8 @@ def _version() -> str:
 
 class _VersionAction(argparse._VersionAction):
     """``--version``, the version read only when it is asked for: looking it up in the installed
-    package's metadata took about 6 ms of CPU at every start of every command (45 ms with
-    ``importlib.metadata``'s import, which numba's start makes anyway but ``report`` does not)."""
+    package's metadata (and importing ``importlib.metadata``, which ``report`` does not otherwise
+    need) cost every start of every command (docs/results.md, issue 28's fourth pass)."""
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
                  option_string: str | None = None) -> None:

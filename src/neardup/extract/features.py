@@ -328,8 +328,8 @@ def _slot_table(members: np.ndarray) -> tuple[np.uint64, np.ndarray] | None:
     value whose top bits are not its index).  None when no table of up to 2**20 slots gives every
     member a slot of its own.  Hashes are spread evenly, so about n**2 slots separate n members with
     high probability.  A lookup is three vector operations, while binary search
-    (``np.searchsorted``) mispredicts a branch at almost every step: about 45 ns a token, which made
-    the stop-word and title-word lookups a twentieth of extraction's time."""
+    (``np.searchsorted``) mispredicts a branch at almost every step (the stop-word and title-word
+    lookups were a visible share of extraction's time: docs/results.md)."""
     for bits in range(2 * max(len(members), 1).bit_length(), 21):
         shift = np.uint64(64 - bits)
         slots = (members >> shift).astype(np.intp)
@@ -361,8 +361,8 @@ def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 
 def _shift(a: np.ndarray, off: int, fill: float = 0.0) -> np.ndarray:
     """``out[i] = a[i + off]`` (``fill`` past either end; all ``fill`` when ``off`` is 0).  Filled
-    only where nothing is copied (``np.full_like`` first, the rest copied over it, took 7% of the
-    model's scoring: it runs 18 times a page)."""
+    only where nothing is copied (it runs many times a page; ``np.full_like`` first, the rest copied
+    over it, filled everything twice)."""
     out = np.empty_like(a)
     n = len(a)
     if 0 < off < n:

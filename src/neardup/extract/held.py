@@ -1,8 +1,8 @@
 """Case-insensitive searches skipped where they cannot match: the words every match holds, found first.
 
 Python's ``re`` has no literal prefix to jump to in a pattern compiled with ``IGNORECASE`` whose
-alternatives open with letters, so it tries the whole pattern at every character of the text (about
-80 ns a character for the frame's calls to sign up, a tenth of a page's extraction), while
+alternatives open with letters, so it tries the whole pattern at every character of the text (for
+the frame's calls to sign up, a large share of a page's extraction: docs/results.md), while
 ``str.find`` of a word in ``str.lower()`` of the text runs at memory speed.  When every match of a
 pattern holds one of a few lower-case words (the pattern's *held* words), a text whose lower-cased
 form holds none of them cannot match, and the pattern need not be tried on it.
@@ -27,7 +27,7 @@ _I_DOT, _I_DOTLESS, _LONG_S = UNFOLDED
 
 def _unfolded(text: str) -> bool:
     """Whether ``text`` holds a character of :data:`UNFOLDED` (an ASCII text is known not to; three
-    ``in`` tests are four times faster than a regular expression's search)."""
+    ``in`` tests rather than a regular expression's search, which is slower)."""
     return not text.isascii() and (_I_DOT in text or _I_DOTLESS in text or _LONG_S in text)
 
 
