@@ -17,8 +17,9 @@ Speed, on the same pages:
 * whole-process pages/s: one fresh process per extractor reads every page from one
   JSONL file (``{"id", "html"}`` per line), extracts it and writes JSON lines, timed
   from spawn to exit (imports, model loading and compiled-kernel loading included):
-  ``neardup extract PAGES.jsonl --jsonl OUT`` against a minimal script per anchor (import,
-  read, extract, write; the most favourable whole-process setting for the anchors).
+  ``neardup extract PAGES.jsonl --jsonl OUT --workers 1`` against a minimal script per anchor
+  (import, read, extract, write; the most favourable whole-process setting for the anchors), and
+  neardup again with its default ``--workers auto`` (every core of the machine).
 
 Both are reported for all pages and again for the **heavy pages**, the largest quarter of them
 by HTML bytes (long modern templates, inline scripts and JSON; the lead that matters is the one
@@ -79,8 +80,12 @@ table averages the held-out collections of each era, so a change that helps 2008
 2025 pages shows."""
 PEERS = ("trafilatura", "trafilatura-precision", "readability", "resiliparse")
 OURS = "neardup"
+OURS_CORES = "neardup-every-core"
+"""neardup's whole process with its default ``--workers auto`` (every core); :data:`OURS` runs with
+``--workers 1``, one core as the anchors' scripts."""
 LABELS = {
     OURS: "neardup CE-BEST (LOCO)",
+    OURS_CORES: "neardup, every core (`--workers auto`)",
     "crf-cv": "neardup CE-BEST (site CV)",
     "trafilatura": "trafilatura",
     "trafilatura-precision": "trafilatura favor_precision",
@@ -181,10 +186,10 @@ with open(sys.argv[1], encoding="utf-8") as src, open(sys.argv[2], "w", encoding
 def whole_process(tool: str, pages_jsonl: Path, workdir: Path, repeat: int) -> float:
     """Best wall-clock seconds of ``repeat`` fresh processes extracting every page of ``pages_jsonl``."""
     out = workdir / f"{tool}.out.jsonl"
-    if tool == OURS:
+    if tool in (OURS, OURS_CORES):
         exe = Path(sys.executable).with_name("neardup")
         cmd = [str(exe) if exe.exists() else shutil.which("neardup") or "neardup",
-               "extract", str(pages_jsonl), "--jsonl", str(out)]
+               "extract", str(pages_jsonl), "--jsonl", str(out), "--workers", "1" if tool == OURS else "auto"]
     else:
         cmd = [sys.executable, "-c", PEER_LOOP.format(setup=PEER_SETUP[tool]), str(pages_jsonl), str(out)]
     best = float("inf")
@@ -223,7 +228,7 @@ def process_speed(pages, names: list[str], repeat: int) -> dict[str, float]:
         with open(src, "w", encoding="utf-8") as fh:
             for p in pages:
                 fh.write(json.dumps({"id": p.id, "html": p.html}) + "\n")
-        for name in [n for n in names if n == OURS or n in PEER_SETUP]:
+        for name in [n for n in [*names, OURS_CORES] if n in (OURS, OURS_CORES) or n in PEER_SETUP]:
             seconds = whole_process(name, src, workdir, repeat)
             out[name] = len(pages) / seconds
             print(f"{name} whole process ({len(pages)} pages): {seconds:.1f} s, {out[name]:.1f} pages/s", flush=True)
@@ -241,7 +246,7 @@ def timed_speed(pages, names: list[str], available, repeat: int, process: bool) 
            for name in names}
     if process:
         for name, pps in process_speed(pages, names, repeat).items():
-            out[name]["process_pages_per_second"] = pps
+            out.setdefault(name, {})["process_pages_per_second"] = pps
     return out
 
 
@@ -307,11 +312,11 @@ def speed_markdown(results: dict[str, dict], n_pages: int, what: str = "pages", 
     ref_in = max((results[t]["pages_per_second"] for t in traf), default=0.0)
     ref = max((results[t].get("process_pages_per_second") or 0.0 for t in traf), default=0.0)
     for n, e in results.items():
-        proc = e.get("process_pages_per_second")
-        ratio_in = f"{e['pages_per_second'] / ref_in:.1f}" if ref_in else "-"
+        proc, inproc = e.get("process_pages_per_second"), e.get("pages_per_second")
+        ratio_in = f"{inproc / ref_in:.1f}" if ref_in and inproc else "-"
         ratio = f"{proc / ref:.1f}" if proc and ref else "-"
         label = "neardup CE-BEST (shipped model)" if shipped and n == OURS else LABELS.get(n, n)
-        lines.append(f"| {label} | {e['pages_per_second']:.0f} | {f'{proc:.0f}' if proc else '-'} | "
+        lines.append(f"| {label} | {f'{inproc:.0f}' if inproc else '-'} | {f'{proc:.0f}' if proc else '-'} | "
                      f"{ratio_in} | {ratio} |")
     return "\n".join(lines) + "\n"
 

@@ -78,6 +78,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser(argv[0] if argv else None).parse_args(argv)
     kernels = args.kernels
     func = _after_start_up(args.func, kernels) if program else args.func
+    if getattr(args, "workers", None) is not None:  # the input stage's extraction processes, for this command
+        func = _with_workers(func)
     try:
         if not kernels:
             return run_command(func, args)
@@ -90,6 +92,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         CLOCK.started = None  # a library call after this command reports no wall time of it
         if program:
             gc.freeze()
+
+
+def _with_workers(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """``func`` with the input stage's extraction processes set from ``--workers`` (a bad value is
+    the user's error, reported as any other), and set back after it (a caller of main() keeps its own)."""
+
+    def run(args: argparse.Namespace) -> int:
+        from .workers import using
+
+        with using(args.workers):
+            return func(args)
+
+    return run
 
 
 def _after_start_up(func: Callable[[argparse.Namespace], int], kernels: bool) -> Callable[[argparse.Namespace], int]:

@@ -37,6 +37,14 @@ def add_input_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--id-field", default="id", metavar="NAME", help="field of a record (JSONL, Parquet, CSV) with its id (id)")
     p.add_argument("--text-field", default="text", metavar="NAME", help="field with the article text (text)")
     p.add_argument("--html-field", default="html", metavar="NAME", help="field with the web page (html)")
+    add_workers_option(p)
+
+
+def add_workers_option(p: argparse.ArgumentParser) -> None:
+    """``--workers``: processes that extract the pages (:mod:`neardup.workers`)."""
+    p.add_argument("--workers", default="auto", metavar="N",
+                   help="processes that extract web pages, each on its own core: a number, or auto for every core "
+                        "this process may use; the output is the same for any number (auto)")
 
 
 def input_fields(args: argparse.Namespace) -> Fields:

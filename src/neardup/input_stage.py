@@ -11,8 +11,8 @@ method, so the methods (and their statistics) can use it without an import cycle
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Protocol
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Iterable, Iterator, Protocol, cast
 
 from .extract import get_extractor
 from .extract.guard import TooDeep, html_depth_over
@@ -46,15 +46,33 @@ def documents(
     rejection ("extraction failed", naming the error), never the end of the run, and a
     text that is mostly U+FFFD (bytes no encoding explained) is "undecodable", never compared.
     """
+    from functools import partial
+
+    from .workers import in_order, workers
+
     extractor = get_extractor(extract)
     seen: set[str] = set()
-    for item in as_records(records, fields):
+
+    def looked() -> Iterator[tuple[Record | Rejection, Any]]:
+        """Each item with what is known of it before its page is extracted (in input order)."""
+        for item in as_records(records, fields):
+            yield item, _first_look(item, extractor, seen) if isinstance(item, Record) else item
+
+    def page(looked_item: tuple[Record | Rejection, Any]) -> Record | None:
+        """The record whose page is to be extracted (without its other fields: they stay here)."""
+        item, known = looked_item
+        return replace(item, fields={}) if known is None and isinstance(item, Record) else None
+
+    n = workers()
+    pages = partial(pages_text, extractor if n == 1 else extract)  # a worker looks the extractor up by name
+    for (item, known), got in in_order(looked(), page, pages, _page_chars, n, _where):
         if isinstance(item, Rejection) and item.skipped:
             stats.reject(item)  # not a document: counted apart, never read
             continue
         stats.read += 1
         if isinstance(item, Record):
-            read = _text_of(item, extractor, seen)
+            read: tuple[Record, str] | Rejection = (  # got: the page's text, or why it has none
+                known if known is not None else got if isinstance(got, Rejection) else (item, cast(str, got)))
             if isinstance(read, Rejection):
                 stats.reject(read, strict)
                 continue
@@ -65,6 +83,15 @@ def documents(
             yield read
             continue
         stats.reject(item, strict)
+
+
+def _page_chars(record: Record) -> int:
+    return len(record.html or "")
+
+
+def _where(looked_item: tuple[Record | Rejection, Any]) -> str:
+    item = looked_item[0]
+    return f"{item.source}, line {item.line}" if item.line is not None else item.source
 
 
 @dataclass
@@ -124,15 +151,16 @@ def batches(
         yield batch
 
 
-def _text_of(record: Record, extractor: Any, seen: set[str]) -> tuple[Record, str] | Rejection:
-    """``record`` with its text, or why it has none usable (see :func:`documents`)."""
+def _first_look(record: Record, extractor: Any, seen: set[str]) -> tuple[Record, str] | Rejection | None:
+    """``record`` with its text, or why it has none usable (see :func:`documents`); None when its
+    page is still to be extracted (by :func:`text_of_record`, maybe in a worker process)."""
     bad = record_problem(record, depth=False)  # the extractor's parser refuses deep pages itself (TooDeep)
     if bad is not None:
         return bad
     if record.id in seen:
         return Rejection(record.source, record.line, "duplicate id", record.id)
     seen.add(record.id)
-    return text_of_record(record, extractor)
+    return text_of_record(record, extractor) if record.text is not None else None
 
 
 def text_of_record(record: Record, extractor: Any) -> tuple[Record, str] | Rejection:
@@ -153,6 +181,19 @@ def text_of_record(record: Record, extractor: Any) -> tuple[Record, str] | Rejec
     if mostly_replacement(text):
         return Rejection(record.source, record.line, "undecodable", "mostly U+FFFD replacement characters")
     return record, text
+
+
+def pages_text(extractor: Any, records: list[Any]) -> list[Any]:
+    """The input stage's work on each record's page: its text, or the :class:`Rejection` that says
+    why it has none (:func:`neardup.input_stage.text_of_record`).  ``extractor``: the extractor, or
+    its name in a worker (which looks it up once per chunk)."""
+    if isinstance(extractor, str):
+        extractor = get_extractor(extractor)
+    out = []
+    for record in records:
+        read = text_of_record(record, extractor)
+        out.append(read if not isinstance(read, tuple) else read[1])
+    return out
 
 
 def record_problem(record: Record, depth: bool = True) -> Rejection | None:

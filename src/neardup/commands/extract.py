@@ -17,8 +17,10 @@ import argparse
 import json
 import sys
 from contextlib import ExitStack
+from functools import lru_cache, partial
 from typing import Callable, Sequence, TextIO
 
+from ..cli_options import add_workers_option
 from ..errors import UserError
 from ..extract.extractor import Extracted, extract, extract_heuristic
 from ..extract.visible import visible_text
@@ -56,9 +58,11 @@ def _extract_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", metavar="M", help="a model file from `neardup extract train` (default: the shipped one)")
     p.add_argument("--jsonl", metavar="OUT", help="write JSON lines here (default: standard output)")
     p.add_argument("--strict", action="store_true", help="stop with exit code 2 at the first unreadable input")
+    add_workers_option(p)
     return p
 
 
+@lru_cache(maxsize=4)
 def extractor(name: str, model_path: str | None = None) -> Callable[[str], Extracted]:
     """The ``html -> Extracted`` function called ``name`` (with ``model_path`` for ``model``)."""
     if name == "model":
@@ -73,30 +77,57 @@ def extractor(name: str, model_path: str | None = None) -> Callable[[str], Extra
     raise UserError(f"unknown extractor {name!r}; choose from {', '.join(EXTRACTOR_CHOICES)}")
 
 
+def extracted_pages(name: str, model_path: str | None, pages: list[str]) -> list[Extracted | str]:
+    """Each page's title and text by the extractor ``name``, or what went wrong, as one line (run in a
+    worker process when there are several: :mod:`neardup.workers`)."""
+    fn = extractor(name, model_path)
+    out: list[Extracted | str] = []
+    for html in pages:
+        try:
+            out.append(fn(html))
+        except Exception as exc:  # one page, whatever went wrong in a parser, is one rejection
+            out.append(f"{type(exc).__name__}: {exc}"[:200])
+    return out
+
+
+def _page(item: object) -> str | None:
+    """The page of a record that has one (a record of text is written as it is)."""
+    from ..io.readers import Record
+
+    return item.html if isinstance(item, Record) else None
+
+
+def _where(item: object) -> str:
+    line = getattr(item, "line", None)
+    return f"{getattr(item, 'source', '?')}" + ("" if line is None else f", line {line}")
+
+
 def _extract(argv: Sequence[str]) -> int:
     """Extract every record; ``--jsonl`` is written whole or not at all.  A page the
     extractor fails on is skipped and named, as is any input that is not a record."""
     from ..io.readers import Record, Rejection, read_inputs
     from ..io.writers import atomic_file
     from ..job import RunStats
+    from ..workers import in_order, parse_workers
 
     args = _extract_parser().parse_args(argv)
-    fn = extractor(args.extractor, args.model)
+    n_workers = parse_workers(args.workers)
+    extractor(args.extractor, args.model)  # a bad model file is named before any input is read
     stats = RunStats()
+    pages = partial(extracted_pages, args.extractor, args.model)
     with ExitStack() as stack:
         out: TextIO = (stack.enter_context(open(stack.enter_context(atomic_file(args.jsonl)), "w", encoding="utf-8"))
                        if args.jsonl else sys.stdout)
-        for item in read_inputs(args.inputs):
+        for item, got in in_order(read_inputs(args.inputs), _page, pages, len, n_workers, _where):
             if isinstance(item, Rejection) and item.skipped:
                 stats.reject(item)
                 continue
             stats.read += 1
             if isinstance(item, Record):
-                try:
-                    got = fn(item.html) if item.html is not None else Extracted("", item.text or "")
-                except Exception as exc:  # one page, whatever went wrong in a parser, is one rejection
-                    item = Rejection(item.source, item.line, "extraction failed", f"{type(exc).__name__}: {exc}"[:200])
+                if isinstance(got, str):  # one page, whatever went wrong in a parser, is one rejection
+                    item = Rejection(item.source, item.line, "extraction failed", got)
                 else:
+                    got = Extracted("", item.text or "") if got is None else got
                     stats.kept += 1
                     row = {"id": item.id, "source": item.source, "title": got.title, "text": got.text}
                     out.write(json.dumps(row, ensure_ascii=False) + "\n")
