@@ -135,3 +135,17 @@ def test_spark_engine_collects_nothing_through_the_driver_jvm():
                                                                   "head", "tail", "collectAsList"):
                 found.append(f"{path.name}:{node.lineno} .{node.attr}")
     assert found == []
+
+
+@pytest.mark.parametrize("extra", [[], ["--engine", "spark"]])
+def test_part_files_need_spark_and_relations_off(tmp_path, capsys, extra):
+    """``--no-coalesce`` (part files written by the executors) is refused where each table is one file
+    anyway: the local engine, or Spark with relations on; before anything is read or written."""
+    from pathlib import Path
+
+    from neardup.cli import main
+
+    sample = Path(__file__).resolve().parent.parent / "examples" / "sample.jsonl"
+    assert main(["dedup", str(sample), "-o", str(tmp_path / "o"), "--quiet", "--no-coalesce", *extra]) == 2
+    assert "--no-coalesce needs --engine spark and --no-relations" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()

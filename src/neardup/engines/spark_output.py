@@ -68,13 +68,12 @@ def written(pairs: "DataFrame", n_pairs: int, clusters: "DataFrame | None", unus
     _write_table(_cluster_rows(clusters, ids, into.fmt, f"{work}/cluster_places"), ["number"], into, "clusters")
     sizes = F.size("members")
     got = clusters.agg(F.count(F.lit(1)), F.sum(sizes), F.max(sizes)).first()
-    assert got is not None  # an aggregate without grouping has one row
-    n_clusters, in_clusters, largest = (int(v or 0) for v in got)
     bad = unusable.agg(F.count(F.lit(1))).first()
-    n_bad = int(bad[0]) if bad is not None else 0
+    assert got is not None and bad is not None  # aggregates without grouping: one row each
+    n_clusters, in_clusters, largest = (int(v or 0) for v in got)
     stored(unusable.orderBy("row").limit(listed), f"{work}/unusable")
-    named = read_stored(f"{work}/unusable", ["row"])["row"].to_numpy().astype(np.int64)
-    return Written(n, n_bad, named, n_pairs, candidate_pairs, n_clusters, in_clusters, largest, info)
+    named = np.sort(read_stored(f"{work}/unusable", ["row"])["row"].to_numpy().astype(np.int64))
+    return Written(n, int(bad[0]), named, n_pairs, candidate_pairs, n_clusters, in_clusters, largest, info)
 
 
 def _pair_rows(pairs: "DataFrame", ids: "DataFrame", fmt: str) -> "DataFrame":
