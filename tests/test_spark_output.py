@@ -132,8 +132,6 @@ def test_the_driver_receives_no_list_per_document_or_pair(spark, corpus, tmp_pat
     summary names -- never the ids, the pairs, the clusters or the usable rows.  Every Parquet read
     (pyarrow, :func:`~neardup.engines.shards.read_stored`) and every Spark collect is counted; the
     driver's readers of whole results are made to fail."""
-    from pyspark.sql import DataFrame
-
     import neardup.engines.shards as shards
     import neardup.engines.spark as spark_engine
     import neardup.engines.spark_input as spark_input
@@ -142,6 +140,7 @@ def test_the_driver_receives_no_list_per_document_or_pair(spark, corpus, tmp_pat
     from neardup.pipeline import WrittenResult
     from neardup.run import dedup_files
 
+    DataFrame = type(spark.range(1))  # the session's own class (pyspark's classic one overrides collect)
     rows_back: list[tuple[str, int]] = []
     read_stored, collect = shards.read_stored, DataFrame.collect
 
