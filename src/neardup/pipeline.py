@@ -187,6 +187,7 @@ class DedupResult(Reported):
         out["warnings"] = self.warnings()
         return out
 
+
 class Deduplicator:
     """Finds near-duplicate pairs and clusters in a stream of documents.
 

@@ -6,7 +6,8 @@
 the inputs a second time and writes every record, unchanged, except the clustered
 documents that the document kept for them covers (``unique_coverage`` of their words; with
 relations off, every non-representative), and with ``keep_rejected=False`` the records
-that were rejected.
+that were rejected.  With the Spark engine and relations off, the executors write ``pairs`` and
+``clusters`` into the job's folder themselves (:mod:`neardup.engines.spark_output`).
 """
 
 from __future__ import annotations
@@ -14,11 +15,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
+from .engines.base import Destination
+from .io.dedup_rows import cluster_row, pair_row
 from .io.readers import FIELDS, Fields, Record, Rejection, read_inputs
 from .io.writers import format_for, write_rows
 from .job import Job, JobOutput, RunStats
-from .engines.base import Destination
-from .io.dedup_rows import cluster_row, pair_row
 from .pipeline import DedupResult, Deduplicator, WrittenResult
 
 
