@@ -135,3 +135,53 @@ def test_spark_engine_collects_nothing_through_the_driver_jvm():
                                                                   "head", "tail", "collectAsList"):
                 found.append(f"{path.name}:{node.lineno} .{node.attr}")
     assert found == []
+
+
+@pytest.mark.parametrize("extra", [[], ["--engine", "spark"]])
+def test_part_files_need_spark_and_relations_off(tmp_path, capsys, extra):
+    """``--no-coalesce`` (part files written by the executors) is refused where each table is one file
+    anyway: the local engine, or Spark with relations on; before anything is read or written."""
+    from pathlib import Path
+
+    from neardup.cli import main
+
+    sample = Path(__file__).resolve().parent.parent / "examples" / "sample.jsonl"
+    assert main(["dedup", str(sample), "-o", str(tmp_path / "o"), "--quiet", "--no-coalesce", *extra]) == 2
+    assert "--no-coalesce needs --engine spark and --no-relations" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_table_is_one_file_up_to_the_threshold_unless_told(tmp_path, monkeypatch):
+    from neardup.engines import spark_output
+
+    part = tmp_path / "part-00000.jsonl"
+    part.write_bytes(b"x" * 10)
+    monkeypatch.setattr(spark_output, "COALESCE_BYTES", 15)
+    assert spark_output._coalesced(None, [part]) and not spark_output._coalesced(None, [part, part])
+    assert spark_output._coalesced(True, [part, part]) and not spark_output._coalesced(False, [part])
+
+
+@pytest.mark.parametrize("rows", [0, 3, 12])
+def test_parquet_parts_joined_are_the_local_file(tmp_path, monkeypatch, rows):
+    """Parts as Spark writes them (its metadata; lists of ``element``) joined into the local writer's
+    bytes, row groups of :data:`ROW_GROUP_ROWS` across the parts' boundaries (5 here, as 2**20 is)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from neardup.engines import spark_output
+    from neardup.io.writers import write_rows
+
+    monkeypatch.setattr(spark_output, "ROW_GROUP_ROWS", 5)
+    table = [{"cluster": i, "ids": [f"d{i}", f"e{i}"], "representative": f"d{i}"} for i in range(rows)]
+    spark_like = pa.schema([("cluster", pa.int64()), ("ids", pa.list_(pa.field("element", pa.string()))),
+                            ("representative", pa.string())], metadata={"org.apache.spark.version": "4"})
+    parts = []
+    for i, lo in enumerate(range(0, rows, 4)):
+        parts.append(tmp_path / f"part-{i:05d}.parquet")
+        pq.write_table(pa.Table.from_pylist(table[lo:lo + 4], schema=spark_like), parts[-1])
+    spark_output._join_parquet(parts, tmp_path / "joined.parquet")
+    if rows:
+        pq.write_table(pa.Table.from_pylist(table), tmp_path / "local.parquet", row_group_size=5)
+    else:
+        write_rows(tmp_path / "local.parquet", [], "parquet")
+    assert (tmp_path / "joined.parquet").read_bytes() == (tmp_path / "local.parquet").read_bytes()

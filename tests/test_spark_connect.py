@@ -55,12 +55,14 @@ def _neardup(*args: str) -> subprocess.CompletedProcess:
                           env={**os.environ, "SPARK_LOCAL_IP": LOOPBACK})
 
 
-def test_dedup_through_spark_connect_byte_identical_and_quiet(connect_server, tmp_path):
+@pytest.mark.parametrize("extra", [[], ["--no-relations"]])  # relations off: the executors write the outputs
+def test_dedup_through_spark_connect_byte_identical_and_quiet(connect_server, tmp_path, extra):
     url, log = connect_server
     before = log.read_bytes().count(b"Job ")
-    local = _neardup("dedup", str(SAMPLE), "-o", str(tmp_path / "l"), "--quiet")
+    local = _neardup("dedup", str(SAMPLE), "-o", str(tmp_path / "l"), "--quiet", *extra)
     assert local.returncode == 0, local.stderr
-    remote = _neardup("dedup", str(SAMPLE), "-o", str(tmp_path / "c"), "--engine", "spark", "--spark-connect", url)
+    remote = _neardup("dedup", str(SAMPLE), "-o", str(tmp_path / "c"), "--engine", "spark", "--spark-connect", url,
+                      *extra)
     assert remote.returncode == 0, remote.stderr
     assert "CANNOT_MODIFY_CONFIG" not in remote.stderr  # nothing set that only the server may set
     assert log.read_bytes().count(b"Job ") > before  # the stages ran on that server

@@ -19,9 +19,11 @@ import numpy as np
 
 from .cluster import CLUSTERINGS
 from .engines import Engine, get_engine
+from .engines.base import Destination, Written
 from .errors import UserError
 from .extract import DEFAULT_EXTRACTOR
 from .input_stage import batches, progress_bar
+from .io.dedup_rows import Cluster, Pair, Removed
 from .io.readers import FIELDS, Fields, Rejection, read_inputs
 from .job import RunStats, run_report
 from .methods import DEFAULT_METHOD, get_method
@@ -32,42 +34,49 @@ from .relations import (DEFAULT_MIN_COVERAGE, DEFAULT_UNIQUE_COVERAGE, DEDUP_MAX
 #: ``LARGE_CLUSTER_MIN_DOCS``) is reported as a warning: stories merged by chaining.
 LARGE_CLUSTER_SHARE, LARGE_CLUSTER_MIN_DOCS = 0.2, 50
 
-@dataclass
-class Pair:
-    """A pair the method found: ids in input order, the method's similarity and, unless relations
-    are off, the relation, the share of each document inside the shared passages and the
-    longest shared passage in words."""
-
-    a: str
-    b: str
-    score: float
-    relation: str | None = None
-    coverage_a: float | None = None
-    coverage_b: float | None = None
-    longest: int | None = None
+def cluster_warnings(kept: int, largest: int) -> list[str]:
+    """What a user should look at: a cluster holding a large share (``largest`` of ``kept``) of the input (chaining)."""
+    if kept >= LARGE_CLUSTER_MIN_DOCS and largest > LARGE_CLUSTER_SHARE * kept:
+        return [f"one cluster holds {largest:,} of {kept:,} documents ({largest / kept:.0%}): if these are not "
+                f"all one story, raise --threshold or use --cluster propagation"]
+    return []
 
 
-@dataclass
-class Removed:
-    """A clustered document a deduplicated set leaves out: the kept one that covers it, and how far."""
+class Reported:
+    """A dedup result's run report: :meth:`summary` of its ``stats``, ``params`` and :meth:`results`."""
 
-    id: str
-    kept: str
-    coverage: float
+    stats: RunStats
+    params: dict[str, Any]
 
+    def results(self) -> dict[str, Any]:
+        """What was found, in numbers (the job-specific part of the run report)."""
+        raise NotImplementedError
 
-@dataclass
-class Cluster:
-    """A group of two or more copies, the representative (kept) and the members it is safe to drop."""
-
-    cluster: int
-    ids: list[str]
-    representative: str
-    removed: list[Removed] = field(default_factory=list)
+    def summary(self, inputs: Sequence[Any] = (), total: float | None = None, **extra: Any) -> dict[str, Any]:
+        """The run report (:func:`neardup.job.run_report`) of this result, with ``extra`` results."""
+        return run_report(self.stats, inputs, self.params, total, **self.results(), **extra)
 
 
 @dataclass
-class DedupResult:
+class WrittenResult(Reported):
+    """A run whose pairs and clusters the engine's executors wrote into the output folder themselves
+    (Spark, relations off: :mod:`neardup.engines.spark_output`): the account, the parameters and the
+    counts (``written``) -- no id, pair or cluster in this process.  Its summary is the one a
+    :class:`DedupResult` of the same run would give."""
+
+    stats: RunStats
+    params: dict[str, Any]
+    written: Written
+
+    def results(self) -> dict[str, Any]:
+        w = self.written
+        return {"candidate_pairs": w.candidate_pairs, "pairs": w.pairs, "clusters": w.clusters,
+                "documents_in_clusters": w.in_clusters, "duplicates_removable": w.in_clusters - w.clusters,
+                "largest_cluster": w.largest, "warnings": cluster_warnings(self.stats.kept, w.largest)}
+
+
+@dataclass
+class DedupResult(Reported):
     """Output of a run: documents kept (ids, in input order: a list, or an Arrow-backed sequence when
     the Spark engine's executors read the input), pairs, clusters, stats."""
 
@@ -154,12 +163,7 @@ class DedupResult:
 
     def warnings(self) -> list[str]:
         """What a user should look at: a cluster holding a large share of the input (chaining)."""
-        kept = int(self.usable.sum())
-        largest = max((g.shape[0] for g in self.groups), default=0)
-        if kept >= LARGE_CLUSTER_MIN_DOCS and largest > LARGE_CLUSTER_SHARE * kept:
-            return [f"one cluster holds {largest:,} of {kept:,} documents ({largest / kept:.0%}): if these are not "
-                    f"all one story, raise --threshold or use --cluster propagation"]
-        return []
+        return cluster_warnings(int(self.usable.sum()), max((g.shape[0] for g in self.groups), default=0))
 
     def results(self) -> dict[str, Any]:
         """What was found, in numbers (the job-specific part of the run report)."""
@@ -182,10 +186,6 @@ class DedupResult:
         out["largest_cluster"] = max((int(g.shape[0]) for g in self.groups), default=0)
         out["warnings"] = self.warnings()
         return out
-
-    def summary(self, inputs: Sequence[Any] = (), total: float | None = None, **extra: Any) -> dict[str, Any]:
-        """The run report (:func:`neardup.job.run_report`) of this result, with ``extra`` results."""
-        return run_report(self.stats, inputs, self.params, total, **self.results(), **extra)
 
 
 class Deduplicator:
@@ -287,10 +287,13 @@ class Deduplicator:
             if aligner is not None:
                 aligner.close()
 
-    def run_files(self, inputs: Sequence[str], prefer_html: bool = False) -> DedupResult:
+    def run_files(self, inputs: Sequence[str], prefer_html: bool = False,
+                  into: Destination | None = None) -> DedupResult | WrittenResult:
         """Detect near-duplicates among the records of the files ``inputs`` (as :meth:`run` of
         :func:`~neardup.io.readers.read_inputs`); an engine that reads files itself (Spark's
-        executors: ``read_files``) reads them, with the same rows, rejections and account."""
+        executors: ``read_files``) reads them, with the same rows, rejections and account.  With
+        ``into`` and relations off, an engine whose executors also write (``writes_outputs``) writes
+        the pairs and clusters there: the answer is then a :class:`WrittenResult`."""
         read = getattr(self.engine, "read_files", None)
         if read is None or not getattr(self.engine, "executors_read", False):
             return self.run(read_inputs(inputs, prefer_html, self.fields))
@@ -299,19 +302,21 @@ class Deduplicator:
         method = get_method(self.method_name, **self.params)
         stats = RunStats()
         aligner = self._aligner()
+        listed = 1 if self.strict else MAX_LISTED_REJECTIONS
         given = None
         try:
             given = read(inputs, self.extract, stats, self.strict, self.fields, prefer_html)
+            engine: Any = self.engine
+            if into is not None and aligner is None and getattr(engine, "writes_outputs", False):
+                written: Written = engine.dedup_into(method, given, stats, self.cluster, into, listed)
+                self._no_words(stats, given, written.named, written.unusable)
+                stats.kept = written.n - written.unusable
+                return WrittenResult(stats, self._params(method, written.info), written)
             if aligner is not None:
                 aligner.use_input(given)
             found = self.engine.dedup(method, given, stats, None if aligner is not None else self.cluster)
             unusable = np.flatnonzero(~found.usable)
-            named = unusable[:1 if self.strict else MAX_LISTED_REJECTIONS]
-            for source, line, rid in given.where(named):
-                stats.reject(Rejection(source, line, "no words", rid), self.strict)
-            stats.reasons["no words"] += unusable.shape[0] - named.shape[0]
-            if not stats.reasons["no words"]:
-                del stats.reasons["no words"]
+            self._no_words(stats, given, unusable[:listed], unusable.shape[0])
             return self._result(method, found, given.ids(), stats, aligner)
         finally:
             if aligner is not None:
@@ -319,15 +324,29 @@ class Deduplicator:
             if given is not None:
                 given.close()
 
+    def _no_words(self, stats: RunStats, given: Any, named: np.ndarray, unusable: int) -> None:
+        """Account for the ``unusable`` documents without words of the input ``given``, naming the rows
+        ``named`` (the first of them) as the local input stage does."""
+        for source, line, rid in given.where(named):
+            stats.reject(Rejection(source, line, "no words", rid), self.strict)
+        stats.reasons["no words"] += unusable - named.shape[0]
+        if not stats.reasons["no words"]:
+            del stats.reasons["no words"]
+
+    def _params(self, method: Any, info: dict[str, Any]) -> dict[str, Any]:
+        """The run's parameters in its summary: the method's as applied, what it derived (``info``), the engine."""
+        params = {"method": self.method_name, "extract": self.extract, "cluster": self.cluster,
+                  **method.applied_params(), **info}
+        if self.engine.name != "local":
+            params["engine"] = self.engine.name
+        return params
+
     def _result(self, method: Any, found: Any, ids: Sequence[str], stats: RunStats, aligner: Any) -> DedupResult:
         """The run's result from what the engine ``found`` (relations typed when ``aligner``)."""
         good, a, b, scores = found.usable, found.a, found.b, found.scores
         stats.kept = int(good.sum())
-        params = {"method": self.method_name, "extract": self.extract, "cluster": self.cluster,
-                  **method.applied_params(), **found.info}
-        if self.engine.name != "local":
-            params["engine"] = self.engine.name
-        result = DedupResult(ids, a, b, scores, found.groups, good, found.candidate_pairs, stats, params)
+        result = DedupResult(ids, a, b, scores, found.groups, good, found.candidate_pairs, stats,
+                             self._params(method, found.info))
         if aligner is not None:
             t = time.perf_counter()
             coverage = Coverage.from_chains(aligner.chains())

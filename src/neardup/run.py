@@ -6,7 +6,8 @@
 the inputs a second time and writes every record, unchanged, except the clustered
 documents that the document kept for them covers (``unique_coverage`` of their words; with
 relations off, every non-representative), and with ``keep_rejected=False`` the records
-that were rejected.
+that were rejected.  With the Spark engine and relations off, the executors write ``pairs`` and
+``clusters`` into the job's folder themselves (:mod:`neardup.engines.spark_output`).
 """
 
 from __future__ import annotations
@@ -14,27 +15,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
+from .engines.base import Destination
+from .io.dedup_rows import cluster_row, pair_row
 from .io.readers import FIELDS, Fields, Record, Rejection, read_inputs
 from .io.writers import format_for, write_rows
 from .job import Job, JobOutput, RunStats
-from .pipeline import Cluster, DedupResult, Deduplicator, Pair
-
-
-def pair_row(p: Pair) -> dict[str, Any]:
-    """A ``pairs`` row: ids, score and, with relations, the relation, coverages and longest passage."""
-    row: dict[str, Any] = {"a": p.a, "b": p.b, "score": round(p.score, 6)}
-    if p.relation is not None:
-        row.update(relation=p.relation, coverage_a=p.coverage_a, coverage_b=p.coverage_b, longest=p.longest)
-    return row
-
-
-def cluster_row(c: Cluster, typed: bool) -> dict[str, Any]:
-    """A ``clusters`` row; with relations (``typed``), the members a deduplicated set drops, each with
-    the kept document covering it and how far."""
-    row: dict[str, Any] = {"cluster": c.cluster, "ids": c.ids, "representative": c.representative}
-    if typed:
-        row["removed"] = [{"id": r.id, "kept": r.kept, "coverage": r.coverage} for r in c.removed]
-    return row
+from .pipeline import DedupResult, Deduplicator, WrittenResult
 
 
 def write_unique(result: DedupResult, inputs: Sequence[str], path: Path, prefer_html: bool = False,
@@ -75,11 +61,13 @@ def write_unique(result: DedupResult, inputs: Sequence[str], path: Path, prefer_
 
 
 class DedupTask:
-    """``dedup`` as a :class:`~neardup.job.Task`: the deduplicator's pairs and clusters as tables."""
+    """``dedup`` as a :class:`~neardup.job.Task`: the deduplicator's pairs and clusters as tables -- or,
+    given ``into`` (the job's open output folder) and an engine whose executors write them (Spark,
+    relations off), no table: the executors wrote them into the folder during the run."""
 
-    def __init__(self, deduplicator: Deduplicator) -> None:
-        self.deduplicator = deduplicator
-        self.result: DedupResult | None = None
+    def __init__(self, deduplicator: Deduplicator, into: Destination | None = None) -> None:
+        self.deduplicator, self.into = deduplicator, into
+        self.result: DedupResult | WrittenResult | None = None
 
     @property
     def run_stats(self) -> RunStats:
@@ -88,8 +76,10 @@ class DedupTask:
 
     def tables(self, job: Job) -> Iterator[tuple[str, Iterable[dict[str, Any]]]]:
         # the inputs themselves: an engine may read them on its executors (Spark), the local one reads job.records()
-        result = self.result = self.deduplicator.run_files(job.inputs, job.prefer_html)
+        result = self.result = self.deduplicator.run_files(job.inputs, job.prefer_html, self.into)
         result.stats.require_usable()
+        if isinstance(result, WrittenResult):
+            return
         yield "pairs", (pair_row(p) for p in result.iter_pairs())
         typed = result.related is not None
         yield "clusters", (cluster_row(c, typed) for c in result.iter_clusters())
@@ -107,23 +97,30 @@ def dedup_files(
     prefer_html: bool = False,
     fields: Fields = FIELDS,
     keep_rejected: bool = True,
+    coalesce: bool | None = None,
     **options: Any,
-) -> tuple[DedupResult, dict[str, Any]]:
+) -> tuple[DedupResult | WrittenResult, dict[str, Any]]:
     """Run near-duplicate detection over files, write the result files into ``outdir``.
 
     Returns the result and the summary written to ``summary.json``.  Raises
-    :class:`~neardup.errors.InputError` (writing nothing) when no record could be used.
+    :class:`~neardup.errors.InputError` (writing nothing) when no record could be used.  With the
+    Spark engine and relations off (and no ``unique``), the executors write the pairs and clusters
+    (:mod:`neardup.engines.spark_output`): as one file each when ``coalesce`` is true, as part
+    files (``pairs/part-00000.jsonl``...) when false, by their size when ``None``; the result is
+    then a :class:`~neardup.pipeline.WrittenResult` (counts, no arrays).
     """
     job = Job(inputs, outdir, fmt, prefer_html, fields)
-    task = DedupTask(Deduplicator(fields=fields, **options))
+    deduplicator = Deduplicator(fields=fields, **options)
     with job.writing() as out:
+        into = Destination(out.folder.tmp, fmt, coalesce) if unique is None else None
+        task = DedupTask(deduplicator, into)
         # --unique is checked before the run and renamed into place right after the folder
         unique_tmp = None if unique is None else out.side_file(unique)
 
         def written_unique(out: JobOutput) -> dict[str, Any]:
             if unique is None or unique_tmp is None:
                 return {}
-            assert task.result is not None
+            assert isinstance(task.result, DedupResult)  # no executors' writing with --unique
             return {"unique_written": write_unique(task.result, inputs, unique_tmp, prefer_html, fields,
                                                    keep_rejected, format_for(Path(unique))),
                     "unique_file": str(unique), "unique_keeps_rejected": keep_rejected}

@@ -45,6 +45,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
                    help="pairs and clusters by the method's score alone, as before relations (faster; no --unique)")
     add_method_options(p)
     add_engine_options(p)
+    p.add_argument("--coalesce", action=argparse.BooleanOptionalAction, default=None,
+                   help="with --engine spark and --no-relations the executors write pairs and clusters: as one file "
+                        "each (pairs.jsonl, as the local engine) with --coalesce, as part files (pairs/part-00000.jsonl "
+                        "...) with --no-coalesce (by default one file while a table's parts hold at most 256 MB)")
     return p
 
 
@@ -57,6 +61,8 @@ def run(args: argparse.Namespace) -> int:
     if args.unique and not args.relations:
         raise UserError("--unique needs the relations (it drops only documents that the one kept covers): "
                         "leave out --no-relations")
+    if args.coalesce is False and (args.engine != "spark" or args.relations):
+        raise UserError("--no-coalesce needs --engine spark and --no-relations (otherwise each table is one file)")
     _, summary = dedup_files(
         args.inputs,
         args.output,
@@ -67,6 +73,7 @@ def run(args: argparse.Namespace) -> int:
         listed=args.listed,
         site_max_df=args.site_max_df,
         keep_rejected=args.keep_rejected,
+        coalesce=args.coalesce,
         cluster=args.cluster,
         fmt=args.format,
         prefer_html=args.html,

@@ -7,6 +7,7 @@ without importing the package that imports them (no import cycle).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Protocol, Sequence
 
 import numpy as np
@@ -35,6 +36,38 @@ class Found:
     scores: np.ndarray
     candidate_pairs: int
     groups: list[np.ndarray]
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Destination:
+    """Where an engine whose executors write the outputs puts ``dedup``'s pairs and clusters: the job's
+    output folder (its temporary form, placed whole when the job ends well), the format, and
+    ``coalesce``: one file per table (``True``), part files (``False``), or one file when small (``None``)."""
+
+    folder: Path
+    fmt: str = "jsonl"
+    coalesce: bool | None = None
+
+
+@dataclass
+class Written:
+    """What an engine found when its executors wrote the pairs and clusters (:class:`Destination`):
+    counts only, from aggregates -- no per-document or per-pair array.
+
+    ``unusable``: how many rows have no feature, ``named``: the first of them (rows, in order; at
+    most the rejections a summary lists), ``pairs``/``candidate_pairs`` as :class:`Found`'s,
+    ``clusters``, ``in_clusters`` (documents in clusters), ``largest`` (the largest cluster's size).
+    """
+
+    n: int
+    unusable: int
+    named: np.ndarray
+    pairs: int
+    candidate_pairs: int
+    clusters: int
+    in_clusters: int
+    largest: int
     info: dict[str, Any] = field(default_factory=dict)
 
 

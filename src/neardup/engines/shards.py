@@ -20,6 +20,8 @@ import numpy as np
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from .base import Found
     import pyarrow as pa
 
 #: Rows (documents) per input shard the driver writes.
@@ -131,6 +133,15 @@ def _parquet_files(path: str) -> tuple[Any, list[str]]:
     return filesystem, names
 
 
+def folder_bytes(path: str) -> int:
+    """Bytes of the files under ``path`` (a local folder or a URI pyarrow reads)."""
+    from pyarrow import fs as pafs
+
+    filesystem, root = filesystem_of(path)
+    infos = filesystem.get_file_info(pafs.FileSelector(root, recursive=True))
+    return sum(i.size or 0 for i in infos if i.type == pafs.FileType.File)
+
+
 def read_stored(path: str, columns: Sequence[str]) -> "pa.Table":
     """The ``columns`` of the Parquet a stage stored at ``path``, read by pyarrow in this process."""
     import pyarrow as pa
@@ -139,6 +150,26 @@ def read_stored(path: str, columns: Sequence[str]) -> "pa.Table":
     filesystem, names = _parquet_files(path)
     tables = [pq.read_table(name, columns=list(columns), filesystem=filesystem) for name in names]
     return pa.concat_tables(tables) if tables else pa.table({c: pa.array([], pa.int64()) for c in columns})
+
+
+def read_found(work: str, n: int, clustered: bool, unusable: Any, count: int, info: dict[str, Any]) -> "Found":
+    """What the dedup stages stored under ``work`` read by this process (pyarrow): the pairs sorted by
+    row, the clusters by first member (when ``clustered``), the usable of the ``n`` rows (``unusable``
+    stored first) -- the arrays the driver's relations and the API take."""
+    from .base import Found
+
+    got = read_stored(f"{work}/pairs", ["a", "b", "score"])
+    a, b = got["a"].to_numpy(), got["b"].to_numpy()
+    order = np.lexsort((b, a))
+    a, b, scores = a[order].astype(np.int64), b[order].astype(np.int64), got["score"].to_numpy()[order]
+    groups: list[np.ndarray] = []
+    if clustered:
+        found = read_stored(f"{work}/clusters", ["first", "members"]).to_pandas().sort_values("first", kind="stable")
+        groups = [np.asarray(m, dtype=np.int64) for m in found["members"]]
+    usable = np.ones(n, dtype=bool)
+    stored(unusable, f"{work}/unusable")
+    usable[read_stored(f"{work}/unusable", ["row"])["row"].to_numpy()] = False
+    return Found(usable, a, b, scores, count, groups, info)
 
 
 def sorted_parts(frame: Any, keys: Sequence[str], path: str, batch_rows: int = 1 << 16) -> Iterator["pd.DataFrame"]:

@@ -22,10 +22,13 @@ Needs the optional extra ``neardup[spark]`` (pyspark 4; Java 17+).  How a run go
    each stage's result is written as Parquet into the work folder (``statistics/``,
    ``sketches/``, ``candidates/``, ``pairs/``, ``components/``, ``clusters/``) and read
    back by the next;
-3. **output** (driver) -- the pairs (sorted by row) and clusters are read from the
-   stages' Parquet by pyarrow in this process (never collected through the driver's JVM)
-   and written by the same writers as the local engine's, so the files are
-   byte-identical.
+3. **output** -- a file job with relations off (``dedup --no-relations``): the executors join
+   the pairs and clusters to the ids and write them as part files under the output folder, or
+   the local writer's single file, with the summary's counts as aggregates
+   (:mod:`.spark_output`); otherwise (relations, ``--unique``, the API) the pairs (sorted by
+   row), clusters and unusable rows are read from the stages' Parquet by pyarrow in this
+   process (:func:`~.shards.read_found`, never collected through the driver's JVM) and written
+   by the local writers.  Either way the files are the local engine's, byte for byte.
 
 A Spark failure (a heap out of memory, a lost JVM or executor, a stage that makes no
 progress for ``timeout`` seconds) ends the run with one line naming the cause and the
@@ -58,8 +61,8 @@ import numpy as np
 from ..errors import UserError
 from ..job import RunStats
 from ..methods.base import CandidatePlan, Method
-from .base import Found
-from .shards import filesystem_of, read_stored, stored, stored_by_row, write_documents
+from .base import Destination, Found, Written
+from .shards import folder_bytes, read_found, stored, stored_by_row, write_documents
 from .spark_guard import DEFAULT_TIMEOUT, EXIT_ON_OOM, Watchdog, guarded, machine_driver_memory
 
 #: Pairs clustered in one call, about (components are dealt into groups of this size).
@@ -227,7 +230,7 @@ class SparkEngine:
         from pyspark.sql import functions as F
 
         if self.partitions is not None and self.shuffle_seed is None:
-            size = _folder_bytes(path)
+            size = folder_bytes(path)
             spark.conf.set("spark.sql.files.maxPartitionBytes", str(max(1 << 20, size // self.partitions + 1)))
         docs = spark.read.parquet(path)
         if self.shuffle_seed is not None:
@@ -270,8 +273,28 @@ class SparkEngine:
         """Every method that declares its candidate plan runs (an undeclared one raises here)."""
         method.candidate_plan()
 
+    @property
+    def writes_outputs(self) -> bool:
+        """Whether :meth:`dedup` can have the executors write the pairs and clusters (``into``): when they
+        read the inputs, whose ids they stored as Parquet."""
+        return self.executors_read
+
     def dedup(self, method: Method, batches: Iterable[Sequence[str]], stats: RunStats, cluster: str | None) -> Found:
         """See :class:`neardup.engines.Engine`."""
+        found: Found = self._run(method, batches, stats, cluster)
+        return found
+
+    def dedup_into(self, method: Method, given: Any, stats: RunStats, cluster: str, into: Destination,
+                   listed: int) -> Written:
+        """:meth:`dedup` of the input the executors read (``given``: :meth:`read_files`' answer), the
+        executors writing the pairs and clusters into ``into`` (:mod:`.spark_output`): their counts,
+        naming the first ``listed`` unusable rows."""
+        written: Written = self._run(method, given, stats, cluster, into, listed)
+        return written
+
+    def _run(self, method: Method, batches: Iterable[Sequence[str]], stats: RunStats, cluster: str | None,
+             into: Destination | None = None, listed: int = 0) -> Any:
+        """:meth:`dedup` (``into`` ``None``) or :meth:`dedup_into`."""
         from .spark_input import SparkInput
 
         plan = method.candidate_plan()
@@ -280,12 +303,25 @@ class SparkEngine:
             if isinstance(batches, SparkInput):  # read by the executors (read_files): already shards
                 n, documents = batches.n, batches.documents_path
             else:
+                assert into is None, "the executors write the outputs of the inputs they read"
                 n, documents = write_documents(batches, f"{work}/documents"), f"{work}/documents"
                 t = stats.timed("read", t)
             if n == 0:
-                return Found(np.zeros(0, bool), *_no_pairs(), 0, [])
+                return Found(np.zeros(0, bool), *_no_pairs(), 0, []) if into is None else \
+                    Written(0, 0, np.zeros(0, np.int64), 0, 0, 0, 0, 0)
             with self.running() as spark:
-                return self._dedup(spark, work, documents, n, method, plan, stats, cluster, t)
+                found = self._dedup(spark, work, documents, n, method, plan, stats, cluster, t)
+                pairs, n_pairs, clusters, unusable, count, info, t = found
+                if into is None:
+                    result: Any = read_found(work, n, clusters is not None, unusable, count, info)
+                else:
+                    from .spark_output import written
+
+                    assert isinstance(batches, SparkInput)
+                    result = written(pairs, n_pairs, clusters, unusable, batches.ids_path, n, count, info, into,
+                                     listed, work)
+                stats.timed("collect" if into is None else "write", t)
+                return result
 
     def read_files(self, inputs: Sequence[str], extract: str, stats: RunStats, strict: bool = False,
                    fields: Any = None, prefer_html: bool = False) -> Any:
@@ -301,8 +337,10 @@ class SparkEngine:
         return given
 
     def _dedup(self, spark: Any, work: str, documents: str, n: int, method: Method, plan: CandidatePlan,
-               stats: RunStats, cluster: str | None, t: float) -> Found:
-        """The stages of :meth:`dedup` once the input is written (see the module docstring)."""
+               stats: RunStats, cluster: str | None, t: float) -> tuple[Any, int, Any, Any, int, dict[str, Any], float]:
+        """The stages of :meth:`dedup` once the input is written (see the module docstring): the stored
+        pairs and their count, the stored clusters (``None``: none made), the unusable rows, the count
+        the summary reports as candidates, what the method derived, the time."""
         from . import spark_stages as st
         from .codec import SketchLayout
 
@@ -331,25 +369,16 @@ class SparkEngine:
             pairs = stored(cands.where(cands["score"] >= threshold), f"{work}/pairs")
         else:
             pairs = stored(st.verify(cands, by_row, method, layout, threshold), f"{work}/pairs")
-        got = read_stored(f"{work}/pairs", ["a", "b", "score"])
-        a, b = got["a"].to_numpy(), got["b"].to_numpy()
-        order = np.lexsort((b, a))
-        a, b, scores = a[order].astype(np.int64), b[order].astype(np.int64), got["score"].to_numpy()[order]
+        n_pairs = pairs.count()
         t = stats.timed("verify", t)
-        groups: list[np.ndarray] = []
-        if a.shape[0] and cluster is not None:
+        clusters = None
+        if n_pairs and cluster is not None:
             comps = stored(st.connected_components(pairs), f"{work}/components")
-            n_groups = max(int(spark.conf.get("spark.sql.shuffle.partitions")), a.shape[0] // PAIRS_PER_GROUP + 1)
-            stored(st.clusters(pairs, comps, cluster, n_groups), f"{work}/clusters")
-            found = read_stored(f"{work}/clusters", ["first", "members"]).to_pandas().sort_values("first", kind="stable")
-            groups = [np.asarray(m, dtype=np.int64) for m in found["members"]]
+            n_groups = max(int(spark.conf.get("spark.sql.shuffle.partitions")), n_pairs // PAIRS_PER_GROUP + 1)
+            clusters = stored(st.clusters(pairs, comps, cluster, n_groups), f"{work}/clusters")
         t = stats.timed("cluster", t)
-        usable = np.ones(n, dtype=bool)
-        stored(sketches.where("NOT good").select("row"), f"{work}/unusable")
-        usable[read_stored(f"{work}/unusable", ["row"])["row"].to_numpy()] = False
-        stats.timed("collect", t)
-        count = a.shape[0] if method.verifies else int(n_cands)
-        return Found(usable, a, b, scores, count, groups, info)
+        count = n_pairs if method.verifies else int(n_cands)
+        return pairs, n_pairs, clusters, sketches.where("NOT good").select("row"), count, info, t
 
 
 def collection_statistics(method: Method, docs: Any, n: int, path: str) -> tuple[Any, dict[str, Any]]:
@@ -363,15 +392,6 @@ def collection_statistics(method: Method, docs: Any, n: int, path: str) -> tuple
     probe = method.sketch(method.prepare([PROBE]))
     merged = summed_statistics(docs, lambda texts: method.sketch(method.prepare(texts)).stats, probe.stats, n, path)
     return merged, dict(method.apply_statistics(probe, merged).info)
-
-
-def _folder_bytes(path: str) -> int:
-    """Bytes of the files under ``path`` (a local folder or a URI pyarrow reads)."""
-    from pyarrow import fs as pafs
-
-    filesystem, root = filesystem_of(path)
-    infos = filesystem.get_file_info(pafs.FileSelector(root, recursive=True))
-    return sum(i.size or 0 for i in infos if i.type == pafs.FileType.File)
 
 
 def _no_pairs() -> tuple[np.ndarray, np.ndarray, np.ndarray]:

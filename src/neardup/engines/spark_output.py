@@ -1,0 +1,247 @@
+"""``dedup``'s outputs written by the Spark executors: the pairs and clusters with their ids, as part
+files under the output folder or as the local writer's single file, and the summary's counts as
+aggregates -- the driver holds no per-document or per-pair array (issue 32).
+
+* **pairs** -- the verified pairs ``(a, b, score)`` joined twice with the ``(row, id)`` the input
+  stage stored; each row made in a task by the local writer's own function
+  (:func:`~neardup.io.dedup_rows.pair_row`, then orjson for JSONL), sorted globally by ``(a, b)``
+  and written by Spark: a global sort writes part files whose name order is the sort order, so the
+  parts read one after another are the local file;
+* **clusters** -- numbered by their first member's rank (the sorted firsts counted per range
+  partition: a few numbers per partition come to the driver), the members joined with their ids
+  in member order, the row made by :func:`~neardup.io.dedup_rows.cluster_row` (the representative
+  is the first member: relations are off), sorted by number and written the same way;
+* **one file or parts** -- the part files land in ``pairs/`` and ``clusters/``, renamed
+  ``part-00000.jsonl`` (or ``.parquet``) ... in order (Spark's marker and checksum files removed).
+  When :attr:`~.base.Destination.coalesce` asks for one file, or by default when a table's parts
+  hold at most :data:`COALESCE_BYTES`, the driver joins them into ``pairs.jsonl`` by copying their
+  bytes in order, :data:`COPY_BYTES` at a time: the local engine's file, byte for byte.  A Parquet
+  table's single file is written by pyarrow from the parts a row group at a time (:func:`_join_parquet`):
+  the local file too;
+* **counts** -- pairs, clusters, documents in clusters, the largest cluster and the unusable rows
+  are Spark aggregates (one row each); the first unusable rows (as many as a summary names) are
+  stored and read back, to name them in the account.
+
+The output folder is the job's temporary one (:class:`~neardup.io.writers.OutputFolder`), placed
+whole when the job ends well and removed when it fails: a failed Spark run leaves no part file.
+On a cluster it must be a folder every executor reaches, as ``--spark-work`` must.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterator
+
+import numpy as np
+
+from .base import Destination, Written
+from .shards import read_stored, stored
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from pyspark.sql import DataFrame
+
+#: A table whose part files hold at most this many bytes is written as one file unless told otherwise.
+COALESCE_BYTES = 256 << 20
+#: Bytes copied at a time when part files are joined into one.
+COPY_BYTES = 1 << 20
+#: Rows of a row group in a Parquet file pyarrow writes (the local writer's, ``pq.write_table``'s default).
+ROW_GROUP_ROWS = 1 << 20
+#: The columns of each table in the Parquet format, with their Spark types.
+COLUMNS = {"pairs": "a string, b string, score double",
+           "clusters": "cluster long, ids array<string>, representative string"}
+
+
+def written(pairs: "DataFrame", n_pairs: int, clusters: "DataFrame | None", unusable: "DataFrame", ids_path: str,
+            n: int, candidate_pairs: int, info: dict[str, Any], into: Destination, listed: int, work: str) -> Written:
+    """Write ``pairs`` ``(a, b, score)`` and ``clusters`` ``(first, members)`` (``None``: no pair) with the
+    ids at ``ids_path`` into ``into``; count them and the ``unusable`` rows (naming the first ``listed``)."""
+    from pyspark.sql import functions as F
+
+    spark = pairs.sparkSession
+    ids = spark.read.parquet(ids_path)
+    if clusters is None:
+        clusters = spark.createDataFrame([], "first long, members array<long>")
+    _write_table(_pair_rows(pairs, ids, into.fmt), ["row_a", "row_b"], into, "pairs")
+    _write_table(_cluster_rows(clusters, ids, into.fmt, f"{work}/cluster_places"), ["number"], into, "clusters")
+    sizes = F.size("members")
+    got = clusters.agg(F.count(F.lit(1)), F.sum(sizes), F.max(sizes)).first()
+    bad = unusable.agg(F.count(F.lit(1))).first()
+    assert got is not None and bad is not None  # aggregates without grouping: one row each
+    n_clusters, in_clusters, largest = (int(v or 0) for v in got)
+    stored(unusable.orderBy("row").limit(listed), f"{work}/unusable")
+    named = np.sort(read_stored(f"{work}/unusable", ["row"])["row"].to_numpy().astype(np.int64))
+    return Written(n, int(bad[0]), named, n_pairs, candidate_pairs, n_clusters, in_clusters, largest, info)
+
+
+def _pair_rows(pairs: "DataFrame", ids: "DataFrame", fmt: str) -> "DataFrame":
+    """The ``pairs`` table's rows (a ``line`` of JSON, or the Parquet columns) with the rows ``row_a``,
+    ``row_b`` they sort by."""
+    from pyspark.sql import functions as F
+
+    named = (pairs.join(ids.select(F.col("row").alias("a"), F.col("id").alias("id_a")), "a")
+             .join(ids.select(F.col("row").alias("b"), F.col("id").alias("id_b")), "b"))
+
+    def fn(frames: Iterator["pd.DataFrame"]) -> Iterator["pd.DataFrame"]:
+        from ..io.dedup_rows import Pair, pair_row
+
+        for frame in frames:
+            rows = [pair_row(Pair(x, y, s)) for x, y, s in zip(frame["id_a"].tolist(), frame["id_b"].tolist(),
+                                                              frame["score"].tolist())]
+            yield _frame({"row_a": frame["a"].to_numpy(), "row_b": frame["b"].to_numpy()}, rows, fmt, "pairs")
+
+    return named.mapInPandas(fn, _schema("row_a long, row_b long", fmt, "pairs"))
+
+
+def _cluster_rows(clusters: "DataFrame", ids: "DataFrame", fmt: str, path: str) -> "DataFrame":
+    """The ``clusters`` table's rows with the ``number`` they sort by (the rank of the first member)."""
+    from pyspark.sql import functions as F
+
+    members = clusters.select("first", F.posexplode("members").alias("pos", "row")).join(ids, "row")
+    grouped = members.groupBy("first").agg(F.sort_array(F.collect_list(F.struct("pos", "id"))).alias("m"))
+    numbered = grouped.join(_numbers(clusters, path), "first").select("number", F.col("m.id").alias("ids"))
+
+    def fn(frames: Iterator["pd.DataFrame"]) -> Iterator["pd.DataFrame"]:
+        from ..io.dedup_rows import Cluster, cluster_row
+
+        for frame in frames:
+            rows = []
+            for number, members in zip(frame["number"].tolist(), frame["ids"]):
+                names = members.tolist()
+                rows.append(cluster_row(Cluster(number, names, names[0]), typed=False))
+            yield _frame({"number": frame["number"].to_numpy()}, rows, fmt, "clusters")
+
+    return numbered.mapInPandas(fn, _schema("number long", fmt, "clusters"))
+
+
+def _numbers(clusters: "DataFrame", path: str) -> "DataFrame":
+    """``(first, number)``: each cluster's number, the rank of its first member.  The firsts sorted
+    (range partitions, in order) are placed as ``(partition, position in it)`` and stored; the
+    partitions' sizes (one row per partition) give their offsets."""
+    from pyspark.sql import functions as F
+
+    def fn(frames: Iterator["pd.DataFrame"]) -> Iterator["pd.DataFrame"]:
+        import pandas as pd
+        from pyspark import TaskContext
+
+        context = TaskContext.get()
+        part, pos = (context.partitionId() if context is not None else 0), 0
+        for frame in frames:
+            yield pd.DataFrame({"first": frame["first"], "part": np.int32(part),
+                                "pos": np.arange(pos, pos + len(frame), dtype=np.int64)})
+            pos += len(frame)
+
+    places = stored(clusters.select("first").orderBy("first").mapInPandas(fn, "first long, part int, pos long"), path)
+    stored(places.groupBy("part").count(), f"{path}-sizes")
+    sizes = read_stored(f"{path}-sizes", ["part", "count"])
+    offsets = np.zeros(int(max(sizes["part"].to_pylist(), default=-1)) + 2, np.int64)
+    offsets[sizes["part"].to_numpy() + 1] = sizes["count"].to_numpy()
+    offsets = np.cumsum(offsets)
+    table = F.array(*[F.lit(int(o)) for o in offsets[:-1]]) if offsets.shape[0] > 1 else F.array(F.lit(0))
+    return places.select("first", (F.element_at(table, F.col("part") + 1) + F.col("pos")).alias("number"))
+
+
+def _schema(keys: str, fmt: str, table: str) -> str:
+    return f"{keys}, line string" if fmt == "jsonl" else f"{keys}, {COLUMNS[table]}"
+
+
+def _frame(keys: dict[str, np.ndarray], rows: list[dict[str, Any]], fmt: str, table: str) -> "pd.DataFrame":
+    """``rows`` as the table's columns beside ``keys``: one JSON ``line`` each (the local writer's
+    bytes, without the newline Spark's text writer adds), or the Parquet columns."""
+    import orjson
+    import pandas as pd
+
+    if fmt == "jsonl":
+        option = orjson.OPT_SERIALIZE_NUMPY
+        return pd.DataFrame({**keys, "line": [orjson.dumps(r, option=option).decode() for r in rows]})
+    names = [c.split()[0] for c in COLUMNS[table].split(", ")]
+    return pd.DataFrame({**keys, **{c: [r[c] for r in rows] for c in names}})
+
+
+def _write_table(rows: "DataFrame", keys: list[str], into: Destination, name: str) -> None:
+    """``rows`` sorted by ``keys`` and written by the executors as part files in ``into.folder/name``;
+    joined into ``name.<ext>`` when :func:`_coalesced`."""
+    ext = "jsonl" if into.fmt == "jsonl" else "parquet"
+    folder = into.folder / name
+    ordered = rows.orderBy(*keys).drop(*keys)
+    if into.fmt == "jsonl":
+        ordered.write.text(str(folder))
+    else:
+        ordered.write.parquet(str(folder))
+    parts = _renamed_parts(folder, ext)
+    if _coalesced(into.coalesce, parts):
+        target = into.folder / f"{name}.{ext}"
+        if into.fmt == "jsonl":
+            _join_lines(parts, target)
+        else:
+            _join_parquet(parts, target)
+        shutil.rmtree(folder)
+
+
+def _renamed_parts(folder: Path, ext: str) -> list[Path]:
+    """The part files Spark wrote in ``folder``, renamed ``part-00000.<ext>``... in name order (the
+    partitions' order); every other file (``_SUCCESS``, checksums) removed."""
+    names = sorted(p.name for p in folder.iterdir() if p.name.startswith("part-"))
+    for other in folder.iterdir():
+        if not other.name.startswith("part-"):
+            other.unlink()
+    parts = []
+    for i, name in enumerate(names):
+        part = folder / f"part-{i:05d}.{ext}"
+        os.rename(folder / name, part)
+        parts.append(part)
+    return parts
+
+
+def _coalesced(coalesce: bool | None, parts: list[Path]) -> bool:
+    """One file: when asked, or (``None``) when the parts hold at most :data:`COALESCE_BYTES`."""
+    if coalesce is not None:
+        return coalesce
+    return sum(p.stat().st_size for p in parts) <= COALESCE_BYTES
+
+
+def _join_lines(parts: list[Path], target: Path) -> None:
+    """The JSONL ``parts`` one after another into ``target``, :data:`COPY_BYTES` at a time."""
+    with open(target, "wb") as out:
+        for part in parts:
+            with open(part, "rb") as fh:
+                shutil.copyfileobj(fh, out, COPY_BYTES)
+
+
+def _join_parquet(parts: list[Path], target: Path) -> None:
+    """The Parquet ``parts`` into one file with the local writer's Arrow schema (no Spark metadata, lists
+    of ``item`` as ``pa.table`` makes them), in row groups of :data:`ROW_GROUP_ROWS` as it makes
+    them: its file, byte for byte.  This process
+    holds one row group's rows at a time (at most that many, whatever the table's size)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    writer, pending, rows = None, [], 0
+
+    def flush(table: pa.Table) -> None:
+        nonlocal writer
+        table = table.cast(pa.schema([pa.field(f.name, pa.list_(f.type.value_type) if pa.types.is_list(f.type)
+                                               else f.type) for f in table.schema])).combine_chunks()
+        if writer is None:
+            writer = pq.ParquetWriter(target, table.schema)
+        writer.write_table(table, row_group_size=ROW_GROUP_ROWS)
+
+    try:
+        for part in parts:
+            for batch in pq.ParquetFile(part).iter_batches(batch_size=1 << 16):
+                pending.append(batch)
+                rows += batch.num_rows
+                if rows >= ROW_GROUP_ROWS:
+                    table = pa.Table.from_batches(pending)
+                    flush(table.slice(0, ROW_GROUP_ROWS))
+                    rest = table.slice(ROW_GROUP_ROWS)
+                    pending, rows = rest.to_batches(), rest.num_rows
+        if rows:
+            flush(pa.Table.from_batches(pending))
+    finally:
+        if writer is not None:
+            writer.close()
+    if writer is None:  # no row: the local writer's file of no column
+        pq.write_table(pa.table({}), target)

@@ -1,0 +1,62 @@
+"""The rows of ``dedup``'s tables: a pair and a cluster as found, and as written (``pairs``, ``clusters``).
+
+Apart from the pipeline so that every writer of these tables makes its rows with the same two
+functions -- the driver's (:class:`neardup.run.DedupTask`) and the Spark executors'
+(:mod:`neardup.engines.spark_output`), whose part files must hold the local engine's bytes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class Pair:
+    """A pair the method found: ids in input order, the method's similarity and, unless relations
+    are off, the relation, the share of each document inside the shared passages and the
+    longest shared passage in words."""
+
+    a: str
+    b: str
+    score: float
+    relation: str | None = None
+    coverage_a: float | None = None
+    coverage_b: float | None = None
+    longest: int | None = None
+
+
+@dataclass
+class Removed:
+    """A clustered document a deduplicated set leaves out: the kept one that covers it, and how far."""
+
+    id: str
+    kept: str
+    coverage: float
+
+
+@dataclass
+class Cluster:
+    """A group of two or more copies, the representative (kept) and the members it is safe to drop."""
+
+    cluster: int
+    ids: list[str]
+    representative: str
+    removed: list[Removed] = field(default_factory=list)
+
+
+def pair_row(p: Pair) -> dict[str, Any]:
+    """A ``pairs`` row: ids, score and, with relations, the relation, coverages and longest passage."""
+    row: dict[str, Any] = {"a": p.a, "b": p.b, "score": round(p.score, 6)}
+    if p.relation is not None:
+        row.update(relation=p.relation, coverage_a=p.coverage_a, coverage_b=p.coverage_b, longest=p.longest)
+    return row
+
+
+def cluster_row(c: Cluster, typed: bool) -> dict[str, Any]:
+    """A ``clusters`` row; with relations (``typed``), the members a deduplicated set drops, each with
+    the kept document covering it and how far."""
+    row: dict[str, Any] = {"cluster": c.cluster, "ids": c.ids, "representative": c.representative}
+    if typed:
+        row["removed"] = [{"id": r.id, "kept": r.kept, "coverage": r.coverage} for r in c.removed]
+    return row
