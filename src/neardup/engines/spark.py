@@ -14,11 +14,12 @@ Needs the optional extra ``neardup[spark]`` (pyspark 4; Java 17+).  How a run go
    collection's statistics first (each batch's count tables summed by key, read by the
    driver and sent back inside the next stage's function), sketches by ``mapInPandas``
    calling the method's compiled kernels, candidates as the method's
-   :class:`~neardup.methods.base.CandidatePlan` says -- a ``groupBy`` on its keys, a
+   :class:`~neardup.methods.base.CandidatePlan` says -- its keys grouped, a
    prefix-filtered set join, or (``hamming``) a ``groupBy`` on the permuted tables' keys of
    its fingerprints, kept within the radius --, verification by the method's ``score`` (each
    task reading its candidates' sketches from the stored sketches: no sketch is shuffled),
-   connected components by large-star / small-star, the local clustering per component;
+   connected components (each task's union-find, then large-star / small-star:
+   :mod:`.spark_components`), the local clustering per component;
    each stage's result is written as Parquet into the work folder (``statistics/``,
    ``sketches/``, ``candidates/``, ``pairs/``, ``components/``, ``clusters/``) and read
    back by the next;
@@ -305,6 +306,7 @@ class SparkEngine:
         """The stages of :meth:`dedup` once the input is written (see the module docstring)."""
         from . import spark_stages as st
         from .codec import SketchLayout
+        from .spark_components import clusters, connected_components
 
         layout = SketchLayout.probe(method)
         docs = self.documents(spark, documents)
@@ -338,9 +340,9 @@ class SparkEngine:
         t = stats.timed("verify", t)
         groups: list[np.ndarray] = []
         if a.shape[0] and cluster is not None:
-            comps = stored(st.connected_components(pairs), f"{work}/components")
+            comps = stored(connected_components(pairs), f"{work}/components")
             n_groups = max(int(spark.conf.get("spark.sql.shuffle.partitions")), a.shape[0] // PAIRS_PER_GROUP + 1)
-            stored(st.clusters(pairs, comps, cluster, n_groups), f"{work}/clusters")
+            stored(clusters(pairs, comps, cluster, n_groups), f"{work}/clusters")
             found = read_stored(f"{work}/clusters", ["first", "members"]).to_pandas().sort_values("first", kind="stable")
             groups = [np.asarray(m, dtype=np.int64) for m in found["members"]]
         t = stats.timed("cluster", t)
