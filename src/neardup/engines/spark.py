@@ -154,10 +154,13 @@ class SparkEngine:
         if not self.connect:  # the console and the log level are the server's own on Spark Connect
             settings.update({"spark.ui.showConsoleProgress": "false",
                              "spark.log.level": "ERROR" if self.quiet else "WARN"})
+        local = not self.connect and (self.master or "local").startswith("local")
         if self.partitions is not None:
             settings["spark.sql.shuffle.partitions"] = str(self.partitions)
-        elif not self.connect and (self.master or "local").startswith("local"):
+        elif local:
             settings["spark.sql.shuffle.partitions"] = "8"
+        if local:  # no web UI server for a run on this machine (--spark-conf spark.ui.enabled=true brings it)
+            settings["spark.ui.enabled"] = "false"
         if not self.connect:
             assert self.driver_memory is not None
             settings["spark.driver.memory"] = self.driver_memory
@@ -230,7 +233,7 @@ class SparkEngine:
         if self.partitions is not None and self.shuffle_seed is None:
             size = _folder_bytes(path)
             spark.conf.set("spark.sql.files.maxPartitionBytes", str(max(1 << 20, size // self.partitions + 1)))
-        docs = spark.read.parquet(path)
+        docs = spark.read.schema("row long, text string").parquet(path)  # known: no job reads a footer for it
         if self.shuffle_seed is not None:
             parts = self.partitions or 8
             docs = (docs.repartition(parts, F.xxhash64(F.col("row"), F.lit(self.shuffle_seed)))
