@@ -136,7 +136,7 @@ def test_partial_align_corpus_two_partition_counts_any_order(spark, corpus, tmp_
 def test_complete_runs_never_split_a_key():
     import pandas as pd
 
-    from neardup.engines.spark_align import complete_runs
+    from neardup.engines.spark_stages import complete_runs
 
     keys = np.array([1, 1, 2, 2, 2, 2, 2, 3, 4, 4])
     frames = [pd.DataFrame({"k": keys[lo:hi], "v": np.arange(lo, hi)}) for lo, hi in ((0, 3), (3, 5), (5, 6), (6, 6),
@@ -147,20 +147,27 @@ def test_complete_runs_never_split_a_key():
     assert all(not (x & y) for i, x in enumerate(seen) for y in seen[i + 1:])  # each key in one frame
 
 
-def test_group_pairs_splits_giant_groups_into_bounded_blocks(spark):
+def test_group_pairs_groups_across_arrow_batches(spark):
+    """Every pair of every group once, ``a < b``, when groups span many Arrow batches (3 rows
+    each here) and partitions, and groups of one give none."""
     from neardup.engines.spark_stages import group_pairs
 
-    rows = [(k, i) for k, size in ((1, 10), (2, 1), (3, 7)) for i in range(100 * k, 100 * k + size)]
+    rows = [(k, i) for k, size in ((1, 10), (2, 1), (3, 7), (4, 2)) for i in range(100 * k + size - 1, 100 * k - 1, -1)]
     keyed = spark.createDataFrame(rows, "key long, row long")
-    got = sorted(tuple(r) for r in group_pairs(keyed, ["key"], "row", block=3).collect())
-    want = sorted((a, b) for k, size in ((1, 10), (3, 7)) for a in range(100 * k, 100 * k + size)
+    batch = spark.conf.get("spark.sql.execution.arrow.maxRecordsPerBatch")
+    spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "3")
+    try:
+        got = sorted(tuple(r) for r in group_pairs(keyed, ["key"], "row").collect())
+    finally:
+        spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", batch)
+    want = sorted((a, b) for k, size in ((1, 10), (3, 7), (4, 2)) for a in range(100 * k, 100 * k + size)
                   for b in range(a + 1, 100 * k + size))
     assert got == want
 
 
 def test_connected_components_large_small_star(spark):
     from neardup.cluster import cluster_labels
-    from neardup.engines.spark_stages import connected_components
+    from neardup.engines.spark_components import connected_components
 
     rng = np.random.default_rng(4)
     a = rng.integers(0, 300, 250)

@@ -32,9 +32,12 @@ ROW_GROUP_ROWS, ROW_GROUP_BYTES = 1024, 1 << 20
 
 
 def stored(frame: Any, path: str) -> Any:
-    """``frame`` written as Parquet at ``path`` and read back: a stage boundary (computed once)."""
+    """``frame`` written as Parquet at ``path`` and read back: a stage boundary (computed once).
+
+    Read back with ``frame``'s schema: Spark would otherwise run a job to read a footer
+    for it, and every job costs a fixed time on a small master."""
     frame.write.mode("overwrite").parquet(path)
-    return frame.sparkSession.read.parquet(path)
+    return frame.sparkSession.read.schema(frame.schema).parquet(path)
 
 
 def stored_by_row(frame: Any, path: str) -> tuple[Any, "RowGroups"]:
@@ -48,7 +51,7 @@ def stored_by_row(frame: Any, path: str) -> tuple[Any, "RowGroups"]:
     """
     (frame.sortWithinPartitions("row").write.mode("overwrite").option("parquet.block.size", str(ROW_GROUP_BYTES))
      .option("parquet.block.row.count.limit", str(ROW_GROUP_ROWS)).parquet(path))
-    return frame.sparkSession.read.parquet(path), RowGroups.of(path)
+    return frame.sparkSession.read.schema(frame.schema).parquet(path), RowGroups.of(path)
 
 
 @dataclass(frozen=True)

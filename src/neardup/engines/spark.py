@@ -14,11 +14,12 @@ Needs the optional extra ``neardup[spark]`` (pyspark 4; Java 17+).  How a run go
    collection's statistics first (each batch's count tables summed by key, read by the
    driver and sent back inside the next stage's function), sketches by ``mapInPandas``
    calling the method's compiled kernels, candidates as the method's
-   :class:`~neardup.methods.base.CandidatePlan` says -- a ``groupBy`` on its keys, a
+   :class:`~neardup.methods.base.CandidatePlan` says -- its keys grouped, a
    prefix-filtered set join, or (``hamming``) a ``groupBy`` on the permuted tables' keys of
    its fingerprints, kept within the radius --, verification by the method's ``score`` (each
    task reading its candidates' sketches from the stored sketches: no sketch is shuffled),
-   connected components by large-star / small-star, the local clustering per component;
+   connected components (each task's union-find, then large-star / small-star:
+   :mod:`.spark_components`), the local clustering per component;
    each stage's result is written as Parquet into the work folder (``statistics/``,
    ``sketches/``, ``candidates/``, ``pairs/``, ``components/``, ``clusters/``) and read
    back by the next;
@@ -63,21 +64,11 @@ from ..job import RunStats
 from ..methods.base import CandidatePlan, Method
 from .base import Destination, Found, Written
 from .shards import folder_bytes, read_found, stored, stored_by_row, write_documents
-from .spark_guard import DEFAULT_TIMEOUT, EXIT_ON_OOM, Watchdog, guarded, machine_driver_memory
+from .spark_guard import (DEFAULT_TIMEOUT, EXIT_ON_OOM, Watchdog, guarded, machine_driver_memory,
+                          remove_log_unless_errors)
 
 #: Pairs clustered in one call, about (components are dealt into groups of this size).
 PAIRS_PER_GROUP = 500_000
-
-
-def _remove_unless_errors(path: str) -> None:
-    """At exit: the quiet run's Spark log is removed unless it holds an error worth reading."""
-    try:
-        with open(path, "rb") as fh:
-            text = fh.read()
-        if b" ERROR " not in text and b"Exception" not in text:
-            os.remove(path)
-    except OSError:
-        pass
 
 
 class SparkEngine:
@@ -156,10 +147,13 @@ class SparkEngine:
         if not self.connect:  # the console and the log level are the server's own on Spark Connect
             settings.update({"spark.ui.showConsoleProgress": "false",
                              "spark.log.level": "ERROR" if self.quiet else "WARN"})
+        local = not self.connect and (self.master or "local").startswith("local")
         if self.partitions is not None:
             settings["spark.sql.shuffle.partitions"] = str(self.partitions)
-        elif not self.connect and (self.master or "local").startswith("local"):
+        elif local:
             settings["spark.sql.shuffle.partitions"] = "8"
+        if local:  # no web UI server for a run on this machine (--spark-conf spark.ui.enabled=true brings it)
+            settings["spark.ui.enabled"] = "false"
         if not self.connect:
             assert self.driver_memory is not None
             settings["spark.driver.memory"] = self.driver_memory
@@ -195,7 +189,7 @@ class SparkEngine:
         """File descriptor 2 pointed at a log file while the session starts: a JVM started
         meanwhile writes its stderr there for the rest of its life; ours is restored after."""
         fd, self.log_path = tempfile.mkstemp(prefix="neardup-spark-", suffix=".log")
-        atexit.register(_remove_unless_errors, self.log_path)
+        atexit.register(remove_log_unless_errors, self.log_path)
         sys.stderr.flush()
         saved = os.dup(2)
         try:
@@ -232,7 +226,7 @@ class SparkEngine:
         if self.partitions is not None and self.shuffle_seed is None:
             size = folder_bytes(path)
             spark.conf.set("spark.sql.files.maxPartitionBytes", str(max(1 << 20, size // self.partitions + 1)))
-        docs = spark.read.parquet(path)
+        docs = spark.read.schema("row long, text string").parquet(path)  # known: no job reads a footer for it
         if self.shuffle_seed is not None:
             parts = self.partitions or 8
             docs = (docs.repartition(parts, F.xxhash64(F.col("row"), F.lit(self.shuffle_seed)))
@@ -318,7 +312,7 @@ class SparkEngine:
                     from .spark_output import written
 
                     assert isinstance(batches, SparkInput)
-                    result = written(pairs, n_pairs, clusters, unusable, batches.ids_path, n, count, info, into,
+                    result = written(pairs, n_pairs, clusters, unusable, batches.provenance_path, n, count, info, into,
                                      listed, work)
                 stats.timed("collect" if into is None else "write", t)
                 return result
@@ -343,6 +337,7 @@ class SparkEngine:
         the summary reports as candidates, what the method derived, the time."""
         from . import spark_stages as st
         from .codec import SketchLayout
+        from .spark_components import clusters, connected_components
 
         layout = SketchLayout.probe(method)
         docs = self.documents(spark, documents)
@@ -371,14 +366,14 @@ class SparkEngine:
             pairs = stored(st.verify(cands, by_row, method, layout, threshold), f"{work}/pairs")
         n_pairs = pairs.count()
         t = stats.timed("verify", t)
-        clusters = None
+        made = None
         if n_pairs and cluster is not None:
-            comps = stored(st.connected_components(pairs), f"{work}/components")
+            comps = stored(connected_components(pairs), f"{work}/components")
             n_groups = max(int(spark.conf.get("spark.sql.shuffle.partitions")), n_pairs // PAIRS_PER_GROUP + 1)
-            clusters = stored(st.clusters(pairs, comps, cluster, n_groups), f"{work}/clusters")
+            made = stored(clusters(pairs, comps, cluster, n_groups), f"{work}/clusters")
         t = stats.timed("cluster", t)
         count = n_pairs if method.verifies else int(n_cands)
-        return pairs, n_pairs, clusters, sketches.where("NOT good").select("row"), count, info, t
+        return pairs, n_pairs, made, sketches.where("NOT good").select("row"), count, info, t
 
 
 def collection_statistics(method: Method, docs: Any, n: int, path: str) -> tuple[Any, dict[str, Any]]:

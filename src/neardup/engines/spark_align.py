@@ -39,7 +39,7 @@ import pandas as pd
 
 from ..align.aligner import AlignedPair, AlignParams, aligned_pairs, pair_ranges, site_boilerplate, word_chars
 from .shards import DocumentShards, filesystem_of, sorted_parts, stored
-from .spark_stages import _batches, one_thread
+from .spark_stages import _batches, complete_runs, one_thread
 
 if TYPE_CHECKING:
     from .spark import SparkEngine
@@ -187,31 +187,6 @@ class SparkAligner:
 
 
 # ---------------------------------------------------------------------------- helpers
-
-
-def complete_runs(frames: Iterator[pd.DataFrame], keys: list[str]) -> Iterator[pd.DataFrame]:
-    """The Arrow batches of a partition sorted by ``keys``, re-cut so that no run of equal
-    keys is split: each frame yielded holds whole runs (a run's rows, however many
-    batches it spans, come in one frame)."""
-    held: list[pd.DataFrame] = []
-    for frame in frames:
-        if not len(frame):
-            continue
-        cols = [frame[k].to_numpy() for k in keys]
-        same = np.ones(len(frame), dtype=bool)
-        for c in cols:
-            same &= c == c[-1]
-        differ = np.flatnonzero(~same)
-        cut = int(differ[-1]) + 1 if differ.shape[0] else 0  # start of the frame's last run
-        if cut == 0 and held and all(held[-1][k].iloc[-1] == frame[k].iloc[0] for k in keys):
-            held.append(frame)  # the held run goes on through this whole frame
-            continue
-        done = held + [frame.iloc[:cut]] if cut else held
-        if done:
-            yield pd.concat(done, ignore_index=True)
-        held = [frame.iloc[cut:]]
-    if held:
-        yield pd.concat(held, ignore_index=True)
 
 
 def _runs(keys: list[str], fn: Callable[[pd.DataFrame], pd.DataFrame | None]) -> Callable[[Iterator[pd.DataFrame]], Iterator[pd.DataFrame]]:

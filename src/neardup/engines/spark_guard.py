@@ -244,3 +244,14 @@ def guarded(watchdog: Watchdog | None, driver_memory: str | None, log: str | Non
         if line is None:
             raise
         raise EngineError(line) from None
+
+
+def remove_log_unless_errors(path: str) -> None:
+    """At exit: the quiet run's Spark log is removed unless it holds an error worth reading."""
+    try:
+        with open(path, "rb") as fh:
+            text = fh.read()
+        if b" ERROR " not in text and b"Exception" not in text:
+            os.remove(path)
+    except OSError:
+        pass

@@ -25,7 +25,8 @@ input file (or piece of one), never one per document:
    count (one number per unit in the driver) gives its offset, and a document's row is its
    unit's offset plus its index in the unit (when a duplicate was dropped, the index is
    recounted over the narrow ``(unit, pos)`` rows and joined to the texts); ``(row, text)`` is
-   written as the engine's ``documents`` shards and ``(row, id, unit, line, site)`` beside them.
+   written as the engine's ``documents`` shards and ``(row, id, unit, line, site)`` beside them,
+   sorted by row (the driver reads the ids in that order).
 
 The run's account (read, kept, rejected by reason, skipped, encodings, notes, scripts) is made of
 aggregates; the first :data:`~neardup.job.MAX_LISTED_REJECTIONS` rejections are taken in order by
@@ -200,8 +201,8 @@ _NAMES = [part.split()[0] for part in _RECORDS.split(", ")]
 @dataclass
 class SparkInput:
     """The documents the executors read (:func:`read_inputs`): ``n`` rows, their ``(row, text)``
-    shards at :attr:`documents_path`, ``(row, id, unit, line, site)`` at :attr:`provenance_path`,
-    ``(row, id)`` sorted by row at :attr:`ids_path`."""
+    shards at :attr:`documents_path`, ``(row, id, unit, line, site)`` sorted by row at
+    :attr:`provenance_path`."""
 
     work: str
     n: int
@@ -214,10 +215,6 @@ class SparkInput:
         return f"{self.work}/documents"
 
     @property
-    def ids_path(self) -> str:
-        return f"{self.work}/ids"
-
-    @property
     def provenance_path(self) -> str:
         return f"{self.work}/provenance"
 
@@ -226,7 +223,7 @@ class SparkInput:
         stored Parquet, already in row order)."""
         import pyarrow as pa
 
-        ids = read_stored(self.ids_path, ["id"])["id"]
+        ids = read_stored(self.provenance_path, ["id"])["id"]
         return ArrowIds(ids.combine_chunks() if ids.num_chunks else pa.array([], pa.string()))
 
     def where(self, rows: np.ndarray) -> list[tuple[str, int | None, str]]:
@@ -329,10 +326,10 @@ def _stages(spark: Any, engine: "SparkEngine", units: list[Unit], work: str, sta
             "k", (F.row_number().over(Window.partitionBy("unit").orderBy("pos")) - 1).cast("int"))
         docs = docs.drop("k").join(index, ["unit", "pos"])
     numbered = docs.join(F.broadcast(offs), "unit").withColumn("row", F.col("offset") + F.col("k"))
-    stored(numbered.select("row", "text"), f"{work}/documents")
-    stored(numbered.select("row", "id", "unit", "line", "site"), f"{work}/provenance")
-    # sorted by row (a range-partitioned sort: part files in row order), so the driver reads them as they come
-    numbered.select("row", "id").orderBy("row").write.mode("overwrite").parquet(f"{work}/ids")
+    numbered.select("row", "text").write.mode("overwrite").parquet(f"{work}/documents")
+    # sorted by row (a range-partitioned sort: part files in row order), so the driver reads the ids as they come
+    numbered.select("row", "id", "unit", "line", "site").orderBy("row").write.mode("overwrite").parquet(
+        f"{work}/provenance")
     return n, lines_before
 
 
@@ -375,12 +372,13 @@ def _account(tally: "pd.DataFrame", rejected: Any, empty: list[tuple[int, Reject
     stats.read += len(empty)
     for _, r in empty:
         stats.reasons[r.reason] += 1
-    listed = read_stored_frame(rejected.orderBy("unit", "pos").limit(MAX_LISTED_REJECTIONS), f"{work}/listed")
     found: list[tuple[tuple[int, int], Rejection]] = []
-    for unit, pos, source, line, reason, detail in listed.itertuples(index=False):
-        unit = int(unit)
-        where = None if line is None or line < 0 else int(line + lines_before[unit])
-        found.append(((unit, int(pos)), Rejection(source or units[unit].path, where, reason, detail)))
+    if (items["dup"] | items["kind"].isin([REJECTED, FAILED])).any():  # else no job lists none
+        listed = read_stored_frame(rejected.orderBy("unit", "pos").limit(MAX_LISTED_REJECTIONS), f"{work}/listed")
+        for unit, pos, source, line, reason, detail in listed.itertuples(index=False):
+            unit = int(unit)
+            where = None if line is None or line < 0 else int(line + lines_before[unit])
+            found.append(((unit, int(pos)), Rejection(source or units[unit].path, where, reason, detail)))
     found += [((j, 1 << 31), r) for j, r in empty]
     found.sort(key=lambda x: x[0])
     if strict and found:

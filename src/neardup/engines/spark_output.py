@@ -57,11 +57,11 @@ COLUMNS = {"pairs": "a string, b string, score double",
 def written(pairs: "DataFrame", n_pairs: int, clusters: "DataFrame | None", unusable: "DataFrame", ids_path: str,
             n: int, candidate_pairs: int, info: dict[str, Any], into: Destination, listed: int, work: str) -> Written:
     """Write ``pairs`` ``(a, b, score)`` and ``clusters`` ``(first, members)`` (``None``: no pair) with the
-    ids at ``ids_path`` into ``into``; count them and the ``unusable`` rows (naming the first ``listed``)."""
+    ids at ``ids_path`` (its ``row`` and ``id`` columns) into ``into``; count them and the ``unusable`` rows (naming the first ``listed``)."""
     from pyspark.sql import functions as F
 
     spark = pairs.sparkSession
-    ids = spark.read.parquet(ids_path)
+    ids = spark.read.parquet(ids_path).select("row", "id")
     if clusters is None:
         clusters = spark.createDataFrame([], "first long, members array<long>")
     _write_table(_pair_rows(pairs, ids, into.fmt), ["row_a", "row_b"], into, "pairs")

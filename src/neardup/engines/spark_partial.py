@@ -16,8 +16,8 @@ over the same records, calling the same kernels:
 2. **sentence duplicates** -- each sentence's prefix (its ``|A| - ceil(tau |A|) + 1``
    rarest signatures by ``(frequency, unsigned hash)``, the local order) grouped by
    signature; pairs of sentences of different documents passing the size bound
-   (:func:`~neardup.engines.spark_stages.group_pairs`: giant posting lists in bounded
-   blocks), then the exact Jaccard of both signature sets (the local kernel) at ``tau``;
+   (:func:`~neardup.engines.spark_stages.group_pairs`: giant posting lists made by one
+   task a million pairs at a time), then the exact Jaccard of both signature sets (the local kernel) at ``tau``;
 3. **sequence matching** -- the duplicated sentence pairs grouped by document pair
    (``applyInPandas``), each group through :func:`neardup.pdc.stages.sequence_matching`.
 

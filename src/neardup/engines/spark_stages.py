@@ -16,9 +16,9 @@ stage depends on how rows are partitioned or in which order partitions come.
   document has any feature before that (the local engine's usable rows);
 * :func:`key_candidates` -- methods whose candidates share keys (MinHash bands,
   supershingles): ``(band, key, row)`` grouped by ``(band, key)``; every pair of a bucket
-  is a candidate, as in :func:`neardup.index.banding.candidate_pairs`, but a bucket is cut
-  deterministically into blocks of :data:`BLOCK` rows (by row number) and each pair of
-  blocks is one task, so a giant bucket never becomes one task's quadratic list;
+  is a candidate, as in :func:`neardup.index.banding.candidate_pairs`: the rows sorted by
+  key within hash partitions and each bucket's pairs made from its run of rows
+  (:func:`group_pairs`), a giant bucket's handed on a million at a time, never held;
 * :func:`set_join_candidates` -- exact set joins (ffp, spotsigs): prefix filtering with a
   global feature order by ``(document frequency, hash)``; a document's prefix (the rarest
   ``|A| - o + 1`` features, ``o`` the overlap a partner at least as long needs) is joined
@@ -29,11 +29,7 @@ stage depends on how rows are partitioned or in which order partitions come.
   its candidates' sketches from the stored sketches (:class:`~.shards.RowGroups`; no sketch
   is shuffled), scored by the method's ``score`` (the local engine's kernel: bit-equal
   scores), kept at the threshold;
-* :func:`connected_components` -- large-star / small-star (Kiveris et al. 2014) in the
-  DataFrame API: star edges, no extra Java packages;
-* :func:`clusters` -- the local clustering (:func:`neardup.cluster.clusters_from_pairs`)
-  of each component's pairs, in ``(a, b)`` order: label propagation, leader and
-  components never cross a component, so per component they give the local answer.
+* connected components and clusters of the verified pairs: :mod:`.spark_components`.
 """
 
 from __future__ import annotations
@@ -45,20 +41,15 @@ import pandas as pd
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
-from ..cluster import clusters_from_pairs
 from ..index.hamming import choose_blocks, hamming_distances, table_keys
 from ..methods.base import CandidatePlan, Method, Sketches
 from .codec import SketchLayout
 from .shards import RowGroups, read_stored, stored
 
-#: Rows per block of a bucket: a task makes at most BLOCK**2 candidate pairs.
-BLOCK = 1024
 #: Pairs a pair-making task hands to Spark at once.
 FLUSH_PAIRS = 1 << 20
 #: Candidate pairs a verification task scores at once (it reads their rows' sketches for them).
 VERIFY_CHUNK = 1 << 16
-#: Rounds of large-star + small-star at most (each at least halves the components' depth).
-MAX_STAR_ROUNDS = 64
 
 
 def one_thread() -> None:
@@ -155,7 +146,7 @@ def candidate_keys(method: Method, plan: CandidatePlan, n_docs: int) -> Callable
 
 
 def key_candidates(sketches: DataFrame, layout: SketchLayout, keys_of: Callable[[Sketches], np.ndarray],
-                   min_shared: int, block: int = BLOCK) -> DataFrame:
+                   min_shared: int) -> DataFrame:
     """Pairs ``(a, b)``, ``a < b``, of usable documents sharing ``min_shared`` keys (``keys_of``) at one slot."""
 
     def keys_fn(frame: pd.DataFrame) -> pd.DataFrame:
@@ -169,55 +160,76 @@ def key_candidates(sketches: DataFrame, layout: SketchLayout, keys_of: Callable[
                              "row": np.repeat(rows, bands)})
 
     keyed = sketches.mapInPandas(_batches(keys_fn), "band int, key long, row long")
-    pairs = group_pairs(keyed, ["band", "key"], "row", block)
+    pairs = group_pairs(keyed, ["band", "key"], "row")
     if min_shared <= 1:
         return pairs.distinct()
     return pairs.groupBy("a", "b").count().where(F.col("count") >= min_shared).select("a", "b")
 
 
-def group_pairs(keyed: DataFrame, keys: list[str], item: str, block: int = BLOCK) -> DataFrame:
+def group_pairs(keyed: DataFrame, keys: list[str], item: str) -> DataFrame:
     """``(a, b)``, ``a < b``, for every two items of a group of equal ``keys`` (once per group).
 
-    A group is cut into blocks of ``block`` items by item order, and each pair of blocks is
-    one task: a giant group's pairs are all made (the local index makes them all), but no
-    task makes more than ``block**2`` of them.  Groups of one item cost one aggregation row.
+    One shuffle: the rows hash-partitioned by ``keys`` and sorted by ``keys`` and ``item``
+    inside each partition; a task reads its sorted rows whole runs at a time
+    (:func:`complete_runs`) and pairs each row with the next ``d`` rows of its run, ``d = 1,
+    2, ...`` while any run is that long -- a numpy pass per distance, not a Python loop
+    per group, so the many groups of one item cost nothing but their shuffle.  A giant
+    group's pairs are all made (the local index makes them all) by one task, handed to
+    Spark :data:`FLUSH_PAIRS` at a time: the task holds the group's items, never its
+    pairs.  (Before: ``collect_list`` per group, the groups cut into blocks joined with
+    themselves -- three more shuffles, and twice the stage's time.)
     """
-    groups = (keyed.groupBy(*keys).agg(F.count("*").alias("_size"), F.collect_list(item).alias("_items"))
-              .where(F.col("_size") >= 2))
-    members = groups.select(*keys, F.posexplode(F.array_sort("_items")).alias("_pos", "_item"))
-    blocks = (members.withColumn("_block", F.floor(F.col("_pos") / block))
-              .groupBy(*keys, "_block").agg(F.collect_list("_item").alias("_items")))
-    x, y = blocks.alias("x"), blocks.alias("y")
-    same_group = F.col("x._block") <= F.col("y._block")
-    for k in keys:
-        same_group = same_group & (F.col(f"x.{k}") == F.col(f"y.{k}"))
-    tasks = x.join(y, same_group).select(F.col("x._items").alias("rows_x"), F.col("y._items").alias("rows_y"),
-                                         (F.col("x._block") == F.col("y._block")).alias("same"))
-    return tasks.mapInPandas(_block_pairs, "a long, b long")
+    ordered = keyed.repartition(*keys).sortWithinPartitions(*keys, item)
+
+    def pairs(frames: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+        out_a: list[np.ndarray] = []
+        out_b: list[np.ndarray] = []
+        pending = 0
+        for frame in complete_runs(frames, keys):
+            items = frame[item].to_numpy(np.int64)
+            same = np.ones(len(frame) - 1, dtype=bool)  # row i and row i + 1 are in one group
+            for k in keys:
+                column = frame[k].to_numpy()
+                same &= column[1:] == column[:-1]
+            within, d = same, 1  # within[i]: row i and row i + d are in one group
+            while within.any():
+                i = np.flatnonzero(within)
+                out_a.append(items[i])
+                out_b.append(items[i + d])
+                pending += i.shape[0]
+                if pending >= FLUSH_PAIRS:
+                    yield pd.DataFrame({"a": np.concatenate(out_a), "b": np.concatenate(out_b)})
+                    out_a, out_b, pending = [], [], 0
+                within, d = within[:-1] & same[d:], d + 1
+        if pending:
+            yield pd.DataFrame({"a": np.concatenate(out_a), "b": np.concatenate(out_b)})
+
+    return ordered.mapInPandas(pairs, "a long, b long")
 
 
-def _block_pairs(frames: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
-    """Every pair within a block (``same``) or across two blocks of one bucket, ``a < b``."""
-    out_a: list[np.ndarray] = []
-    out_b: list[np.ndarray] = []
-    pending = 0
+def complete_runs(frames: Iterator[pd.DataFrame], keys: list[str]) -> Iterator[pd.DataFrame]:
+    """The Arrow batches of a partition sorted by ``keys``, re-cut so that no run of equal
+    keys is split: each frame yielded holds whole runs (a run's rows, however many
+    batches it spans, come in one frame)."""
+    held: list[pd.DataFrame] = []
     for frame in frames:
-        for xs, ys, same in zip(frame["rows_x"], frame["rows_y"], frame["same"]):
-            xs = np.asarray(xs, dtype=np.int64)
-            if same:
-                i, j = np.triu_indices(xs.shape[0], 1)
-                a, b = xs[i], xs[j]
-            else:
-                ys = np.asarray(ys, dtype=np.int64)
-                a, b = np.repeat(xs, ys.shape[0]), np.tile(ys, xs.shape[0])
-            out_a.append(np.minimum(a, b))
-            out_b.append(np.maximum(a, b))
-            pending += a.shape[0]
-            if pending >= FLUSH_PAIRS:
-                yield pd.DataFrame({"a": np.concatenate(out_a), "b": np.concatenate(out_b)})
-                out_a, out_b, pending = [], [], 0
-    if pending:
-        yield pd.DataFrame({"a": np.concatenate(out_a), "b": np.concatenate(out_b)})
+        if not len(frame):
+            continue
+        cols = [frame[k].to_numpy() for k in keys]
+        same = np.ones(len(frame), dtype=bool)
+        for c in cols:
+            same &= c == c[-1]
+        differ = np.flatnonzero(~same)
+        cut = int(differ[-1]) + 1 if differ.shape[0] else 0  # start of the frame's last run
+        if cut == 0 and held and all(held[-1][k].iloc[-1] == frame[k].iloc[0] for k in keys):
+            held.append(frame)  # the held run goes on through this whole frame
+            continue
+        done = held + [frame.iloc[:cut]] if cut else held
+        if done:
+            yield pd.concat(done, ignore_index=True)
+        held = [frame.iloc[cut:]]
+    if held:
+        yield pd.concat(held, ignore_index=True)
 
 
 def prefix_lengths(sizes: np.ndarray, tau: float, measure: str) -> np.ndarray:
@@ -250,8 +262,7 @@ def set_join_candidates(sketches: DataFrame, layout: SketchLayout, measure: str,
 
     feats = sketches.mapInPandas(_batches(features_fn), "row long, h long, size long, plen long")
     if features_path is not None:
-        feats.write.mode("overwrite").parquet(features_path)
-        feats = feats.sparkSession.read.parquet(features_path)
+        feats = stored(feats, features_path)
     df = feats.groupBy("h").agg(F.count("*").alias("df")).where(F.col("df") >= 2)
     shared = feats.join(df, "h")
     # every feature of one document only ranks first (df 1), so a shared feature's position
@@ -307,63 +318,3 @@ def verify(candidates: DataFrame, by_row: RowGroups, method: Method, layout: Ske
                 yield pd.DataFrame({"a": ca[keep], "b": cb[keep], "score": scores[keep]})
 
     return candidates.repartitionByRange("a").mapInPandas(fn, "a long, b long, score double")
-
-
-# ---------------------------------------------------------------------------- clusters
-
-
-def connected_components(edges: DataFrame) -> DataFrame:
-    """``(row, comp)`` of every row in ``edges`` (columns ``a``, ``b``): comp = smallest row of its component.
-
-    Large-star links every neighbour larger than a node to the node's smallest
-    neighbour; small-star links each node's smaller neighbours to the smallest of them.
-    The rounds stop when the edges form stars around the smallest row of each component
-    (every node has one edge, to a node with none of its own): an exact test, one job.
-    Each round is a few group-bys and joins, checkpointed.
-    """
-    edges_now = edges.select(F.col("a").alias("u"), F.col("b").alias("v"))
-    for _ in range(MAX_STAR_ROUNDS):
-        both = edges_now.unionByName(edges_now.select(F.col("v").alias("u"), F.col("u").alias("v")))
-        low = both.groupBy("u").agg(F.min("v").alias("m")).withColumn("m", F.least("m", "u"))
-        large = (both.join(low, "u").where(F.col("v") > F.col("u"))
-                 .select(F.col("v").alias("u"), F.col("m").alias("v")).distinct())
-        low = large.groupBy("u").agg(F.min("v").alias("m"))
-        edges_now = (large.join(low, "u").where(F.col("v") != F.col("m"))
-                     .select(F.col("v").alias("u"), F.col("m").alias("v"))
-                     .unionByName(low.select("u", F.col("m").alias("v"))).distinct()).localCheckpoint()
-        if _stars(edges_now):
-            break
-    else:
-        raise RuntimeError(f"connected components did not settle in {MAX_STAR_ROUNDS} rounds")
-    return (edges_now.select(F.col("u").alias("row"), F.col("v").alias("comp"))
-            .unionByName(edges_now.select(F.col("v").alias("row"), F.col("v").alias("comp")).distinct()))
-
-
-def _stars(edges: DataFrame) -> bool:
-    """Whether the edges ``u -> v`` (``u > v``) are stars: one edge per ``u``, no edge out of any ``v``."""
-    two_out = edges.groupBy("u").count().where(F.col("count") > 1).select("u")
-    centre_out = edges.join(edges.select(F.col("v").alias("u")).distinct(), "u").select("u")
-    return two_out.unionByName(centre_out).isEmpty()
-
-
-def clusters(pairs: DataFrame, components: DataFrame, clustering: str, groups: int) -> DataFrame:
-    """``(first, members)`` of every cluster of two or more rows (members sorted).
-
-    Components are dealt into ``groups`` groups by a hash of their id, and each group's
-    pairs are clustered at once: whole components that share no pair cluster as they
-    would alone, and one call per group instead of per component keeps Python's
-    per-call cost off a million small components.
-    """
-    by_comp = pairs.join(components.select(F.col("row").alias("a"), "comp"), "a").withColumn(
-        "group", F.pmod(F.xxhash64("comp"), F.lit(groups)))
-
-    def fn(frame: pd.DataFrame) -> pd.DataFrame:
-        one_thread()
-        frame = frame.sort_values(["a", "b"], kind="stable")
-        a, b = frame["a"].to_numpy(np.int64), frame["b"].to_numpy(np.int64)
-        nodes = np.unique(np.concatenate([a, b]))
-        found = clusters_from_pairs(nodes.shape[0], np.searchsorted(nodes, a), np.searchsorted(nodes, b),
-                                    frame["score"].to_numpy(np.float64), clustering)
-        return pd.DataFrame({"first": [int(nodes[g[0]]) for g in found], "members": [nodes[g] for g in found]})
-
-    return by_comp.groupBy("group").applyInPandas(fn, "first long, members array<long>")

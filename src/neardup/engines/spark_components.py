@@ -1,0 +1,105 @@
+"""Connected components and clusters of the verified pairs on Spark (imported only by the Spark engine).
+
+* :func:`connected_components` -- each task's edges joined by the local union-find, then
+  large-star / small-star (Kiveris et al. 2014) in the DataFrame API until the edges are
+  stars: no extra Java packages;
+* :func:`clusters` -- the local clustering (:func:`neardup.cluster.clusters_from_pairs`)
+  of each component's pairs, in ``(a, b)`` order: label propagation, leader and
+  components never cross a component, so per component they give the local answer.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import numpy as np
+import pandas as pd
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from ..cluster import cluster_labels, clusters_from_pairs
+from .spark_stages import one_thread
+
+#: Rounds of large-star + small-star at most (each at least halves the components' depth).
+MAX_STAR_ROUNDS = 64
+
+
+
+def connected_components(edges: DataFrame) -> DataFrame:
+    """``(row, comp)`` of every row in ``edges`` (columns ``a``, ``b``): comp = smallest row of its component.
+
+    First each task's own edges are joined by the local union-find (:func:`_local_stars`):
+    every node linked to the smallest node of its component among the task's edges --
+    stars already, unless a component's edges fell into several tasks.  Then, until the
+    edges form stars around the smallest row of each component (every node has one
+    target, and no target has one of its own: an exact test, :func:`_stars`), rounds of
+    large-star / small-star (Kiveris et al. 2014): large-star links every neighbour
+    larger than a node to the node's smallest neighbour; small-star links each node's
+    smaller neighbours to the smallest of them.  Each round is a few group-bys and joins,
+    checkpointed.  Every Spark job costs a fixed time on a small master, and a component
+    found whole in one task needs no round.
+    """
+    edges_now = edges.select("a", "b").mapInPandas(_local_stars, "u long, v long").localCheckpoint()
+    for _ in range(MAX_STAR_ROUNDS):
+        if _stars(edges_now):
+            break
+        both = edges_now.unionByName(edges_now.select(F.col("v").alias("u"), F.col("u").alias("v")))
+        low = both.groupBy("u").agg(F.min("v").alias("m")).withColumn("m", F.least("m", "u"))
+        large = (both.join(low, "u").where(F.col("v") > F.col("u"))
+                 .select(F.col("v").alias("u"), F.col("m").alias("v")).distinct())
+        low = large.groupBy("u").agg(F.min("v").alias("m"))
+        edges_now = (large.join(low, "u").where(F.col("v") != F.col("m"))
+                     .select(F.col("v").alias("u"), F.col("m").alias("v"))
+                     .unionByName(low.select("u", F.col("m").alias("v"))).distinct()).localCheckpoint()
+    else:
+        raise RuntimeError(f"connected components did not settle in {MAX_STAR_ROUNDS} rounds")
+    return (edges_now.select(F.col("u").alias("row"), F.col("v").alias("comp"))
+            .unionByName(edges_now.select(F.col("v").alias("row"), F.col("v").alias("comp"))).distinct())
+
+
+def _local_stars(frames: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+    """A task's edges ``(a, b)`` as ``u -> v``: each node but the smallest of its component (among
+    these edges) to that smallest node (:func:`neardup.cluster.cluster_labels`)."""
+    one_thread()
+    got = [(f["a"].to_numpy(np.int64), f["b"].to_numpy(np.int64)) for f in frames]
+    if not got:
+        return
+    a, b = np.concatenate([x for x, _ in got]), np.concatenate([y for _, y in got])
+    nodes = np.unique(np.concatenate([a, b]))
+    labels = cluster_labels(nodes.shape[0], np.searchsorted(nodes, a), np.searchsorted(nodes, b))
+    smallest = nodes[np.unique(labels, return_index=True)[1]][labels]  # labels count in node order
+    keep = nodes != smallest
+    yield pd.DataFrame({"u": nodes[keep], "v": smallest[keep]})
+
+
+def _stars(edges: DataFrame) -> bool:
+    """Whether the edges ``u -> v`` (``u > v``; the same edge may come twice) are stars: one target
+    per ``u``, and no edge out of any target.  One group-by over both ends of every edge."""
+    ends = (edges.select(F.col("u").alias("n"), F.col("v").alias("t"), F.lit(False).alias("target"))
+            .unionByName(edges.select(F.col("v").alias("n"), F.lit(None).cast("long").alias("t"),
+                                      F.lit(True).alias("target"))))
+    bad = ends.groupBy("n").agg(F.min("t").alias("lo"), F.max("t").alias("hi"), F.max("target").alias("target"))
+    return bad.where((F.col("lo") != F.col("hi")) | (F.col("lo").isNotNull() & F.col("target"))).isEmpty()
+
+
+def clusters(pairs: DataFrame, components: DataFrame, clustering: str, groups: int) -> DataFrame:
+    """``(first, members)`` of every cluster of two or more rows (members sorted).
+
+    Components are dealt into ``groups`` groups by a hash of their id, and each group's
+    pairs are clustered at once: whole components that share no pair cluster as they
+    would alone, and one call per group instead of per component keeps Python's
+    per-call cost off a million small components.
+    """
+    by_comp = pairs.join(components.select(F.col("row").alias("a"), "comp"), "a").withColumn(
+        "group", F.pmod(F.xxhash64("comp"), F.lit(groups)))
+
+    def fn(frame: pd.DataFrame) -> pd.DataFrame:
+        one_thread()
+        frame = frame.sort_values(["a", "b"], kind="stable")
+        a, b = frame["a"].to_numpy(np.int64), frame["b"].to_numpy(np.int64)
+        nodes = np.unique(np.concatenate([a, b]))
+        found = clusters_from_pairs(nodes.shape[0], np.searchsorted(nodes, a), np.searchsorted(nodes, b),
+                                    frame["score"].to_numpy(np.float64), clustering)
+        return pd.DataFrame({"first": [int(nodes[g[0]]) for g in found], "members": [nodes[g] for g in found]})
+
+    return by_comp.groupBy("group").applyInPandas(fn, "first long, members array<long>")
