@@ -185,3 +185,29 @@ def test_parquet_parts_joined_are_the_local_file(tmp_path, monkeypatch, rows):
     else:
         write_rows(tmp_path / "local.parquet", [], "parquet")
     assert (tmp_path / "joined.parquet").read_bytes() == (tmp_path / "local.parquet").read_bytes()
+
+
+def test_py4j_reports_go_to_a_quiet_runs_spark_log_not_stderr(tmp_path, capsys):
+    """A quiet Spark run that fails ends with one line: py4j's own traceback of a command it could not
+    send to an ending JVM (logged on the root logger by whichever thread met it first) goes to Spark's log."""
+    import logging
+    import sys
+
+    from neardup.engines.spark_guard import BridgeReports
+
+    log = tmp_path / "spark.log"
+    root = logging.getLogger()
+    handler = logging.StreamHandler(sys.stderr)
+    root.addHandler(handler)
+    BridgeReports.into(str(log))
+    try:
+        for path, msg in (("/env/site-packages/py4j/java_gateway.py", "Exception while sending command."),
+                          ("/env/site-packages/neardup/run.py", "a record of anything else")):
+            root.handle(root.makeRecord("root", logging.ERROR, path, 1, msg, (), None))
+    finally:
+        root.removeHandler(handler)
+        root.removeFilter(BridgeReports._installed)
+        BridgeReports._installed = None
+    err = capsys.readouterr().err
+    assert "Exception while sending" not in err and "a record of anything else" in err
+    assert log.read_text() == "Exception while sending command.\n"

@@ -64,7 +64,7 @@ from ..job import RunStats
 from ..methods.base import CandidatePlan, Method
 from .base import Destination, Found, Written
 from .shards import folder_bytes, read_found, stored, stored_by_row, write_documents
-from .spark_guard import (DEFAULT_TIMEOUT, EXIT_ON_OOM, Watchdog, guarded, machine_driver_memory,
+from .spark_guard import (DEFAULT_TIMEOUT, EXIT_ON_OOM, BridgeReports, Watchdog, guarded, machine_driver_memory,
                           remove_log_unless_errors)
 
 #: Pairs clustered in one call, about (components are dealt into groups of this size).
@@ -167,6 +167,8 @@ class SparkEngine:
             with guarded(None, self.driver_memory, starting=True):
                 return builder.getOrCreate()
         with self._stderr_to_log():  # the JVM (started here, if none runs) inherits it
+            assert self.log_path is not None
+            BridgeReports.into(self.log_path)  # and py4j's own reports go there too
             with guarded(None, self.driver_memory, self.log_path, starting=True):
                 return builder.getOrCreate()
 

@@ -24,6 +24,7 @@ gone (blamed on whatever file the run was writing), or a run that never ends.  H
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import threading
@@ -255,3 +256,35 @@ def remove_log_unless_errors(path: str) -> None:
             os.remove(path)
     except OSError:
         pass
+
+
+class BridgeReports(logging.Filter):
+    """py4j's own report of a command it could not send ("Exception while sending command." and a
+    traceback, logged on the root logger by whichever thread first meets a JVM that is ending: the
+    watchdog's poll or the stage's call) written to Spark's log instead of stderr, so a quiet run
+    that fails ends with the one line of :func:`guarded` and nothing else.  Installed once per
+    process (:meth:`into`); the path is the latest quiet session's log."""
+
+    _installed: "BridgeReports | None" = None
+
+    def __init__(self, path: str) -> None:
+        super().__init__()
+        self.path = path
+
+    @classmethod
+    def into(cls, path: str) -> None:
+        """Send py4j's reports on the root logger to ``path`` from now on."""
+        if cls._installed is None:
+            cls._installed = cls(path)
+            logging.getLogger().addFilter(cls._installed)
+        cls._installed.path = path
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if "py4j" not in record.pathname.replace("\\", "/").split("/"):
+            return True
+        try:
+            with open(self.path, "a", encoding="utf-8") as fh:
+                fh.write(logging.Formatter().format(record) + "\n")
+        except OSError:
+            pass
+        return False
