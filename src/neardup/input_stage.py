@@ -18,7 +18,7 @@ from .extract import get_extractor
 from .extract.guard import TooDeep, html_depth_over
 from .io.frames import rows_of
 from .io.readers import FIELDS, Fields, Record, Rejection, mostly_replacement, record_from_mapping
-from .io.records import id_problem, lone_surrogate
+from .io.records import id_problem, located, lone_surrogate
 from .job import RunStats
 
 
@@ -90,8 +90,7 @@ def _page_chars(record: Record) -> int:
 
 
 def _where(looked_item: tuple[Record | Rejection, Any]) -> str:
-    item = looked_item[0]
-    return f"{item.source}, line {item.line}" if item.line is not None else item.source
+    return located(looked_item[0])
 
 
 @dataclass

@@ -97,15 +97,11 @@ def _page(item: object) -> str | None:
     return item.html if isinstance(item, Record) else None
 
 
-def _where(item: object) -> str:
-    line = getattr(item, "line", None)
-    return f"{getattr(item, 'source', '?')}" + ("" if line is None else f", line {line}")
-
-
 def _extract(argv: Sequence[str]) -> int:
     """Extract every record; ``--jsonl`` is written whole or not at all.  A page the
     extractor fails on is skipped and named, as is any input that is not a record."""
     from ..io.readers import Record, Rejection, read_inputs
+    from ..io.records import located
     from ..io.writers import atomic_file
     from ..job import RunStats
     from ..workers import in_order, parse_workers
@@ -118,7 +114,7 @@ def _extract(argv: Sequence[str]) -> int:
     with ExitStack() as stack:
         out: TextIO = (stack.enter_context(open(stack.enter_context(atomic_file(args.jsonl)), "w", encoding="utf-8"))
                        if args.jsonl else sys.stdout)
-        for item, got in in_order(read_inputs(args.inputs), _page, pages, len, n_workers, _where):
+        for item, got in in_order(read_inputs(args.inputs), _page, pages, len, n_workers, located):
             if isinstance(item, Rejection) and item.skipped:
                 stats.reject(item)
                 continue

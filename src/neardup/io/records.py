@@ -118,6 +118,11 @@ class Rejection:
         return printable(f"{where}: {self.reason}" + (f" ({self.detail})" if self.detail else ""))
 
 
+def located(item: Record | Rejection) -> str:
+    """Where an input unit came from, as the errors that name a page say it: ``FILE, line N``."""
+    return item.source if item.line is None else f"{item.source}, line {item.line}"
+
+
 def record_from_mapping(obj: Any, source: str, line: int, prefer_html: bool = False,
                         fields: Fields = FIELDS, unicode_checked: bool = False) -> Record | Rejection:
     """A record from a JSON object, Parquet or CSV row, or why it cannot be one.
