@@ -85,6 +85,22 @@ def test_depth_kernel_reads_as_the_regex_loop(seed: int) -> None:
     assert _offset(html_depth_over(padded, limit)) == reference_depth_over(padded, limit)
 
 
+@pytest.mark.parametrize("seed", range(40))
+def test_start_tag_count_skips_only_pages_never_too_deep(seed: int) -> None:
+    """A page with at most ``limit`` places a start tag may open is passed without the compiled pass
+    (``guard._openings_over``): at the bound and just under it, as the regex loop says."""
+    rng = random.Random(seed)
+    html = "".join(rng.choice(PIECES) for _ in range(rng.randint(50, 400)))
+    opens = len(re.findall("<[A-Za-z]", html))
+    data = html.encode("utf-8", "surrogatepass")
+    for limit in {max(opens - k, 1) for k in (0, 1, 2, 5)}:
+        assert _offset(html_depth_over(html, limit, data)) == reference_depth_over(html, limit)
+    many_lt = "</i>" * 50 + "<!-- -->" * 50 + "a < b " * 50 + "<div>" * 10  # 160 "<", 10 start tags
+    assert html_depth_over(many_lt, 10, many_lt.encode()) is None
+    deeper = many_lt + "<div>"
+    assert _offset(html_depth_over(deeper, 10, deeper.encode())) == reference_depth_over(deeper, 10) is not None
+
+
 def test_depth_kernel_on_deep_and_shallow_pages() -> None:
     deep = "é😀" + "<div><svg><g/>" * (MAX_HTML_DEPTH // 2 + 1)
     assert _offset(html_depth_over(deep)) == reference_depth_over(deep, MAX_HTML_DEPTH) is not None
