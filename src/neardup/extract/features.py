@@ -50,6 +50,7 @@ from ..hashing import hash_str
 from ..text.normalize import char_classes
 from ..text.tokenize import doc_tokens
 from .blocks import KEYWORDS, TAG_ID, TAGS, Page, keyword_mask  # noqa: F401  (re-exported)
+from .dense import COLUMNS, LOGS, dense_pass
 
 FEATURES_VERSION = 2
 """Bumped whenever a feature's meaning or column changes; models record it."""
@@ -89,12 +90,10 @@ class Layout:
         self.size += width
 
 
-DENSE = (
-    "bias tok link stop punct upper digit sent_end pos tokpos depth title_in title_cov sub_c "
-    "sub_p good_c in_main wordlen share good dist_good heading n_in_container link_only "
-    "sub_link_c sub_link_p dens_c dens_p has_ld ld_share after_title dist_title is_title "
-    "main_heading main_short main_list head_next_good sandwiched chars"
-).split()
+DENSE = list(COLUMNS)
+_LOG_COLS = [COLUMNS.index(name) for name, _ in LOGS]
+_LOG_BASES = np.array([np.log(base) for _, base in LOGS])  # each as the scalar the features were trained with
+_DIST_TITLE = [name for name, _ in LOGS].index("dist_title")
 _LISTY = np.zeros(len(TAGS) + 1, dtype=bool)
 _LISTY[[TAG_ID[t] for t in ("li", "dd", "dt", "figcaption", "caption", "blockquote")]] = True
 ANCESTOR_TAGS = tuple("article main section aside nav header footer form li table figure blockquote".split())
@@ -433,102 +432,25 @@ def headline(page: Page, stats: BlockStats, in_title: np.ndarray | None = None, 
 
 
 def dense_features(page: Page, stats: BlockStats) -> np.ndarray:
-    """The real-valued block description, ``(n, len(DENSE))`` in [0, 1]."""
+    """The real-valued block description, ``(n, len(DENSE))`` in [0, 1]: the words looked up here, the
+    rest in one compiled pass (:func:`.dense.dense_pass`), the logarithms by numpy."""
     n = len(page)
     el = page.elements
     cont = page.container
     tokens = stats.tokens.astype(np.float64)
-    total = max(tokens.sum(), 1.0)
-    owner = stats.owner
-    stop = np.bincount(owner, _member(stats.hashes, _stop_hashes(), _stop_table()), n)
+    stop = np.bincount(stats.owner, _member(stats.hashes, _stop_hashes(), _stop_table()), n)
     in_title, title_words = title_hits(page, stats)
-    link = _ratio(page.link_words.astype(np.float64), page.words.astype(np.float64))
-    good = (tokens >= GOOD_MIN_TOKENS) & (link < GOOD_MAX_LINK)
-
-    # Text under each element: own blocks' tokens summed over the subtree (pre-order ranges).
-    n_el = len(el)
-    cum = np.zeros((2, n_el + 1))
-    np.cumsum(np.bincount(cont, tokens, n_el), out=cum[0, 1:])
-    np.cumsum(np.bincount(cont, tokens * good, n_el), out=cum[1, 1:])
-    subtree, subtree_good = cum[:, el.end + 1] - cum[:, :-1]
-    total_good = subtree_good[0]
-    parent = el.parent[cont]
-    in_main = np.zeros(n, dtype=bool)
-    if total_good > 0:
-        main = int(np.argmax(np.where(subtree_good >= MAIN_SHARE * total_good, el.depth, -1)))
-        in_main = (cont >= main) & (cont <= el.end[main])
-    link_words = page.link_words.astype(np.float64)
-    words = page.words.astype(np.float64)
-    cum_l = np.zeros((3, n_el + 1))
-    np.cumsum(np.bincount(cont, link_words, n_el), out=cum_l[0, 1:])
-    np.cumsum(np.bincount(cont, words, n_el), out=cum_l[1, 1:])
-    cum_l[2, 1:] = np.arange(1, n_el + 1)
-    sub_links, sub_words, sub_elems = cum_l[:, el.end + 1] - cum_l[:, :-1]
-    sub_link = _ratio(sub_links, sub_words)
-    dens = np.log1p(subtree / sub_elems) / np.log(101.0)
-    root_or = np.where(parent >= 0, parent, cont)
     # The headline: the first block covering most of the title's words (a heading preferred).
     head = headline(page, stats, in_title, title_words)
     in_ld, has_ld = structured_share(page, stats)
-    good_idx = np.flatnonzero(good)
-    dist = dist_prev = dist_next = np.full(n, 50)
-    heading = page.is_heading()
-    if len(good_idx):
-        idx = np.arange(n)
-        at = np.searchsorted(good_idx, idx)
-        after = good_idx[np.minimum(at, len(good_idx) - 1)]
-        before = good_idx[np.maximum(at - 1, 0)]
-        dist_next = np.where(after > idx, after - idx, 50)
-        dist_prev = np.where(before < idx, idx - before, 50)
-        dist = np.minimum(np.abs(after - idx), np.abs(before - idx))
-
-    dense = np.empty((n, len(DENSE)))
-    cols = {
-        "bias": 1.0,
-        "tok": np.log1p(tokens) / np.log(201.0),
-        "link": link,
-        "stop": _ratio(stop, tokens),
-        "punct": _ratio(stats.punct.astype(np.float64), tokens),
-        "upper": _ratio(stats.upper.astype(np.float64), tokens),
-        "digit": _ratio(stats.digit.astype(np.float64), tokens),
-        "sent_end": stats.sent_end,
-        "pos": np.arange(n) / max(n - 1, 1),
-        "tokpos": (np.cumsum(tokens) - tokens) / total,
-        "depth": el.depth[cont] / 40.0,
-        "title_in": _ratio(in_title, tokens),
-        "title_cov": in_title / max(title_words, 1),
-        "sub_c": subtree[cont] / total,
-        "sub_p": np.where(parent >= 0, subtree[parent], total) / total,
-        "good_c": subtree_good[cont] / total_good if total_good > 0 else 0.0,
-        "in_main": in_main,
-        "wordlen": _ratio(stats.nbytes.astype(np.float64), page.words.astype(np.float64)) / 10.0,
-        "share": tokens / total,
-        "good": good,
-        "dist_good": np.log1p(dist) / np.log(51.0),
-        "heading": heading,
-        "n_in_container": np.log1p(np.bincount(cont, minlength=n_el)[cont]) / np.log(51.0),
-        "link_only": link >= 1.0,
-        "sub_link_c": sub_link[cont],
-        "sub_link_p": sub_link[root_or],
-        "dens_c": dens[cont],
-        "dens_p": dens[root_or],
-        "has_ld": float(has_ld),
-        "ld_share": in_ld,
-        "after_title": (np.arange(n) > head) if head >= 0 else 0.0,
-        "dist_title": np.log1p(np.abs(np.arange(n) - head)) / np.log(51.0) if head >= 0 else 1.0,
-        "is_title": np.arange(n) == head,
-        # Conjunctions a linear model cannot form: the article's own subheads, short lines
-        # and list items (content in most gold standards, unlike the same outside it).
-        "main_heading": in_main & heading,
-        "main_short": in_main & (tokens < GOOD_MIN_TOKENS) & (link < 0.5),
-        "main_list": in_main & _LISTY[el.tag[cont]],
-        "head_next_good": heading & _shift(good, 1, False),
-        "sandwiched": ~good & (link < 0.5) & (dist_prev <= 3) & (dist_next <= 3),
-        # Length in bytes: what "long" means in scripts without spaces between words (CJK).
-        "chars": np.log1p(stats.nbytes) / np.log(2001.0),
-    }
-    for j, name in enumerate(DENSE):
-        dense[:, j] = cols[name]
+    dense, log_args = dense_pass(
+        tokens, page.link_words, page.words, stop, in_title, title_words, stats.punct, stats.upper, stats.digit,
+        stats.sent_end, stats.nbytes, cont, page.is_heading(), _LISTY[el.tag[cont]], el.depth, el.parent, el.end,
+        head, in_ld, has_ld, GOOD_MIN_TOKENS, GOOD_MAX_LINK, MAIN_SHARE)
+    logs = np.log1p(log_args) / _LOG_BASES
+    if head < 0:
+        logs[:, _DIST_TITLE] = 1.0
+    dense[:, _LOG_COLS] = logs
     return np.clip(dense, 0.0, 1.0, out=dense)
 
 
