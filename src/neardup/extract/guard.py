@@ -75,7 +75,7 @@ def _openings_over(buf: np.ndarray, limit: int) -> bool:
     if np.count_nonzero(lt) <= limit:
         return False
     folded = buf[1:][lt] | 0x20  # ASCII letters to lower case; no other byte lands on one
-    return np.count_nonzero((folded >= 97) & (folded <= 122)) > limit
+    return int(np.count_nonzero((folded >= 97) & (folded <= 122))) > limit
 
 
 @lru_cache(maxsize=1)
