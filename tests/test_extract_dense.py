@@ -1,6 +1,6 @@
-"""The compiled dense block features (:mod:`neardup.extract.dense`) are, bit for bit, the numpy code
-they replaced: the shipped model was trained on those features, and the benchmark's models train on
-them (``bench/byte_identity.py``'s feature digest)."""
+"""The compiled block features (:mod:`neardup.extract.dense`: the dense features, the one-hot
+indicators) are, bit for bit, the numpy code they replaced: the shipped model was trained on those
+features, and the benchmark's models train on them (``bench/byte_identity.py``'s feature digest)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import pytest
 
 from neardup.extract.blocks import page_blocks
 from neardup.extract.features import (
-    _LISTY, DENSE, GOOD_MAX_LINK, GOOD_MIN_TOKENS, MAIN_SHARE, _member, _ratio, _shift, _stop_hashes, _stop_table,
-    block_stats, dense_features, headline, structured_share, title_hits)
+    _COL, _LISTY, BINNED, DENSE, GOOD_MAX_LINK, GOOD_MIN_TOKENS, LAYOUTS, MAIN_SHARE, _member, _ratio, _shift,
+    _stop_hashes, _stop_table, block_stats, dense_features, headline, rich_features, structured_share, title_hits)
 
 from conftest import shared_data
 
@@ -90,6 +90,38 @@ def numpy_dense_features(page, stats):
     return np.clip(dense, 0.0, 1.0, out=dense)
 
 
+def numpy_indicators(page, stats, dense):
+    """The one-hot features' COO rows and columns as :func:`rich_features` listed them with numpy before
+    the compiled pass (issue 28, sixth pass)."""
+    lay = LAYOUTS["rich"]
+    n = len(page)
+    block = np.arange(n)
+    rows, cols = [], []
+    for name, edges, offs in BINNED:
+        raw = stats.tokens if name == "tok" else dense[:, _COL[name]]
+        bins = np.searchsorted(edges, raw, side="right")
+        for off in offs:
+            b = _shift(bins, off, -1)
+            keep = b >= 0
+            rows.append(block[keep])
+            cols.append(lay.ranges[f"bin:{name}{off}"] + b[keep])
+    el = page.elements
+    cont = page.container
+    ctag = el.tag[cont]
+    for off in (0, -1, 1):
+        t = _shift(ctag, off, -1)
+        keep = t >= 0
+        rows.append(block[keep])
+        cols.append(lay.ranges[f"tag{off}"] + t[keep])
+    parent = el.parent[cont]
+    grand = np.where(parent >= 0, el.parent[np.maximum(parent, 0)], -1)
+    for name, anc in (("ptag", parent), ("gptag", grand)):
+        keep = anc >= 0
+        rows.append(block[keep])
+        cols.append(lay.ranges[name] + el.tag[anc[keep]])
+    return np.concatenate(rows), np.concatenate(cols).astype(np.int64)
+
+
 def _assert_same(html: str) -> None:
     page = page_blocks(html)
     if len(page) == 0:
@@ -98,6 +130,10 @@ def _assert_same(html: str) -> None:
     got, want = dense_features(page, stats), numpy_dense_features(page, stats)
     assert got.shape == want.shape and got.dtype == want.dtype
     assert got.tobytes() == want.tobytes(), [DENSE[j] for j in np.unique(np.argwhere(got != want)[:, 1])]
+    rows = rich_features(page, stats)
+    want_rows, want_cols = numpy_indicators(page, stats, want)
+    for a, b in ((rows.rows, want_rows), (rows.cols, want_cols), (rows.vals, np.ones(len(want_rows)))):
+        assert a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
 
 
 WORDS = "the council approved budget schools after long debate rain closed roads north region more is expected".split()

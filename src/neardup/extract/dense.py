@@ -1,15 +1,14 @@
-"""The dense block features (:func:`.features.dense_features`) in one compiled pass over a page's
-blocks and elements.
+"""The block features of :func:`.features.rich_features` in compiled passes over a page's blocks and
+elements: the dense features (:func:`dense_pass`) and the one-hot indicators (:func:`indicator_pass`).
 
-Each of the features is a few numpy operations over a page of a few hundred blocks; as numpy
-they were about sixty calls a page, each paying numpy's fixed cost of a call, and together an
-eighth of extraction's time.  :func:`dense_pass` computes them in loops instead and leaves to
-numpy only the logarithms (``np.log1p``): numpy computes those with its own vectorized routines
-where the CPU has them, which need not round as the C library's ``log1p`` that compiled code calls,
-and the features must be bit for bit what the shipped model was trained on.  Everything else is
-counts, sums of counts (exact in float64 whatever the order), comparisons and single divisions,
-which round the same in both.  ``tests/test_extract_fast.py`` holds the result to the numpy code it
-replaced.
+Each feature is a few numpy operations over a page of a few hundred blocks; as numpy they were about
+ninety calls a page, each paying numpy's fixed cost of a call, and together a sixth of extraction's
+time.  The passes compute them in loops instead and leave to numpy only the logarithms
+(``np.log1p``): numpy computes those with its own vectorized routines where the CPU has them, which
+need not round as the C library's ``log1p`` that compiled code calls, and the features must be bit
+for bit what the shipped model was trained on.  Everything else is counts, sums of counts (exact in
+float64 whatever the order), comparisons and single divisions, which round the same in both.
+``tests/test_extract_dense.py`` holds the results to the numpy code they replaced.
 """
 
 from __future__ import annotations
@@ -157,3 +156,51 @@ def dense_pass(tokens, link_words, words, stop, in_title, title_words, punct, up
         if good[i]:
             prev = i
     return out, logs
+
+
+@njit(cache=True)
+def indicator_pass(raw, edges, n_edges, bin_groups, ctag, tag_groups, parent, grand, el_tag, ptag_base, gptag_base):
+    """The one-hot features of :func:`.features.rich_features` as COO rows and columns, in the order
+    its numpy code listed them: the binned values, then the container tags, then the parent's and
+    grandparent's tags.
+
+    ``raw[k]``: the values binned by ``edges[k, :n_edges[k]]`` (a value's bin is the number of edges
+    at or below it, ``np.searchsorted(..., side="right")``); each row ``(k, off, base)`` of
+    ``bin_groups`` sets column ``base + bin`` of block ``i`` for the value of block ``i + off``, and
+    each row ``(off, base)`` of ``tag_groups`` column ``base + tag`` for the container tag ``ctag``
+    of block ``i + off``: for every block that has such a neighbour, none when ``off`` is 0 (as
+    :func:`.features._shift` reads an offset of 0).  ``parent`` and ``grand`` (-1: none) give the
+    elements whose ``el_tag`` sets columns from ``ptag_base`` and ``gptag_base``."""
+    n = ctag.shape[0]
+    rows = np.empty((bin_groups.shape[0] + tag_groups.shape[0] + 2) * n, dtype=np.int64)
+    cols = np.empty_like(rows)
+    m = 0
+    for g in range(bin_groups.shape[0]):
+        k, off, base = bin_groups[g, 0], bin_groups[g, 1], bin_groups[g, 2]
+        if off == 0:
+            continue
+        for i in range(max(0, -off), min(n, n - off)):
+            x = raw[k, i + off]
+            b = 0
+            if x != x:  # NaN sorts after every edge
+                b = n_edges[k]
+            while b < n_edges[k] and edges[k, b] <= x:
+                b += 1
+            rows[m] = i
+            cols[m] = base + b
+            m += 1
+    for g in range(tag_groups.shape[0]):
+        off, base = tag_groups[g, 0], tag_groups[g, 1]
+        if off == 0:
+            continue
+        for i in range(max(0, -off), min(n, n - off)):
+            rows[m] = i
+            cols[m] = base + ctag[i + off]
+            m += 1
+    for anc, base in ((parent, ptag_base), (grand, gptag_base)):
+        for i in range(n):
+            if anc[i] >= 0:
+                rows[m] = i
+                cols[m] = base + el_tag[anc[i]]
+                m += 1
+    return rows[:m], cols[:m]

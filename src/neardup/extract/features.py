@@ -50,7 +50,7 @@ from ..hashing import hash_str
 from ..text.normalize import char_classes
 from ..text.tokenize import doc_tokens
 from .blocks import KEYWORDS, TAG_ID, TAGS, Page, keyword_mask  # noqa: F401  (re-exported)
-from .dense import COLUMNS, LOGS, dense_pass
+from .dense import COLUMNS, LOGS, dense_pass, indicator_pass
 
 FEATURES_VERSION = 2
 """Bumped whenever a feature's meaning or column changes; models record it."""
@@ -463,14 +463,7 @@ def rich_features(page: Page, stats: BlockStats | None = None) -> FeatureRows:
         empty = np.zeros(0, dtype=np.int64)
         return FeatureRows(0, empty, empty, np.zeros(0), lay.size)
     dense = dense_features(page, stats)
-    block = np.arange(n)
-    rows: list[np.ndarray] = []
-    cols: list[np.ndarray] = []
     blocks: list[tuple[int, np.ndarray]] = []
-
-    def indicators(r: np.ndarray, c: np.ndarray) -> None:
-        rows.append(r)
-        cols.append(c)
 
     def bitmask(base: int, masks: np.ndarray, width: int) -> None:  # bit j of each block's mask as column j
         bits = np.unpackbits(masks.astype("<u8").view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")
@@ -483,34 +476,39 @@ def rich_features(page: Page, stats: BlockStats | None = None) -> FeatureRows:
         shifted = _shift(shape, off)
         shifted[:, -1] = 1.0 - shifted[:, -1]
         blocks.append((lay.ranges[f"nb{off}"], shifted))
-    # Binned indicators (of the block and, for some, of its neighbours).
-    for name, edges, offs in BINNED:
-        raw = stats.tokens if name == "tok" else dense[:, _COL[name]]
-        bins = np.searchsorted(edges, raw, side="right")
-        for off in offs:
-            b = _shift(bins, off, -1)
-            keep = b >= 0
-            indicators(block[keep], lay.ranges[f"bin:{name}{off}"] + b[keep])
-    # Tags of the container (and of the neighbours' containers), its parent and grandparent.
+    # Binned indicators (of the block and, for some, of its neighbours), then the tags of the container
+    # (and of the neighbours' containers), its parent and grandparent: one compiled pass.
     el = page.elements
     cont = page.container
-    ctag = el.tag[cont]
-    for off in (0, -1, 1):
-        t = _shift(ctag, off, -1)
-        keep = t >= 0
-        indicators(block[keep], lay.ranges[f"tag{off}"] + t[keep])
     parent = el.parent[cont]
     grand = np.where(parent >= 0, el.parent[np.maximum(parent, 0)], -1)
-    for name, anc in (("ptag", parent), ("gptag", grand)):
-        keep = anc >= 0
-        indicators(block[keep], lay.ranges[name] + el.tag[anc[keep]])
+    raw = np.empty((len(BINNED), n))
+    for k, (name, _, _) in enumerate(BINNED):
+        raw[k] = stats.tokens if name == "tok" else dense[:, _COL[name]]
+    edges, n_edges, bin_groups, tag_groups = _indicator_tables()
+    r, c = indicator_pass(raw, edges, n_edges, bin_groups, el.tag[cont], tag_groups, parent, grand, el.tag,
+                          lay.ranges["ptag"], lay.ranges["gptag"])
     # Structural tags enclosing the block (its container's tag included).
     bitmask(lay.ranges["anc"], _inherit(_tag_bits()[el.tag], el.parent)[cont], len(ANCESTOR_TAGS))
     # Class/id/itemprop keywords near the block (container, parent, grandparent).
     own0 = np.append(el.keywords, np.uint64(0))  # index -1: no such element
     bitmask(lay.ranges["kw_near"], own0[cont] | own0[parent] | own0[grand], len(KEYWORDS))
-    r = np.concatenate(rows)
-    return FeatureRows(n, r, np.concatenate(cols).astype(np.int64), np.ones(len(r)), lay.size, tuple(blocks))
+    return FeatureRows(n, r, c, np.ones(len(r)), lay.size, tuple(blocks))
+
+
+@lru_cache(maxsize=1)
+def _indicator_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:data:`BINNED`'s edges (padded rows) and their counts, and the column ranges of the binned and
+    tag indicators, for :func:`.dense.indicator_pass`."""
+    lay = LAYOUTS["rich"]
+    edges = np.zeros((len(BINNED), max(len(e) for _, e, _ in BINNED)))
+    for k, (_, e, _) in enumerate(BINNED):
+        edges[k, : len(e)] = e
+    n_edges = np.array([len(e) for _, e, _ in BINNED], dtype=np.int64)
+    bin_groups = np.array([(k, off, lay.ranges[f"bin:{name}{off}"]) for k, (name, _, offs) in enumerate(BINNED)
+                           for off in offs], dtype=np.int64)
+    tag_groups = np.array([(off, lay.ranges[f"tag{off}"]) for off in (0, -1, 1)], dtype=np.int64)
+    return edges, n_edges, bin_groups, tag_groups
 
 
 @lru_cache(maxsize=1)
