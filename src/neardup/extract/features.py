@@ -47,7 +47,7 @@ import numpy as np
 from numba import njit
 
 from ..hashing import hash_str
-from ..text.normalize import char_classes
+from ..text.normalize import char_classes, code_points
 from ..text.tokenize import doc_tokens
 from .blocks import KEYWORDS, TAG_ID, TAGS, Page, keyword_mask  # noqa: F401  (re-exported)
 from .dense import COLUMNS, LOGS, dense_pass, indicator_pass
@@ -209,7 +209,7 @@ def regex_word_chars() -> np.ndarray:
     ``re`` (``\\w``: ``str.isalnum()`` or ``_``; the table is asked of ``re`` itself, so it
     follows the running Python's Unicode version).  One regex pass over a string of all
     65,536 code points: a few milliseconds, once per process."""
-    codes = np.arange(0x10000, dtype="<u4").tobytes().decode("utf-32-le", "surrogatepass")
+    codes = code_points(0x10000)
     table = np.zeros(0x10000, dtype=np.bool_)
     for run in re.finditer(r"\w+", codes):
         table[run.start() : run.end()] = True
