@@ -1,5 +1,5 @@
 """The compiled block features (:mod:`neardup.extract.dense`: the dense features, the one-hot
-indicators) are, bit for bit, the numpy code they replaced: the shipped model was trained on those
+indicators, the neighbours' shapes and the tag and keyword bits) are, bit for bit, the numpy code they replaced: the shipped model was trained on those
 features, and the benchmark's models train on them (``bench/byte_identity.py``'s feature digest)."""
 
 from __future__ import annotations
@@ -12,8 +12,9 @@ import pytest
 
 from neardup.extract.blocks import page_blocks
 from neardup.extract.features import (
-    _COL, _LISTY, BINNED, DENSE, GOOD_MAX_LINK, GOOD_MIN_TOKENS, LAYOUTS, MAIN_SHARE, _member, _ratio, _shift,
-    _stop_hashes, _stop_table, block_stats, dense_features, headline, rich_features, structured_share, title_hits)
+    _COL, _LISTY, ANCESTOR_TAGS, BINNED, DENSE, GOOD_MAX_LINK, GOOD_MIN_TOKENS, KEYWORDS, LAYOUTS, MAIN_SHARE,
+    NEIGHBOUR, OFFSETS, _member, _ratio, _shift, _stop_hashes, _stop_table, _tag_bits, block_stats, dense_features,
+    headline, rich_features, structured_share, title_hits)
 
 from conftest import shared_data
 
@@ -122,6 +123,37 @@ def numpy_indicators(page, stats, dense):
     return np.concatenate(rows), np.concatenate(cols).astype(np.int64)
 
 
+def numpy_blocks(page, dense):
+    """The dense column blocks as :func:`rich_features` made them with numpy before the compiled pass
+    (issue 28, sixth pass): the dense features, the neighbours' shapes, the enclosing structural tags,
+    the keywords near the block."""
+    lay = LAYOUTS["rich"]
+    n = len(page)
+    blocks = [(lay.ranges["dense"], dense)]
+    shape = np.hstack((dense[:, NEIGHBOUR], np.ones((n, 1))))
+    for off in OFFSETS:
+        shifted = _shift(shape, off)
+        shifted[:, -1] = 1.0 - shifted[:, -1]
+        blocks.append((lay.ranges[f"nb{off}"], shifted))
+
+    def bitmask(base, masks, width):
+        bits = np.unpackbits(masks.astype("<u8").view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")
+        blocks.append((base, bits[:, :width].astype(np.float64)))
+
+    el = page.elements
+    cont = page.container
+    inherited = _tag_bits()[el.tag].copy()
+    for e in range(len(el)):  # parents precede children
+        if el.parent[e] >= 0:
+            inherited[e] |= inherited[el.parent[e]]
+    bitmask(lay.ranges["anc"], inherited[cont], len(ANCESTOR_TAGS))
+    parent = el.parent[cont]
+    grand = np.where(parent >= 0, el.parent[np.maximum(parent, 0)], -1)
+    own0 = np.append(el.keywords, np.uint64(0))
+    bitmask(lay.ranges["kw_near"], own0[cont] | own0[parent] | own0[grand], len(KEYWORDS))
+    return blocks
+
+
 def _assert_same(html: str) -> None:
     page = page_blocks(html)
     if len(page) == 0:
@@ -134,6 +166,10 @@ def _assert_same(html: str) -> None:
     want_rows, want_cols = numpy_indicators(page, stats, want)
     for a, b in ((rows.rows, want_rows), (rows.cols, want_cols), (rows.vals, np.ones(len(want_rows)))):
         assert a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+    want_blocks = numpy_blocks(page, want)
+    assert [base for base, _ in rows.blocks] == [base for base, _ in want_blocks]
+    for (_, a), (_, b) in zip(rows.blocks, want_blocks):
+        assert a.dtype == b.dtype and a.shape == b.shape and a.flags.c_contiguous and a.tobytes() == b.tobytes()
 
 
 WORDS = "the council approved budget schools after long debate rain closed roads north region more is expected".split()

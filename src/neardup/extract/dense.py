@@ -1,8 +1,9 @@
 """The block features of :func:`.features.rich_features` in compiled passes over a page's blocks and
-elements: the dense features (:func:`dense_pass`) and the one-hot indicators (:func:`indicator_pass`).
+elements: the dense features (:func:`dense_pass`), the one-hot indicators (:func:`indicator_pass`),
+the neighbours' shapes and the tag and keyword bits (:func:`matrix_pass`).
 
-Each feature is a few numpy operations over a page of a few hundred blocks; as numpy they were about
-ninety calls a page, each paying numpy's fixed cost of a call, and together a sixth of extraction's
+Each feature is a few numpy operations over a page of a few hundred blocks; as numpy they were over
+a hundred calls a page, each paying numpy's fixed cost of a call, and together a sixth of extraction's
 time.  The passes compute them in loops instead and leave to numpy only the logarithms
 (``np.log1p``): numpy computes those with its own vectorized routines where the CPU has them, which
 need not round as the C library's ``log1p`` that compiled code calls, and the features must be bit
@@ -204,3 +205,42 @@ def indicator_pass(raw, edges, n_edges, bin_groups, ctag, tag_groups, parent, gr
                 cols[m] = base + el_tag[anc[i]]
                 m += 1
     return rows[:m], cols[:m]
+
+
+@njit(cache=True)
+def matrix_pass(dense, neighbour, offsets, el_bits, el_parent, el_keywords, cont, parent, grand, n_anc, n_kw):
+    """The dense column blocks of :func:`.features.rich_features` after the dense features: for each of
+    ``offsets``, the ``neighbour`` columns of ``dense`` of the block that far away (0 where there is none,
+    as :func:`.features._shift` fills) and whether there is none; the ``n_anc`` bits of ``el_bits``
+    set on the block's container or an element above it; the ``n_kw`` bits of ``el_keywords`` set on
+    its container, parent or grandparent (``parent``, ``grand``: -1 for none)."""
+    n = dense.shape[0]
+    k = neighbour.shape[0]
+    nb = np.zeros((offsets.shape[0], n, k + 1))
+    for g in range(offsets.shape[0]):
+        off = offsets[g]
+        for i in range(n):
+            j = i + off
+            if off != 0 and 0 <= j < n:
+                for c in range(k):
+                    nb[g, i, c] = dense[j, neighbour[c]]
+            else:
+                nb[g, i, k] = 1.0
+    inherited = el_bits.copy()  # parents precede children
+    for e in range(el_bits.shape[0]):
+        if el_parent[e] >= 0:
+            inherited[e] |= inherited[el_parent[e]]
+    anc = np.zeros((n, n_anc))
+    kw = np.zeros((n, n_kw))
+    for i in range(n):
+        mask = inherited[cont[i]]
+        for b in range(n_anc):
+            anc[i, b] = (mask >> np.uint64(b)) & np.uint64(1)
+        mask = el_keywords[cont[i]]
+        if parent[i] >= 0:
+            mask |= el_keywords[parent[i]]
+        if grand[i] >= 0:
+            mask |= el_keywords[grand[i]]
+        for b in range(n_kw):
+            kw[i, b] = (mask >> np.uint64(b)) & np.uint64(1)
+    return nb, anc, kw

@@ -50,7 +50,7 @@ from ..hashing import hash_str
 from ..text.normalize import char_classes, code_points
 from ..text.tokenize import doc_tokens
 from .blocks import KEYWORDS, TAG_ID, TAGS, Page, keyword_mask  # noqa: F401  (re-exported)
-from .dense import COLUMNS, LOGS, dense_pass, indicator_pass
+from .dense import COLUMNS, LOGS, dense_pass, indicator_pass, matrix_pass
 
 FEATURES_VERSION = 2
 """Bumped whenever a feature's meaning or column changes; models record it."""
@@ -101,6 +101,8 @@ ANCESTOR_TAGS = tuple("article main section aside nav header footer form li tabl
 _COL = {name: j for j, name in enumerate(DENSE)}
 NEIGHBOUR = [_COL[c] for c in ("tok", "link", "stop", "punct", "good", "heading", "sent_end", "upper")]
 OFFSETS = (-2, -1, 1, 2)
+_NEIGHBOUR = np.array(NEIGHBOUR, dtype=np.int64)
+_OFFSETS = np.array(OFFSETS, dtype=np.int64)
 BINNED = (("tok", TOKEN_EDGES, (0, -1, 1)), ("link", SHARE_EDGES, (0, -1, 1)), ("stop", SHARE_EDGES, (0,)),
           ("punct", SHARE_EDGES, (0,)), ("pos", TENTH_EDGES, (0,)), ("title_in", SHARE_EDGES, (0,)))
 TAG_WIDTH = len(TAGS) + 1
@@ -463,19 +465,6 @@ def rich_features(page: Page, stats: BlockStats | None = None) -> FeatureRows:
         empty = np.zeros(0, dtype=np.int64)
         return FeatureRows(0, empty, empty, np.zeros(0), lay.size)
     dense = dense_features(page, stats)
-    blocks: list[tuple[int, np.ndarray]] = []
-
-    def bitmask(base: int, masks: np.ndarray, width: int) -> None:  # bit j of each block's mask as column j
-        bits = np.unpackbits(masks.astype("<u8").view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")
-        blocks.append((base, bits[:, :width].astype(np.float64)))
-
-    # Real-valued block features, then the shape features of the neighbours.
-    blocks.append((lay.ranges["dense"], dense))
-    shape = np.hstack((dense[:, NEIGHBOUR], np.ones((n, 1))))
-    for off in OFFSETS:
-        shifted = _shift(shape, off)
-        shifted[:, -1] = 1.0 - shifted[:, -1]
-        blocks.append((lay.ranges[f"nb{off}"], shifted))
     # Binned indicators (of the block and, for some, of its neighbours), then the tags of the container
     # (and of the neighbours' containers), its parent and grandparent: one compiled pass.
     el = page.elements
@@ -488,12 +477,14 @@ def rich_features(page: Page, stats: BlockStats | None = None) -> FeatureRows:
     edges, n_edges, bin_groups, tag_groups = _indicator_tables()
     r, c = indicator_pass(raw, edges, n_edges, bin_groups, el.tag[cont], tag_groups, parent, grand, el.tag,
                           lay.ranges["ptag"], lay.ranges["gptag"])
-    # Structural tags enclosing the block (its container's tag included).
-    bitmask(lay.ranges["anc"], _inherit(_tag_bits()[el.tag], el.parent)[cont], len(ANCESTOR_TAGS))
-    # Class/id/itemprop keywords near the block (container, parent, grandparent).
-    own0 = np.append(el.keywords, np.uint64(0))  # index -1: no such element
-    bitmask(lay.ranges["kw_near"], own0[cont] | own0[parent] | own0[grand], len(KEYWORDS))
-    return FeatureRows(n, r, c, np.ones(len(r)), lay.size, tuple(blocks))
+    # Real-valued block features, the shape features of the neighbours, the structural tags enclosing
+    # the block (its container's tag included) and the class/id/itemprop keywords near it (container,
+    # parent, grandparent): another compiled pass.
+    nb, anc, kw = matrix_pass(dense, _NEIGHBOUR, _OFFSETS, _tag_bits()[el.tag], el.parent, el.keywords, cont, parent,
+                              grand, len(ANCESTOR_TAGS), len(KEYWORDS))
+    blocks = ((lay.ranges["dense"], dense), *((lay.ranges[f"nb{off}"], nb[g]) for g, off in enumerate(OFFSETS)),
+              (lay.ranges["anc"], anc), (lay.ranges["kw_near"], kw))
+    return FeatureRows(n, r, c, np.ones(len(r)), lay.size, blocks)
 
 
 @lru_cache(maxsize=1)
@@ -517,16 +508,6 @@ def _tag_bits() -> np.ndarray:
     out = np.zeros(TAG_WIDTH, dtype=np.uint64)
     for i, t in enumerate(ANCESTOR_TAGS):
         out[TAG_ID[t]] = np.uint64(1 << i)
-    return out
-
-
-@njit(cache=True)
-def _inherit(own, parent):
-    """OR of ``own`` over each element and its ancestors (parents precede children)."""
-    out = own.copy()
-    for e in range(own.shape[0]):
-        if parent[e] >= 0:
-            out[e] |= out[parent[e]]
     return out
 
 
