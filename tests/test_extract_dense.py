@@ -13,10 +13,22 @@ import pytest
 from neardup.extract.blocks import page_blocks
 from neardup.extract.features import (
     _COL, _LISTY, ANCESTOR_TAGS, BINNED, DENSE, GOOD_MAX_LINK, GOOD_MIN_TOKENS, KEYWORDS, LAYOUTS, MAIN_SHARE,
-    NEIGHBOUR, OFFSETS, _member, _ratio, _shift, _stop_hashes, _stop_table, _tag_bits, block_stats, dense_features,
+    NEIGHBOUR, OFFSETS, _member, _ratio, _stop_hashes, _stop_table, _tag_bits, block_stats, dense_features,
     headline, rich_features, structured_share, title_hits)
 
 from conftest import shared_data
+
+
+def _shift(a, off, fill=0.0):
+    """``out[i] = a[i + off]``, ``fill`` past either end and everywhere when ``off`` is 0: the shift the
+    numpy features used (so a block's own bins and container tag were never features)."""
+    out = np.full_like(a, fill)
+    n = len(a)
+    if 0 < off < n:
+        out[: n - off] = a[off:]
+    elif 0 < -off < n:
+        out[-off:] = a[: n + off]
+    return out
 
 
 def numpy_dense_features(page, stats):

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from neardup.extract.credits import word_counts
-from neardup.extract.features import SLOT_MEMBERS, _member, _shift, _slot_table, text_stats
+from neardup.extract.features import SLOT_MEMBERS, _member, _slot_table, text_stats
 from neardup.extract.guard import _FOREIGN, _IMPLIED, _RAW_NAMES, _VOID, MAX_HTML_DEPTH, html_depth_over
 
 _TAG = re.compile(r"<(?:(/)?([A-Za-z][A-Za-z0-9:-]*)|!--)")
@@ -156,21 +156,3 @@ def test_parse_of_the_encoded_page_is_the_parse_of_the_text() -> None:
     for html in pages:
         text_parse = LexborHTMLParser(html.replace("\x00", ""))  # as parse gave the text to the parser before
         assert parse(html).html == text_parse.html
-
-
-def test_shift_fills_as_full_like_did() -> None:
-    def full_like_shift(a, off, fill=0.0):  # the version it replaced
-        out = np.full_like(a, fill)
-        n = len(a)
-        if 0 < off < n:
-            out[: n - off] = a[off:]
-        elif 0 < -off < n:
-            out[-off:] = a[: n + off]
-        return out
-
-    rng = np.random.default_rng(1)
-    for a, fill in [(rng.random((50, 7)), 0.0), (rng.integers(-3, 9, 40), -1), (rng.random(30) > 0.5, False),
-                    (rng.integers(0, 5, 1), -1), (np.zeros(0), 0.0)]:
-        for off in range(-60, 61):
-            got, want = _shift(a, off, fill), full_like_shift(a, off, fill)
-            assert got.dtype == want.dtype and np.array_equal(got, want), (off, a.shape)

@@ -169,8 +169,8 @@ def indicator_pass(raw, edges, n_edges, bin_groups, ctag, tag_groups, parent, gr
     at or below it, ``np.searchsorted(..., side="right")``); each row ``(k, off, base)`` of
     ``bin_groups`` sets column ``base + bin`` of block ``i`` for the value of block ``i + off``, and
     each row ``(off, base)`` of ``tag_groups`` column ``base + tag`` for the container tag ``ctag``
-    of block ``i + off``: for every block that has such a neighbour, none when ``off`` is 0 (as
-    :func:`.features._shift` reads an offset of 0).  ``parent`` and ``grand`` (-1: none) give the
+    of block ``i + off``: for every block that has such a neighbour, none when ``off`` is 0 (the
+    features were trained so: the numpy code this replaced shifted by 0 to "no neighbour").  ``parent`` and ``grand`` (-1: none) give the
     elements whose ``el_tag`` sets columns from ``ptag_base`` and ``gptag_base``."""
     n = ctag.shape[0]
     rows = np.empty((bin_groups.shape[0] + tag_groups.shape[0] + 2) * n, dtype=np.int64)
@@ -211,7 +211,7 @@ def indicator_pass(raw, edges, n_edges, bin_groups, ctag, tag_groups, parent, gr
 def matrix_pass(dense, neighbour, offsets, el_bits, el_parent, el_keywords, cont, parent, grand, n_anc, n_kw):
     """The dense column blocks of :func:`.features.rich_features` after the dense features: for each of
     ``offsets``, the ``neighbour`` columns of ``dense`` of the block that far away (0 where there is none,
-    as :func:`.features._shift` fills) and whether there is none; the ``n_anc`` bits of ``el_bits``
+    and where the offset is 0) and whether there is none; the ``n_anc`` bits of ``el_bits``
     set on the block's container or an element above it; the ``n_kw`` bits of ``el_keywords`` set on
     its container, parent or grandparent (``parent``, ``grand``: -1 for none)."""
     n = dense.shape[0]

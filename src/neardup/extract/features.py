@@ -26,8 +26,9 @@ and first words of every block.
 
 Per-block text statistics come from one compiled pass over the page's block texts
 (:func:`block_stats`: tokens are split and XXH64-hashed by neardup's tokenizer kernel,
-ASCII lower-cased, without the NFKC step detection applies); everything else is numpy
-over whole pages.  The result is COO triplets plus dense column blocks
+ASCII lower-cased, without the NFKC step detection applies); the features from those, the
+blocks and the elements come from the compiled passes of :mod:`.dense`, with numpy looking up
+the words and taking the logarithms.  The result is COO triplets plus dense column blocks
 (:class:`FeatureRows`): a linear model scores a page with one ``bincount`` and a few
 matrix-vector products, and training converts the same rows to scikit-learn or crfsuite
 input.  Real-valued features are scaled to about [0, 1]; the
@@ -358,23 +359,6 @@ def _member(values: np.ndarray, sorted_set: np.ndarray,
 
 def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     return np.divide(num, den, out=np.zeros(len(num), dtype=np.float64), where=den > 0)
-
-
-def _shift(a: np.ndarray, off: int, fill: float = 0.0) -> np.ndarray:
-    """``out[i] = a[i + off]`` (``fill`` past either end; all ``fill`` when ``off`` is 0).  Filled
-    only where nothing is copied (it runs many times a page; ``np.full_like`` first, the rest copied
-    over it, filled everything twice)."""
-    out = np.empty_like(a)
-    n = len(a)
-    if 0 < off < n:
-        out[: n - off] = a[off:]
-        out[n - off:] = fill
-    elif 0 < -off < n:
-        out[-off:] = a[: n + off]
-        out[:-off] = fill
-    else:
-        out[:] = fill
-    return out
 
 
 def word_features(page: Page, stats: BlockStats | None = None) -> FeatureRows:
