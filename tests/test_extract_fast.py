@@ -156,3 +156,22 @@ def test_parse_of_the_encoded_page_is_the_parse_of_the_text() -> None:
     for html in pages:
         text_parse = LexborHTMLParser(html.replace("\x00", ""))  # as parse gave the text to the parser before
         assert parse(html).html == text_parse.html
+
+
+def test_titles_read_from_the_head_are_those_of_the_whole_page() -> None:
+    """``blocks.declared`` stops at the ``<head>`` when it holds a title and a non-empty og:title: what the
+    whole tree's search gives, whatever else the body declares."""
+    from neardup.extract.blocks import _TITLE_SELECTOR, _declarations, declared, parse
+
+    og, tw = '<meta property="og:title" content="{}">', '<meta name="twitter:title" content="{}">'
+    heads = ["<title>T  one</title>" + og.format("O one"), og.format("O one") + "<title>T one</title>",
+             "<title>T one</title>" + og.format(""), "<title>T one</title>" + tw.format("W one"), og.format("O one"),
+             "<title></title>" + og.format("O one"), ""]
+    bodies = ["<p>text</p>", "<title>T body</title>" + og.format("O body") + tw.format("W body"),
+              "<svg><title>S</title></svg>" + og.format("O body")]
+    for head in heads:
+        for body in bodies:
+            html = f"<html><head>{head}</head><body>{body}</body></html>"
+            title, meta, _ = declared(parse(html), html)
+            t, o, w, _ = _declarations(parse(html).css(_TITLE_SELECTOR))
+            assert (title, meta) == (" ".join((t or "").split()), " ".join((o or w or "").split())), html
