@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from neardup.extract.credits import word_counts
-from neardup.extract.features import SLOT_MEMBERS, _member, _shift, _slot_table, text_stats
+from neardup.extract.features import SLOT_MEMBERS, _member, _slot_table, text_stats
 from neardup.extract.guard import _FOREIGN, _IMPLIED, _RAW_NAMES, _VOID, MAX_HTML_DEPTH, html_depth_over
 
 _TAG = re.compile(r"<(?:(/)?([A-Za-z][A-Za-z0-9:-]*)|!--)")
@@ -85,6 +85,22 @@ def test_depth_kernel_reads_as_the_regex_loop(seed: int) -> None:
     assert _offset(html_depth_over(padded, limit)) == reference_depth_over(padded, limit)
 
 
+@pytest.mark.parametrize("seed", range(40))
+def test_start_tag_count_skips_only_pages_never_too_deep(seed: int) -> None:
+    """A page with at most ``limit`` places a start tag may open is passed without the compiled pass
+    (``guard._openings_over``): at the bound and just under it, as the regex loop says."""
+    rng = random.Random(seed)
+    html = "".join(rng.choice(PIECES) for _ in range(rng.randint(50, 400)))
+    opens = len(re.findall("<[A-Za-z]", html))
+    data = html.encode("utf-8", "surrogatepass")
+    for limit in {max(opens - k, 1) for k in (0, 1, 2, 5)}:
+        assert _offset(html_depth_over(html, limit, data)) == reference_depth_over(html, limit)
+    many_lt = "</i>" * 50 + "<!-- -->" * 50 + "a < b " * 50 + "<div>" * 10  # 160 "<", 10 start tags
+    assert html_depth_over(many_lt, 10, many_lt.encode()) is None
+    deeper = many_lt + "<div>"
+    assert _offset(html_depth_over(deeper, 10, deeper.encode())) == reference_depth_over(deeper, 10) is not None
+
+
 def test_depth_kernel_on_deep_and_shallow_pages() -> None:
     deep = "é😀" + "<div><svg><g/>" * (MAX_HTML_DEPTH // 2 + 1)
     assert _offset(html_depth_over(deep)) == reference_depth_over(deep, MAX_HTML_DEPTH) is not None
@@ -142,19 +158,20 @@ def test_parse_of_the_encoded_page_is_the_parse_of_the_text() -> None:
         assert parse(html).html == text_parse.html
 
 
-def test_shift_fills_as_full_like_did() -> None:
-    def full_like_shift(a, off, fill=0.0):  # the version it replaced
-        out = np.full_like(a, fill)
-        n = len(a)
-        if 0 < off < n:
-            out[: n - off] = a[off:]
-        elif 0 < -off < n:
-            out[-off:] = a[: n + off]
-        return out
+def test_titles_read_from_the_head_are_those_of_the_whole_page() -> None:
+    """``blocks.declared`` stops at the ``<head>`` when it holds a title and a non-empty og:title: what the
+    whole tree's search gives, whatever else the body declares."""
+    from neardup.extract.blocks import _TITLE_SELECTOR, _declarations, declared, parse
 
-    rng = np.random.default_rng(1)
-    for a, fill in [(rng.random((50, 7)), 0.0), (rng.integers(-3, 9, 40), -1), (rng.random(30) > 0.5, False),
-                    (rng.integers(0, 5, 1), -1), (np.zeros(0), 0.0)]:
-        for off in range(-60, 61):
-            got, want = _shift(a, off, fill), full_like_shift(a, off, fill)
-            assert got.dtype == want.dtype and np.array_equal(got, want), (off, a.shape)
+    og, tw = '<meta property="og:title" content="{}">', '<meta name="twitter:title" content="{}">'
+    heads = ["<title>T  one</title>" + og.format("O one"), og.format("O one") + "<title>T one</title>",
+             "<title>T one</title>" + og.format(""), "<title>T one</title>" + tw.format("W one"), og.format("O one"),
+             "<title></title>" + og.format("O one"), ""]
+    bodies = ["<p>text</p>", "<title>T body</title>" + og.format("O body") + tw.format("W body"),
+              "<svg><title>S</title></svg>" + og.format("O body")]
+    for head in heads:
+        for body in bodies:
+            html = f"<html><head>{head}</head><body>{body}</body></html>"
+            title, meta, _ = declared(parse(html), html)
+            t, o, w, _ = _declarations(parse(html).css(_TITLE_SELECTOR))
+            assert (title, meta) == (" ".join((t or "").split()), " ".join((o or w or "").split())), html

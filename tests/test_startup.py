@@ -218,6 +218,42 @@ def test_cached_kernels_load_lean_and_compiling_afterwards_still_works():
     assert found["fresh"] == found["numpy"]
 
 
+RUNTIME_PROBE = r"""
+import json, os
+import numpy as np
+from numba import njit
+from neardup.startup import _runtime_file, start_kernels
+start_kernels()
+
+@njit  # compiled here: linked against the runtime's helpers, loaded or compiled
+def fresh(n):
+    parts = [np.arange(i) for i in range(n)]
+    return np.array([p.sum() for p in parts])
+
+print(json.dumps({"kept": os.path.exists(_runtime_file()), "fresh": fresh(5).tolist()}))
+"""
+
+
+@pytest.mark.slow
+def test_the_runtime_s_compiled_helpers_are_kept_loaded_and_replaced_when_unusable(tmp_path):
+    """The first process compiles numba's runtime helpers and keeps their machine code in the cache
+    folder; the next loads it (the file is not written again), and a kernel compiled after either
+    links against it; a damaged file is compiled anew and replaced."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+
+    def probe() -> dict:
+        done = subprocess.run([sys.executable, "-c", RUNTIME_PROBE], env=env, check=True, capture_output=True, text=True)
+        return json.loads(done.stdout)
+
+    expected = {"kept": True, "fresh": [0, 0, 1, 3, 6]}
+    assert probe() == expected
+    (kept,) = tmp_path.glob("nrt-*.pickle")
+    written = kept.stat().st_mtime_ns
+    assert probe() == expected and kept.stat().st_mtime_ns == written
+    kept.write_bytes(b"damaged")
+    assert probe() == expected and kept.stat().st_size > 1000
+
+
 @pytest.mark.slow
 def test_the_dedup_warm_up_runs_every_method_without_error(tmp_path):
     """start_kernels ignores a failing warm-up (the job reports its own errors), so a warm-up that

@@ -79,3 +79,24 @@ def test_duplicate_shingles_are_counted_once_and_exact_jaccard():
 def test_unigram_features_are_the_token_hashes():
     sets, _ = word_shingles(["Beta alpha beta"], 1)
     assert sets.row(0).tolist() == sorted([hash_str("alpha"), hash_str("beta")])
+
+
+def test_character_tables_are_those_of_the_string_with_surrogates():
+    """The class tables are built from a string whose surrogates are spaces (:func:`code_points`); they
+    are the tables of the string of every code point, surrogates included, as they were built before."""
+    import re
+    import unicodedata
+
+    from neardup.extract.features import regex_word_chars
+    from neardup.text.fold import TABLE_SIZE
+    from neardup.text.normalize import CHAR, CHAR_RANGES, WORD
+
+    codes = np.arange(TABLE_SIZE, dtype="<u4").tobytes().decode("utf-32-le", "surrogatepass")
+    words = np.zeros(TABLE_SIZE, dtype=np.uint8)
+    for run in re.finditer(r"\w+", codes):
+        words[run.start() : run.end()] = WORD
+    assert (regex_word_chars() == (words[:0x10000] == WORD)).all()
+    words[[ord(ch) for ch in re.sub(r"\w+", "", codes) if unicodedata.category(ch)[0] == "M"]] = WORD
+    for lo, hi in CHAR_RANGES:
+        words[lo : hi + 1] = np.where(words[lo : hi + 1] == WORD, CHAR, words[lo : hi + 1])
+    assert (char_classes() == words).all()

@@ -118,20 +118,21 @@ def test_with_another_thread_running_the_workers_come_from_a_fork_server(tmp_pat
     other = threading.Thread(target=stop.wait)
     other.start()
     try:
+        import concurrent.futures
         import multiprocessing as mp
 
         made = []
-        real = W.ProcessPoolExecutor
+        real = concurrent.futures.ProcessPoolExecutor
 
         def pool(*args, **kw):
             made.append(kw["mp_context"].get_start_method())
             return real(*args, **kw)
 
-        W.ProcessPoolExecutor = pool  # type: ignore[misc]
+        concurrent.futures.ProcessPoolExecutor = pool  # type: ignore[misc]  # workers imports it when a pool starts
         try:
             assert _read(path, 2) == one
         finally:
-            W.ProcessPoolExecutor = real  # type: ignore[misc]
+            concurrent.futures.ProcessPoolExecutor = real  # type: ignore[misc]
         assert made == ["forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"]
     finally:
         stop.set()

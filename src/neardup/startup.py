@@ -36,10 +36,16 @@ registries left to the first compilation, if one ever comes (:func:`lean_cache_l
 load that fails this way is retried numba's own way.  The library does not: a program that
 imports neardup may rely on numba's behaviour.
 
-**Opting out.**  The BLAS probe and the lean cache loads reach into numba's internals
-(``numba.core.caching.Cache``'s private methods; pyproject bounds numba's version to the
-releases this was checked on).  ``NEARDUP_PLAIN_START=1`` runs the program without both:
-numba starts its own way, slower to start, and the outputs are the same.
+**numba's runtime, compiled once.**  Initializing the runtime compiles its few helper functions
+(reference counts, atomic adds) from LLVM IR in every process: a twentieth of a 300-page ``neardup
+extract`` (docs/results.md, issue 28's sixth pass).  The program keeps their machine code beside the
+kernels, under a name keyed by numba's and llvmlite's versions and the CPU (:func:`initialize_runtime`),
+and later processes load it as numba loads a cached kernel.
+
+**Opting out.**  The BLAS probe, the lean cache loads and the runtime's cached code reach into
+numba's internals (``numba.core.caching.Cache``'s private methods, the runtime's library; pyproject
+bounds numba's version to the releases this was checked on).  ``NEARDUP_PLAIN_START=1`` runs the
+program without them: numba starts its own way, slower to start, and the outputs are the same.
 """
 
 from __future__ import annotations
@@ -71,7 +77,6 @@ def lean_cache_loads() -> None:
     docstring); for the rest of the process.  Does nothing on a numba without the hooks
     this relies on."""
     from numba.core import caching
-    from numba.core.runtime import rtsys
 
     cache = caching.Cache
     original = cache.load_overload
@@ -81,7 +86,7 @@ def lean_cache_loads() -> None:
 
     def load_overload(self: caching.Cache, sig: object, target_context: object) -> object:
         try:
-            rtsys.initialize(target_context)  # idempotent; what loaded machine code needs of numba
+            initialize_runtime(target_context)  # idempotent; what loaded machine code needs of numba
             with self._guard_against_spurious_io_errors():
                 return self._load_overload(sig, target_context)
         except Exception:  # noqa: BLE001 -- whatever this shortcut met, numba's own way decides
@@ -89,6 +94,67 @@ def lean_cache_loads() -> None:
 
     load_overload.lean = True  # type: ignore[attr-defined]
     cache.load_overload = load_overload  # type: ignore[method-assign]
+
+
+def _runtime_file() -> str | None:
+    """Where the runtime's compiled helpers are kept: in the kernel cache folder the program set
+    (:mod:`neardup.kernel_cache`), named by what their machine code depends on; None without one."""
+    import hashlib
+
+    import llvmlite
+    import numba
+    from llvmlite import binding as ll
+
+    folder = os.environ.get("NUMBA_CACHE_DIR")
+    if not folder:
+        return None
+    key = "\0".join((numba.__version__, llvmlite.__version__, sys.version, ll.get_process_triple(),
+                     ll.get_host_cpu_name(), ll.get_host_cpu_features().flatten()))
+    return os.path.join(folder, f"nrt-{hashlib.blake2b(key.encode(), digest_size=8).hexdigest()}.pickle")
+
+
+def initialize_runtime(context: object) -> None:
+    """Initialize numba's runtime as ``rtsys.initialize`` does, its helper functions' machine code
+    loaded from :func:`_runtime_file` when an earlier process left it there (numba's own kernel cache
+    is pickled the same way), else compiled and left there.  Falls back to numba's own initialization
+    on a numba without the parts this relies on, or on a file it cannot use."""
+    import pickle
+
+    from numba.core import config
+    from numba.core.compiler_lock import global_compiler_lock
+    from numba.core.runtime import _nrt_python, nrtdynmod, rtsys  # type: ignore[attr-defined]  # a C module
+    from llvmlite import binding as ll
+
+    if rtsys._init:
+        return
+    path = _runtime_file()
+    if path is None or not hasattr(nrtdynmod, "create_nrt_module") or not hasattr(type(rtsys), "library"):
+        rtsys.initialize(context)
+        return
+    with global_compiler_lock:
+        if rtsys._init:
+            return
+        if config.NRT_STATS:  # type: ignore[attr-defined]  # numba's config sets it at import
+            _nrt_python.memsys_enable_stats()
+        for name, address in _nrt_python.c_helpers.items():  # the C helpers, as rtsys.initialize registers them
+            ll.add_symbol(name if name.startswith("_") else f"NRT_{name}", address)
+        codegen = context.codegen()  # type: ignore[attr-defined]
+        try:
+            with open(path, "rb") as fh:
+                library = codegen.unserialize_library(pickle.load(fh))
+        except Exception:  # noqa: BLE001 -- absent, or not usable by this numba: compile it
+            module, library = nrtdynmod.create_nrt_module(context)
+            library.enable_object_caching()
+            library.add_ir_module(module)
+            library.finalize()
+            library.get_pointer_to_function("NRT_incref")  # emits the machine code that is kept
+            with contextlib.suppress(OSError):
+                tmp = f"{path}.{os.getpid()}.tmp"
+                with open(tmp, "wb") as fh:
+                    pickle.dump(library.serialize_using_object_code(), fh)
+                os.replace(tmp, path)
+        rtsys._library = library
+        rtsys._init = True
 
 
 @contextlib.contextmanager

@@ -26,11 +26,12 @@ import threading
 import time
 from collections import deque
 from contextlib import contextmanager
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
-from typing import Callable, Generic, Iterable, Iterator, TypeVar
+from typing import TYPE_CHECKING, Callable, Generic, Iterable, Iterator, TypeVar
 
 from .errors import UserError
+
+if TYPE_CHECKING:  # imported when a pool starts: 4 ms of start-up, for nothing with one worker
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 T = TypeVar("T")
 A = TypeVar("A")
@@ -143,6 +144,8 @@ def in_order(items: Iterable[T], payload: Callable[[T], A | None], fn: Callable[
 def _pooled(items: Iterator[T], payload: Callable[[T], A | None], fn: Callable[[list[A]], list[R]],
             size: Callable[[A], int], n: int, where: Callable[[T], str]) -> Iterator[tuple[T, R | None]]:
     """:func:`in_order` with a pool of ``n`` processes (started here, ended when this ends)."""
+    from concurrent.futures.process import BrokenProcessPool
+
     waiting: deque[tuple[T, _Chunk[A] | None, int]] = deque()
     sent: deque[_Chunk[A]] = deque()
     chunk: _Chunk[A] = _Chunk()
@@ -201,6 +204,7 @@ def _pool(n: int) -> ProcessPoolExecutor:
     """``n`` worker processes: forked from this process when it runs no other thread, else from a
     fork server that loaded the extractor (spawned where neither exists)."""
     import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
 
     methods = mp.get_all_start_methods()
     if "fork" in methods and threading.active_count() == 1:

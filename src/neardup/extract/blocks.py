@@ -254,11 +254,28 @@ def declared(tree: LexborHTMLParser, html: str) -> tuple[str, str, str]:
 
     The bodies are read with a regular expression rather than a JSON parser: it needs no valid JSON
     around it (pages often break theirs), and the scripts are not looked at on pages without the key.
+    On those, the ``<head>`` is searched first: it precedes every other element, so when it holds a
+    ``<title>`` and a non-empty og:title, nothing after it can change the answer, and the rest of the
+    tree is not searched (most pages; the whole tree's search was 4% of extraction).
     """
+    with_body = '"articleBody"' in html
+    head = None if with_body else tree.head
+    if head is not None:
+        title, og, twitter, parts = _declarations(head.css(_TITLE_SELECTOR))
+        if title is None or not og:
+            title, og, twitter, parts = _declarations(tree.css(_TITLE_SELECTOR))
+    else:
+        title, og, twitter, parts = _declarations(
+            tree.css(_TITLE_SELECTOR + ', script[type="application/ld+json"]' if with_body else _TITLE_SELECTOR))
+    return " ".join((title or "").split()), " ".join((og or twitter or "").split()), " ".join(" ".join(parts).split())
+
+
+def _declarations(nodes: list) -> tuple[str | None, str | None, str | None, list[str]]:
+    """The first ``<title>``'s text, the first non-empty og:title and twitter:title, and the
+    ``articleBody`` strings of the JSON-LD scripts among ``nodes`` (in document order)."""
     title = og = twitter = None
     parts = []
-    with_body = '"articleBody"' in html
-    for node in tree.css(_TITLE_SELECTOR + ', script[type="application/ld+json"]' if with_body else _TITLE_SELECTOR):
+    for node in nodes:
         tag = node.tag
         if tag == "title":
             title = title if title is not None else node.text()
@@ -272,7 +289,7 @@ def declared(tree: LexborHTMLParser, html: str) -> tuple[str, str, str]:
             og = og or node.attributes.get("content")
         else:
             twitter = twitter or node.attributes.get("content")
-    return " ".join((title or "").split()), " ".join((og or twitter or "").split()), " ".join(" ".join(parts).split())
+    return title, og, twitter, parts
 
 
 _CLEAN_SELECTOR = ", ".join(DROPPED_TAGS) + ", " + HIDDEN_SELECTOR

@@ -26,8 +26,9 @@ and first words of every block.
 
 Per-block text statistics come from one compiled pass over the page's block texts
 (:func:`block_stats`: tokens are split and XXH64-hashed by neardup's tokenizer kernel,
-ASCII lower-cased, without the NFKC step detection applies); everything else is numpy
-over whole pages.  The result is COO triplets plus dense column blocks
+ASCII lower-cased, without the NFKC step detection applies); the features from those, the
+blocks and the elements come from the compiled passes of :mod:`.dense`, with numpy looking up
+the words and taking the logarithms.  The result is COO triplets plus dense column blocks
 (:class:`FeatureRows`): a linear model scores a page with one ``bincount`` and a few
 matrix-vector products, and training converts the same rows to scikit-learn or crfsuite
 input.  Real-valued features are scaled to about [0, 1]; the
@@ -47,9 +48,10 @@ import numpy as np
 from numba import njit
 
 from ..hashing import hash_str
-from ..text.normalize import char_classes
+from ..text.normalize import char_classes, code_points
 from ..text.tokenize import doc_tokens
 from .blocks import KEYWORDS, TAG_ID, TAGS, Page, keyword_mask  # noqa: F401  (re-exported)
+from .dense import COLUMNS, LOGS, dense_pass, indicator_pass, matrix_pass
 
 FEATURES_VERSION = 2
 """Bumped whenever a feature's meaning or column changes; models record it."""
@@ -89,12 +91,10 @@ class Layout:
         self.size += width
 
 
-DENSE = (
-    "bias tok link stop punct upper digit sent_end pos tokpos depth title_in title_cov sub_c "
-    "sub_p good_c in_main wordlen share good dist_good heading n_in_container link_only "
-    "sub_link_c sub_link_p dens_c dens_p has_ld ld_share after_title dist_title is_title "
-    "main_heading main_short main_list head_next_good sandwiched chars"
-).split()
+DENSE = list(COLUMNS)
+_LOG_COLS = [COLUMNS.index(name) for name, _ in LOGS]
+_LOG_BASES = np.array([np.log(base) for _, base in LOGS])  # each as the scalar the features were trained with
+_DIST_TITLE = [name for name, _ in LOGS].index("dist_title")
 _LISTY = np.zeros(len(TAGS) + 1, dtype=bool)
 _LISTY[[TAG_ID[t] for t in ("li", "dd", "dt", "figcaption", "caption", "blockquote")]] = True
 ANCESTOR_TAGS = tuple("article main section aside nav header footer form li table figure blockquote".split())
@@ -102,6 +102,8 @@ ANCESTOR_TAGS = tuple("article main section aside nav header footer form li tabl
 _COL = {name: j for j, name in enumerate(DENSE)}
 NEIGHBOUR = [_COL[c] for c in ("tok", "link", "stop", "punct", "good", "heading", "sent_end", "upper")]
 OFFSETS = (-2, -1, 1, 2)
+_NEIGHBOUR = np.array(NEIGHBOUR, dtype=np.int64)
+_OFFSETS = np.array(OFFSETS, dtype=np.int64)
 BINNED = (("tok", TOKEN_EDGES, (0, -1, 1)), ("link", SHARE_EDGES, (0, -1, 1)), ("stop", SHARE_EDGES, (0,)),
           ("punct", SHARE_EDGES, (0,)), ("pos", TENTH_EDGES, (0,)), ("title_in", SHARE_EDGES, (0,)))
 TAG_WIDTH = len(TAGS) + 1
@@ -210,7 +212,7 @@ def regex_word_chars() -> np.ndarray:
     ``re`` (``\\w``: ``str.isalnum()`` or ``_``; the table is asked of ``re`` itself, so it
     follows the running Python's Unicode version).  One regex pass over a string of all
     65,536 code points: a few milliseconds, once per process."""
-    codes = np.arange(0x10000, dtype="<u4").tobytes().decode("utf-32-le", "surrogatepass")
+    codes = code_points(0x10000)
     table = np.zeros(0x10000, dtype=np.bool_)
     for run in re.finditer(r"\w+", codes):
         table[run.start() : run.end()] = True
@@ -359,23 +361,6 @@ def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     return np.divide(num, den, out=np.zeros(len(num), dtype=np.float64), where=den > 0)
 
 
-def _shift(a: np.ndarray, off: int, fill: float = 0.0) -> np.ndarray:
-    """``out[i] = a[i + off]`` (``fill`` past either end; all ``fill`` when ``off`` is 0).  Filled
-    only where nothing is copied (it runs many times a page; ``np.full_like`` first, the rest copied
-    over it, filled everything twice)."""
-    out = np.empty_like(a)
-    n = len(a)
-    if 0 < off < n:
-        out[: n - off] = a[off:]
-        out[n - off:] = fill
-    elif 0 < -off < n:
-        out[-off:] = a[: n + off]
-        out[:-off] = fill
-    else:
-        out[:] = fill
-    return out
-
-
 def word_features(page: Page, stats: BlockStats | None = None) -> FeatureRows:
     """The ``words`` feature set: hashed block words (term counts) and a bias."""
     lay = LAYOUTS["words"]
@@ -433,102 +418,25 @@ def headline(page: Page, stats: BlockStats, in_title: np.ndarray | None = None, 
 
 
 def dense_features(page: Page, stats: BlockStats) -> np.ndarray:
-    """The real-valued block description, ``(n, len(DENSE))`` in [0, 1]."""
+    """The real-valued block description, ``(n, len(DENSE))`` in [0, 1]: the words looked up here, the
+    rest in one compiled pass (:func:`.dense.dense_pass`), the logarithms by numpy."""
     n = len(page)
     el = page.elements
     cont = page.container
     tokens = stats.tokens.astype(np.float64)
-    total = max(tokens.sum(), 1.0)
-    owner = stats.owner
-    stop = np.bincount(owner, _member(stats.hashes, _stop_hashes(), _stop_table()), n)
+    stop = np.bincount(stats.owner, _member(stats.hashes, _stop_hashes(), _stop_table()), n)
     in_title, title_words = title_hits(page, stats)
-    link = _ratio(page.link_words.astype(np.float64), page.words.astype(np.float64))
-    good = (tokens >= GOOD_MIN_TOKENS) & (link < GOOD_MAX_LINK)
-
-    # Text under each element: own blocks' tokens summed over the subtree (pre-order ranges).
-    n_el = len(el)
-    cum = np.zeros((2, n_el + 1))
-    np.cumsum(np.bincount(cont, tokens, n_el), out=cum[0, 1:])
-    np.cumsum(np.bincount(cont, tokens * good, n_el), out=cum[1, 1:])
-    subtree, subtree_good = cum[:, el.end + 1] - cum[:, :-1]
-    total_good = subtree_good[0]
-    parent = el.parent[cont]
-    in_main = np.zeros(n, dtype=bool)
-    if total_good > 0:
-        main = int(np.argmax(np.where(subtree_good >= MAIN_SHARE * total_good, el.depth, -1)))
-        in_main = (cont >= main) & (cont <= el.end[main])
-    link_words = page.link_words.astype(np.float64)
-    words = page.words.astype(np.float64)
-    cum_l = np.zeros((3, n_el + 1))
-    np.cumsum(np.bincount(cont, link_words, n_el), out=cum_l[0, 1:])
-    np.cumsum(np.bincount(cont, words, n_el), out=cum_l[1, 1:])
-    cum_l[2, 1:] = np.arange(1, n_el + 1)
-    sub_links, sub_words, sub_elems = cum_l[:, el.end + 1] - cum_l[:, :-1]
-    sub_link = _ratio(sub_links, sub_words)
-    dens = np.log1p(subtree / sub_elems) / np.log(101.0)
-    root_or = np.where(parent >= 0, parent, cont)
     # The headline: the first block covering most of the title's words (a heading preferred).
     head = headline(page, stats, in_title, title_words)
     in_ld, has_ld = structured_share(page, stats)
-    good_idx = np.flatnonzero(good)
-    dist = dist_prev = dist_next = np.full(n, 50)
-    heading = page.is_heading()
-    if len(good_idx):
-        idx = np.arange(n)
-        at = np.searchsorted(good_idx, idx)
-        after = good_idx[np.minimum(at, len(good_idx) - 1)]
-        before = good_idx[np.maximum(at - 1, 0)]
-        dist_next = np.where(after > idx, after - idx, 50)
-        dist_prev = np.where(before < idx, idx - before, 50)
-        dist = np.minimum(np.abs(after - idx), np.abs(before - idx))
-
-    dense = np.empty((n, len(DENSE)))
-    cols = {
-        "bias": 1.0,
-        "tok": np.log1p(tokens) / np.log(201.0),
-        "link": link,
-        "stop": _ratio(stop, tokens),
-        "punct": _ratio(stats.punct.astype(np.float64), tokens),
-        "upper": _ratio(stats.upper.astype(np.float64), tokens),
-        "digit": _ratio(stats.digit.astype(np.float64), tokens),
-        "sent_end": stats.sent_end,
-        "pos": np.arange(n) / max(n - 1, 1),
-        "tokpos": (np.cumsum(tokens) - tokens) / total,
-        "depth": el.depth[cont] / 40.0,
-        "title_in": _ratio(in_title, tokens),
-        "title_cov": in_title / max(title_words, 1),
-        "sub_c": subtree[cont] / total,
-        "sub_p": np.where(parent >= 0, subtree[parent], total) / total,
-        "good_c": subtree_good[cont] / total_good if total_good > 0 else 0.0,
-        "in_main": in_main,
-        "wordlen": _ratio(stats.nbytes.astype(np.float64), page.words.astype(np.float64)) / 10.0,
-        "share": tokens / total,
-        "good": good,
-        "dist_good": np.log1p(dist) / np.log(51.0),
-        "heading": heading,
-        "n_in_container": np.log1p(np.bincount(cont, minlength=n_el)[cont]) / np.log(51.0),
-        "link_only": link >= 1.0,
-        "sub_link_c": sub_link[cont],
-        "sub_link_p": sub_link[root_or],
-        "dens_c": dens[cont],
-        "dens_p": dens[root_or],
-        "has_ld": float(has_ld),
-        "ld_share": in_ld,
-        "after_title": (np.arange(n) > head) if head >= 0 else 0.0,
-        "dist_title": np.log1p(np.abs(np.arange(n) - head)) / np.log(51.0) if head >= 0 else 1.0,
-        "is_title": np.arange(n) == head,
-        # Conjunctions a linear model cannot form: the article's own subheads, short lines
-        # and list items (content in most gold standards, unlike the same outside it).
-        "main_heading": in_main & heading,
-        "main_short": in_main & (tokens < GOOD_MIN_TOKENS) & (link < 0.5),
-        "main_list": in_main & _LISTY[el.tag[cont]],
-        "head_next_good": heading & _shift(good, 1, False),
-        "sandwiched": ~good & (link < 0.5) & (dist_prev <= 3) & (dist_next <= 3),
-        # Length in bytes: what "long" means in scripts without spaces between words (CJK).
-        "chars": np.log1p(stats.nbytes) / np.log(2001.0),
-    }
-    for j, name in enumerate(DENSE):
-        dense[:, j] = cols[name]
+    dense, log_args = dense_pass(
+        tokens, page.link_words, page.words, stop, in_title, title_words, stats.punct, stats.upper, stats.digit,
+        stats.sent_end, stats.nbytes, cont, page.is_heading(), _LISTY[el.tag[cont]], el.depth, el.parent, el.end,
+        head, in_ld, has_ld, GOOD_MIN_TOKENS, GOOD_MAX_LINK, MAIN_SHARE)
+    logs = np.log1p(log_args) / _LOG_BASES
+    if head < 0:
+        logs[:, _DIST_TITLE] = 1.0
+    dense[:, _LOG_COLS] = logs
     return np.clip(dense, 0.0, 1.0, out=dense)
 
 
@@ -541,54 +449,41 @@ def rich_features(page: Page, stats: BlockStats | None = None) -> FeatureRows:
         empty = np.zeros(0, dtype=np.int64)
         return FeatureRows(0, empty, empty, np.zeros(0), lay.size)
     dense = dense_features(page, stats)
-    block = np.arange(n)
-    rows: list[np.ndarray] = []
-    cols: list[np.ndarray] = []
-    blocks: list[tuple[int, np.ndarray]] = []
-
-    def indicators(r: np.ndarray, c: np.ndarray) -> None:
-        rows.append(r)
-        cols.append(c)
-
-    def bitmask(base: int, masks: np.ndarray, width: int) -> None:  # bit j of each block's mask as column j
-        bits = np.unpackbits(masks.astype("<u8").view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")
-        blocks.append((base, bits[:, :width].astype(np.float64)))
-
-    # Real-valued block features, then the shape features of the neighbours.
-    blocks.append((lay.ranges["dense"], dense))
-    shape = np.hstack((dense[:, NEIGHBOUR], np.ones((n, 1))))
-    for off in OFFSETS:
-        shifted = _shift(shape, off)
-        shifted[:, -1] = 1.0 - shifted[:, -1]
-        blocks.append((lay.ranges[f"nb{off}"], shifted))
-    # Binned indicators (of the block and, for some, of its neighbours).
-    for name, edges, offs in BINNED:
-        raw = stats.tokens if name == "tok" else dense[:, _COL[name]]
-        bins = np.searchsorted(edges, raw, side="right")
-        for off in offs:
-            b = _shift(bins, off, -1)
-            keep = b >= 0
-            indicators(block[keep], lay.ranges[f"bin:{name}{off}"] + b[keep])
-    # Tags of the container (and of the neighbours' containers), its parent and grandparent.
+    # Binned indicators (of the block and, for some, of its neighbours), then the tags of the container
+    # (and of the neighbours' containers), its parent and grandparent: one compiled pass.
     el = page.elements
     cont = page.container
-    ctag = el.tag[cont]
-    for off in (0, -1, 1):
-        t = _shift(ctag, off, -1)
-        keep = t >= 0
-        indicators(block[keep], lay.ranges[f"tag{off}"] + t[keep])
     parent = el.parent[cont]
     grand = np.where(parent >= 0, el.parent[np.maximum(parent, 0)], -1)
-    for name, anc in (("ptag", parent), ("gptag", grand)):
-        keep = anc >= 0
-        indicators(block[keep], lay.ranges[name] + el.tag[anc[keep]])
-    # Structural tags enclosing the block (its container's tag included).
-    bitmask(lay.ranges["anc"], _inherit(_tag_bits()[el.tag], el.parent)[cont], len(ANCESTOR_TAGS))
-    # Class/id/itemprop keywords near the block (container, parent, grandparent).
-    own0 = np.append(el.keywords, np.uint64(0))  # index -1: no such element
-    bitmask(lay.ranges["kw_near"], own0[cont] | own0[parent] | own0[grand], len(KEYWORDS))
-    r = np.concatenate(rows)
-    return FeatureRows(n, r, np.concatenate(cols).astype(np.int64), np.ones(len(r)), lay.size, tuple(blocks))
+    raw = np.empty((len(BINNED), n))
+    for k, (name, _, _) in enumerate(BINNED):
+        raw[k] = stats.tokens if name == "tok" else dense[:, _COL[name]]
+    edges, n_edges, bin_groups, tag_groups = _indicator_tables()
+    r, c = indicator_pass(raw, edges, n_edges, bin_groups, el.tag[cont], tag_groups, parent, grand, el.tag,
+                          lay.ranges["ptag"], lay.ranges["gptag"])
+    # Real-valued block features, the shape features of the neighbours, the structural tags enclosing
+    # the block (its container's tag included) and the class/id/itemprop keywords near it (container,
+    # parent, grandparent): another compiled pass.
+    nb, anc, kw = matrix_pass(dense, _NEIGHBOUR, _OFFSETS, _tag_bits()[el.tag], el.parent, el.keywords, cont, parent,
+                              grand, len(ANCESTOR_TAGS), len(KEYWORDS))
+    blocks = ((lay.ranges["dense"], dense), *((lay.ranges[f"nb{off}"], nb[g]) for g, off in enumerate(OFFSETS)),
+              (lay.ranges["anc"], anc), (lay.ranges["kw_near"], kw))
+    return FeatureRows(n, r, c, np.ones(len(r)), lay.size, blocks)
+
+
+@lru_cache(maxsize=1)
+def _indicator_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:data:`BINNED`'s edges (padded rows) and their counts, and the column ranges of the binned and
+    tag indicators, for :func:`.dense.indicator_pass`."""
+    lay = LAYOUTS["rich"]
+    edges = np.zeros((len(BINNED), max(len(e) for _, e, _ in BINNED)))
+    for k, (_, e, _) in enumerate(BINNED):
+        edges[k, : len(e)] = e
+    n_edges = np.array([len(e) for _, e, _ in BINNED], dtype=np.int64)
+    bin_groups = np.array([(k, off, lay.ranges[f"bin:{name}{off}"]) for k, (name, _, offs) in enumerate(BINNED)
+                           for off in offs], dtype=np.int64)
+    tag_groups = np.array([(off, lay.ranges[f"tag{off}"]) for off in (0, -1, 1)], dtype=np.int64)
+    return edges, n_edges, bin_groups, tag_groups
 
 
 @lru_cache(maxsize=1)
@@ -597,16 +492,6 @@ def _tag_bits() -> np.ndarray:
     out = np.zeros(TAG_WIDTH, dtype=np.uint64)
     for i, t in enumerate(ANCESTOR_TAGS):
         out[TAG_ID[t]] = np.uint64(1 << i)
-    return out
-
-
-@njit(cache=True)
-def _inherit(own, parent):
-    """OR of ``own`` over each element and its ancestors (parents precede children)."""
-    out = own.copy()
-    for e in range(own.shape[0]):
-        if parent[e] >= 0:
-            out[e] |= out[parent[e]]
     return out
 
 
