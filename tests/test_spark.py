@@ -165,7 +165,8 @@ def test_group_pairs_groups_across_arrow_batches(spark):
     assert got == want
 
 
-def test_connected_components_large_small_star(spark):
+@pytest.mark.parametrize("one_task", [False, True])
+def test_connected_components_large_small_star(spark, one_task):
     from neardup.cluster import cluster_labels
     from neardup.engines.spark_components import connected_components
 
@@ -174,8 +175,10 @@ def test_connected_components_large_small_star(spark):
     b = rng.integers(0, 300, 250)
     keep = a != b
     a, b = np.minimum(a, b)[keep], np.maximum(a, b)[keep]
-    edges = spark.createDataFrame([(int(x), int(y)) for x, y in zip(a, b)], "a long, b long")
-    comp = {r["row"]: r["comp"] for r in connected_components(edges).collect()}
+    edges = spark.createDataFrame([(int(x), int(y)) for x, y in zip(a, b)], "a long, b long").repartition(3)
+    found = connected_components(edges, one_task).collect()
+    comp = {r["row"]: r["comp"] for r in found}
+    assert len(comp) == len(found)  # one row per node
     labels = cluster_labels(300, a, b)
     for node in set(a.tolist()) | set(b.tolist()):
         assert comp[node] == int(np.flatnonzero(labels == labels[node])[0])  # the component's smallest row

@@ -67,7 +67,8 @@ from .shards import folder_bytes, read_found, stored, stored_by_row, write_docum
 from .spark_guard import (DEFAULT_TIMEOUT, EXIT_ON_OOM, BridgeReports, Watchdog, guarded, machine_driver_memory,
                           remove_log_unless_errors)
 
-#: Pairs clustered in one call, about (components are dealt into groups of this size).
+#: Pairs clustered in one call, about (components are dealt into groups of this size); pairs this few
+#: are joined into components by one task (:func:`~.spark_components.connected_components`).
 PAIRS_PER_GROUP = 500_000
 
 
@@ -348,32 +349,33 @@ class SparkEngine:
         if method.corpus_dependent:
             collection, info = collection_statistics(method, docs, n, f"{work}/statistics")
             t = stats.timed("statistics", t)
-        sketches, by_row = stored_by_row(st.sketch(docs, method, layout, collection), f"{work}/sketches")
+        keys_of = None if plan.kind == "set_join" else st.candidate_keys(method, plan, n)
+        sketches, by_row = stored_by_row(st.sketch(docs, method, layout, collection, keys_of), f"{work}/sketches")
         t = stats.timed("sketch", t)
-        threshold = method.decision_threshold()
-        if plan.kind == "set_join":
-            tau = float(min(max(threshold, 1e-9), 1.0))
-            cands = st.set_join_candidates(sketches, layout, plan.measure, tau, f"{work}/features")
-        else:
-            keys_of = st.candidate_keys(method, plan, n)
-            cands = st.key_candidates(sketches, layout, keys_of, 1 if plan.kind == "hamming" else plan.min_shared)
-        cands = stored(cands, f"{work}/candidates")
-        if plan.kind == "hamming":  # the candidates are the pairs within the radius, as the local search's
-            cands = stored(st.verify(cands, by_row, method, layout, -np.inf, plan), f"{work}/near")
-        n_cands = cands.count()
-        t = stats.timed("candidates", t)
-        if plan.kind == "hamming":
-            pairs = stored(cands.where(cands["score"] >= threshold), f"{work}/pairs")
-        else:
-            pairs = stored(st.verify(cands, by_row, method, layout, threshold), f"{work}/pairs")
-        n_pairs = pairs.count()
-        t = stats.timed("verify", t)
-        made = None
-        if n_pairs and cluster is not None:
-            comps = stored(connected_components(pairs), f"{work}/components")
-            n_groups = max(int(spark.conf.get("spark.sql.shuffle.partitions")), n_pairs // PAIRS_PER_GROUP + 1)
-            made = stored(clusters(pairs, comps, cluster, n_groups), f"{work}/clusters")
-        t = stats.timed("cluster", t)
+        with st.narrow_batches(spark):  # every stage from here has rows of a few numbers
+            threshold = method.decision_threshold()
+            if plan.kind == "set_join":
+                tau = float(min(max(threshold, 1e-9), 1.0))
+                cands = st.set_join_candidates(sketches, layout, plan.measure, tau, f"{work}/features")
+            else:
+                cands = st.key_candidates(sketches, 1 if plan.kind == "hamming" else plan.min_shared)
+            cands = stored(cands, f"{work}/candidates")
+            if plan.kind == "hamming":  # the candidates are the pairs within the radius, as the local search's
+                cands = stored(st.verify(cands, by_row, method, layout, -np.inf, plan), f"{work}/near")
+            n_cands = cands.count()
+            t = stats.timed("candidates", t)
+            if plan.kind == "hamming":
+                pairs = stored(cands.where(cands["score"] >= threshold), f"{work}/pairs")
+            else:
+                pairs = stored(st.verify(cands, by_row, method, layout, threshold), f"{work}/pairs")
+            n_pairs = pairs.count()
+            t = stats.timed("verify", t)
+            made = None
+            if n_pairs and cluster is not None:
+                comps = stored(connected_components(pairs, n_pairs <= PAIRS_PER_GROUP), f"{work}/components")
+                n_groups = max(int(spark.conf.get("spark.sql.shuffle.partitions")), n_pairs // PAIRS_PER_GROUP + 1)
+                made = stored(clusters(pairs, comps, cluster, n_groups), f"{work}/clusters")
+            t = stats.timed("cluster", t)
         count = n_pairs if method.verifies else int(n_cands)
         return pairs, n_pairs, made, sketches.where("NOT good").select("row"), count, info, t
 
