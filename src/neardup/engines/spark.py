@@ -67,8 +67,7 @@ from .shards import folder_bytes, read_found, stored, stored_by_row, write_docum
 from .spark_guard import (DEFAULT_TIMEOUT, EXIT_ON_OOM, BridgeReports, Watchdog, guarded, machine_driver_memory,
                           remove_log_unless_errors)
 
-#: Pairs clustered in one call, about (components are dealt into groups of this size); pairs this few
-#: are joined into components by one task (:func:`~.spark_components.connected_components`).
+#: Pairs clustered in one call, about (components dealt into groups this size); this few: components by one task.
 PAIRS_PER_GROUP = 500_000
 
 
@@ -217,19 +216,20 @@ class SparkEngine:
             if not self.keep_work:
                 shutil.rmtree(path, ignore_errors=True)
 
-    def documents(self, spark: Any, path: str) -> Any:
-        """The ``(row, text)`` shards as a DataFrame.
-
-        With ``partitions``, the shards are split into about that many input partitions
-        (by row group; no shuffle of the texts).  With ``shuffle_seed``, the rows are
-        shuffled over the partitions by a seeded hash and scrambled inside each.
-        """
+    def documents(self, spark: Any, source: Any) -> Any:
+        """The ``(row, text)`` of the documents as a DataFrame: the shards at ``source`` (a path), or the
+        texts of the input the executors read (a :class:`~.spark_input.SparkInput`: its stored records).
+        With ``partitions``, the stored texts are split into about that many input partitions (by row
+        group; no shuffle of the texts).  With ``shuffle_seed``, the rows are shuffled over the
+        partitions by a seeded hash and scrambled inside each."""
         from pyspark.sql import functions as F
 
+        path = source if isinstance(source, str) else source.records_path
         if self.partitions is not None and self.shuffle_seed is None:
             size = folder_bytes(path)
             spark.conf.set("spark.sql.files.maxPartitionBytes", str(max(1 << 20, size // self.partitions + 1)))
-        docs = spark.read.schema("row long, text string").parquet(path)  # known: no job reads a footer for it
+        # the schema known: no job reads a footer for it
+        docs = spark.read.schema("row long, text string").parquet(path) if isinstance(source, str) else source.texts
         if self.shuffle_seed is not None:
             parts = self.partitions or 8
             docs = (docs.repartition(parts, F.xxhash64(F.col("row"), F.lit(self.shuffle_seed)))
@@ -297,8 +297,9 @@ class SparkEngine:
         plan = method.candidate_plan()
         t = time.perf_counter()
         with self.workdir() as work:
-            if isinstance(batches, SparkInput):  # read by the executors (read_files): already shards
-                n, documents = batches.n, batches.documents_path
+            documents: Any = batches  # read by the executors (read_files): their stored records
+            if isinstance(batches, SparkInput):
+                n = batches.n
             else:
                 assert into is None, "the executors write the outputs of the inputs they read"
                 n, documents = write_documents(batches, f"{work}/documents"), f"{work}/documents"
@@ -333,7 +334,7 @@ class SparkEngine:
         stats.timed("read", t)
         return given
 
-    def _dedup(self, spark: Any, work: str, documents: str, n: int, method: Method, plan: CandidatePlan,
+    def _dedup(self, spark: Any, work: str, documents: Any, n: int, method: Method, plan: CandidatePlan,
                stats: RunStats, cluster: str | None, t: float) -> tuple[Any, int, Any, Any, int, dict[str, Any], float]:
         """The stages of :meth:`dedup` once the input is written (see the module docstring): the stored
         pairs and their count, the stored clusters (``None``: none made), the unusable rows, the count
