@@ -280,17 +280,19 @@ def _stages(spark: Any, engine: "SparkEngine", units: list[Unit], work: str, sta
     frame = spark.createDataFrame(table, _UNITS).repartitionByRange(tasks[-1] + 1 if tasks else 1, "task")
     records = stored(frame.mapInPandas(read_units(prefer_html, fields, extract), _RECORDS), f"{work}/records")
 
-    # the ids: the first (unit, pos) of each id wins
-    seen = records.where(F.col("kind").isin(DOCUMENT, FAILED)).select("unit", "pos", "id", "line")
-    first = Window.partitionBy("id").orderBy("unit", "pos")
-    dups = stored(seen.withColumn("nth", F.row_number().over(first)).where("nth > 1").drop("nth"),
-                  f"{work}/duplicates")
-    # one aggregate of narrow columns: every count the account and the row numbers need, per unit
-    flagged = records.join(dups.select("unit", "pos", F.lit(True).alias("dup")), ["unit", "pos"], "left")
+    # the ids: the first (unit, pos) of each id wins among the rows that name one (every other row is
+    # a window of its own); then one aggregate of narrow columns: every count the account and the row
+    # numbers need, per unit -- one job, the duplicates stored only when there are some
+    named = F.col("kind").isin(DOCUMENT, FAILED)
+    first = Window.partitionBy(F.when(named, F.col("id")), F.when(~named, F.col("unit")),
+                               F.when(~named, F.col("pos"))).orderBy("unit", "pos")
+    flagged = records.drop("text", "source", "detail").withColumn(
+        "dup", named & (F.row_number().over(first) > 1))
     tally = read_stored_frame(flagged.groupBy("unit", "kind", "dup", "reason", "encoding", "html_note", "script").agg(
         F.count("*").alias("count"), F.sum("k").alias("k"), F.sum("line").alias("line")), f"{work}/tally")
-    tally["dup"] = tally["dup"].eq(True)  # null (no duplicate) -> False
     n_dups = int(tally.loc[tally["dup"], "count"].sum())
+    if n_dups:
+        dups = stored(flagged.where("dup").select("unit", "pos", "id", "line"), f"{work}/duplicates")
 
     # the units' own rows: lines read (to number a range's lines from its file's start), whether it held a record
     meta = tally[tally["kind"] == META]
