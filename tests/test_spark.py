@@ -165,7 +165,51 @@ def test_group_pairs_groups_across_arrow_batches(spark):
     assert got == want
 
 
-def test_connected_components_large_small_star(spark):
+def test_sketch_stage_makes_the_candidate_keys(spark):
+    """With ``keys_of``, each sketch row carries the method's keys of that document (the local index's
+    bands), null for a document without features; the candidates explode them as ``(band, key, row)``."""
+    from neardup.engines import spark_stages as st
+    from neardup.engines.codec import SketchLayout
+    from neardup.methods import get_method
+
+    method = get_method("minhash")
+    layout = SketchLayout.probe(method)
+    texts = ["the council approved the budget for the schools of the northern villages on tuesday",
+             "the council approved the budget for the schools of the northern villages on monday", "", "!!"]
+    docs = spark.createDataFrame(list(enumerate(texts)), "row long, text string")
+    keys_of = st.candidate_keys(method, method.candidate_plan(), len(texts))
+    got = {r["row"]: r["keys"] for r in st.sketch(docs, method, layout, keys_of=keys_of).collect()}
+    local = method.finish([method.sketch(method.prepare(texts))])
+    want = np.ascontiguousarray(keys_of(local)).view(np.int64)
+    for row, ok in enumerate(local.usable):
+        assert got[row] == (want[row].tolist() if ok else None)
+    assert local.usable.tolist() == [True, True, False, False]
+    sketches = st.sketch(docs, method, layout, keys_of=keys_of)
+    assert sorted(tuple(r) for r in st.key_candidates(sketches, 1).collect()) == [(0, 1)]
+
+
+def test_narrow_batches_are_restored(spark):
+    """Inside, Arrow batches of at least NARROW_BATCH_ROWS rows (never fewer than a larger setting);
+    after, even when a job failed, the setting as it was."""
+    from neardup.engines.spark_stages import NARROW_BATCH_ROWS, narrow_batches
+
+    key = "spark.sql.execution.arrow.maxRecordsPerBatch"
+    before = spark.conf.get(key)
+    spark.conf.set(key, "2000")
+    try:
+        with pytest.raises(RuntimeError), narrow_batches(spark):
+            assert int(spark.conf.get(key)) == NARROW_BATCH_ROWS
+            raise RuntimeError("a stage failed")
+        assert spark.conf.get(key) == "2000"
+        spark.conf.set(key, str(4 * NARROW_BATCH_ROWS))
+        with narrow_batches(spark):
+            assert int(spark.conf.get(key)) == 4 * NARROW_BATCH_ROWS
+    finally:
+        spark.conf.set(key, before)
+
+
+@pytest.mark.parametrize("one_task", [False, True])
+def test_connected_components_large_small_star(spark, one_task):
     from neardup.cluster import cluster_labels
     from neardup.engines.spark_components import connected_components
 
@@ -174,8 +218,10 @@ def test_connected_components_large_small_star(spark):
     b = rng.integers(0, 300, 250)
     keep = a != b
     a, b = np.minimum(a, b)[keep], np.maximum(a, b)[keep]
-    edges = spark.createDataFrame([(int(x), int(y)) for x, y in zip(a, b)], "a long, b long")
-    comp = {r["row"]: r["comp"] for r in connected_components(edges).collect()}
+    edges = spark.createDataFrame([(int(x), int(y)) for x, y in zip(a, b)], "a long, b long").repartition(3)
+    found = connected_components(edges, one_task).collect()
+    comp = {r["row"]: r["comp"] for r in found}
+    assert len(comp) == len(found)  # one row per node
     labels = cluster_labels(300, a, b)
     for node in set(a.tolist()) | set(b.tolist()):
         assert comp[node] == int(np.flatnonzero(labels == labels[node])[0])  # the component's smallest row

@@ -271,3 +271,27 @@ def test_partial_reads_on_the_executors_as_locally(tmp_path, small, method, monk
     assert local.count(b"\n") > 50
     assert (tmp_path / "s" / "partials.jsonl").read_bytes() == local
     assert _summary(tmp_path / "s") == _summary(tmp_path / "l")
+
+
+@spark_test
+@slow_test
+@pytest.mark.usefixtures("spark")
+def test_the_texts_are_written_once(tmp_path, small):
+    """The kept documents' ``(row, text)`` are the stored records numbered, in the local input stage's
+    order (a duplicate id shifts the rows after it); no shards of the texts are written beside them."""
+    from neardup.engines.spark import SparkEngine
+    from neardup.engines.spark_input import read_inputs as read_on_executors
+    from neardup.input_stage import documents
+    from neardup.job import RunStats
+
+    folder = messy_folder(tmp_path, small)
+    engine = SparkEngine(master="local[2]", partitions=3, work=str(tmp_path / "work"), split_bytes=4096)
+    given = read_on_executors(engine, [str(folder)], "heuristic", RunStats())
+    try:
+        got = [(r["row"], r["text"]) for r in given.texts.orderBy("row").collect()]
+        want = [text for _, text in documents(read_inputs([str(folder)]), "heuristic", RunStats())]
+        assert [row for row, _ in got] == list(range(len(want))) and len(want) > 500
+        assert [text for _, text in got] == want
+        assert not (tmp_path / "work" / "input" / "documents").exists() and (tmp_path / "work" / "input" / "records").exists()
+    finally:
+        given.close()

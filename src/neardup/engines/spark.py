@@ -67,7 +67,7 @@ from .shards import folder_bytes, read_found, stored, stored_by_row, write_docum
 from .spark_guard import (DEFAULT_TIMEOUT, EXIT_ON_OOM, BridgeReports, Watchdog, guarded, machine_driver_memory,
                           remove_log_unless_errors)
 
-#: Pairs clustered in one call, about (components are dealt into groups of this size).
+#: Pairs clustered in one call, about (components dealt into groups this size); this few: components by one task.
 PAIRS_PER_GROUP = 500_000
 
 
@@ -216,19 +216,20 @@ class SparkEngine:
             if not self.keep_work:
                 shutil.rmtree(path, ignore_errors=True)
 
-    def documents(self, spark: Any, path: str) -> Any:
-        """The ``(row, text)`` shards as a DataFrame.
-
-        With ``partitions``, the shards are split into about that many input partitions
-        (by row group; no shuffle of the texts).  With ``shuffle_seed``, the rows are
-        shuffled over the partitions by a seeded hash and scrambled inside each.
-        """
+    def documents(self, spark: Any, source: Any) -> Any:
+        """The ``(row, text)`` of the documents as a DataFrame: the shards at ``source`` (a path), or the
+        texts of the input the executors read (a :class:`~.spark_input.SparkInput`: its stored records).
+        With ``partitions``, the stored texts are split into about that many input partitions (by row
+        group; no shuffle of the texts).  With ``shuffle_seed``, the rows are shuffled over the
+        partitions by a seeded hash and scrambled inside each."""
         from pyspark.sql import functions as F
 
+        path = source if isinstance(source, str) else source.records_path
         if self.partitions is not None and self.shuffle_seed is None:
             size = folder_bytes(path)
             spark.conf.set("spark.sql.files.maxPartitionBytes", str(max(1 << 20, size // self.partitions + 1)))
-        docs = spark.read.schema("row long, text string").parquet(path)  # known: no job reads a footer for it
+        # the schema known: no job reads a footer for it
+        docs = spark.read.schema("row long, text string").parquet(path) if isinstance(source, str) else source.texts
         if self.shuffle_seed is not None:
             parts = self.partitions or 8
             docs = (docs.repartition(parts, F.xxhash64(F.col("row"), F.lit(self.shuffle_seed)))
@@ -296,8 +297,9 @@ class SparkEngine:
         plan = method.candidate_plan()
         t = time.perf_counter()
         with self.workdir() as work:
-            if isinstance(batches, SparkInput):  # read by the executors (read_files): already shards
-                n, documents = batches.n, batches.documents_path
+            documents: Any = batches  # read by the executors (read_files): their stored records
+            if isinstance(batches, SparkInput):
+                n = batches.n
             else:
                 assert into is None, "the executors write the outputs of the inputs they read"
                 n, documents = write_documents(batches, f"{work}/documents"), f"{work}/documents"
@@ -332,7 +334,7 @@ class SparkEngine:
         stats.timed("read", t)
         return given
 
-    def _dedup(self, spark: Any, work: str, documents: str, n: int, method: Method, plan: CandidatePlan,
+    def _dedup(self, spark: Any, work: str, documents: Any, n: int, method: Method, plan: CandidatePlan,
                stats: RunStats, cluster: str | None, t: float) -> tuple[Any, int, Any, Any, int, dict[str, Any], float]:
         """The stages of :meth:`dedup` once the input is written (see the module docstring): the stored
         pairs and their count, the stored clusters (``None``: none made), the unusable rows, the count
@@ -348,32 +350,33 @@ class SparkEngine:
         if method.corpus_dependent:
             collection, info = collection_statistics(method, docs, n, f"{work}/statistics")
             t = stats.timed("statistics", t)
-        sketches, by_row = stored_by_row(st.sketch(docs, method, layout, collection), f"{work}/sketches")
+        keys_of = None if plan.kind == "set_join" else st.candidate_keys(method, plan, n)
+        sketches, by_row = stored_by_row(st.sketch(docs, method, layout, collection, keys_of), f"{work}/sketches")
         t = stats.timed("sketch", t)
-        threshold = method.decision_threshold()
-        if plan.kind == "set_join":
-            tau = float(min(max(threshold, 1e-9), 1.0))
-            cands = st.set_join_candidates(sketches, layout, plan.measure, tau, f"{work}/features")
-        else:
-            keys_of = st.candidate_keys(method, plan, n)
-            cands = st.key_candidates(sketches, layout, keys_of, 1 if plan.kind == "hamming" else plan.min_shared)
-        cands = stored(cands, f"{work}/candidates")
-        if plan.kind == "hamming":  # the candidates are the pairs within the radius, as the local search's
-            cands = stored(st.verify(cands, by_row, method, layout, -np.inf, plan), f"{work}/near")
-        n_cands = cands.count()
-        t = stats.timed("candidates", t)
-        if plan.kind == "hamming":
-            pairs = stored(cands.where(cands["score"] >= threshold), f"{work}/pairs")
-        else:
-            pairs = stored(st.verify(cands, by_row, method, layout, threshold), f"{work}/pairs")
-        n_pairs = pairs.count()
-        t = stats.timed("verify", t)
-        made = None
-        if n_pairs and cluster is not None:
-            comps = stored(connected_components(pairs), f"{work}/components")
-            n_groups = max(int(spark.conf.get("spark.sql.shuffle.partitions")), n_pairs // PAIRS_PER_GROUP + 1)
-            made = stored(clusters(pairs, comps, cluster, n_groups), f"{work}/clusters")
-        t = stats.timed("cluster", t)
+        with st.narrow_batches(spark):  # every stage from here has rows of a few numbers
+            threshold = method.decision_threshold()
+            if plan.kind == "set_join":
+                tau = float(min(max(threshold, 1e-9), 1.0))
+                cands = st.set_join_candidates(sketches, layout, plan.measure, tau, f"{work}/features")
+            else:
+                cands = st.key_candidates(sketches, 1 if plan.kind == "hamming" else plan.min_shared)
+            cands = stored(cands, f"{work}/candidates")
+            if plan.kind == "hamming":  # the candidates are the pairs within the radius, as the local search's
+                cands = stored(st.verify(cands, by_row, method, layout, -np.inf, plan), f"{work}/near")
+            n_cands = cands.count()
+            t = stats.timed("candidates", t)
+            if plan.kind == "hamming":
+                pairs = stored(cands.where(cands["score"] >= threshold), f"{work}/pairs")
+            else:
+                pairs = stored(st.verify(cands, by_row, method, layout, threshold), f"{work}/pairs")
+            n_pairs = pairs.count()
+            t = stats.timed("verify", t)
+            made = None
+            if n_pairs and cluster is not None:
+                comps = stored(connected_components(pairs, n_pairs <= PAIRS_PER_GROUP), f"{work}/components")
+                n_groups = max(int(spark.conf.get("spark.sql.shuffle.partitions")), n_pairs // PAIRS_PER_GROUP + 1)
+                made = stored(clusters(pairs, comps, cluster, n_groups), f"{work}/clusters")
+            t = stats.timed("cluster", t)
         count = n_pairs if method.verifies else int(n_cands)
         return pairs, n_pairs, made, sketches.where("NOT good").select("row"), count, info, t
 

@@ -133,7 +133,7 @@ class SparkAligner:
         from pyspark.sql import functions as F
 
         p, work = self.params, self.work
-        documents = f"{work}/documents" if self._input is None else self._input.documents_path
+        documents: Any = f"{work}/documents" if self._input is None else self._input
         words = stored(word_stage(self.engine.documents(spark, documents), p.n), f"{work}/words")
         sites = self._site_frame(spark)
         index = stored(index_stage(words, p.max_df, sites, p.site_max_df), f"{work}/index")

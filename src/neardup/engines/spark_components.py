@@ -25,10 +25,14 @@ MAX_STAR_ROUNDS = 64
 
 
 
-def connected_components(edges: DataFrame) -> DataFrame:
+def connected_components(edges: DataFrame, one_task: bool = False) -> DataFrame:
     """``(row, comp)`` of every row in ``edges`` (columns ``a``, ``b``): comp = smallest row of its component.
 
-    First each task's own edges are joined by the local union-find (:func:`_local_stars`):
+    ``one_task``: the edges are few enough for one task (the engine says when): they are read
+    into one partition (no shuffle) and its union-find is the answer -- one Spark job, where the
+    rounds below and their tests are a dozen.
+
+    Otherwise, first each task's own edges are joined by the local union-find (:func:`_local_stars`):
     every node linked to the smallest node of its component among the task's edges --
     stars already, unless a component's edges fell into several tasks.  Then, until the
     edges form stars around the smallest row of each component (every node has one
@@ -39,6 +43,8 @@ def connected_components(edges: DataFrame) -> DataFrame:
     checkpointed.  Every Spark job costs a fixed time on a small master, and a component
     found whole in one task needs no round.
     """
+    if one_task:
+        return edges.select("a", "b").coalesce(1).mapInPandas(_components, "row long, comp long")
     edges_now = edges.select("a", "b").mapInPandas(_local_stars, "u long, v long").localCheckpoint()
     for _ in range(MAX_STAR_ROUNDS):
         if _stars(edges_now):
@@ -59,7 +65,21 @@ def connected_components(edges: DataFrame) -> DataFrame:
 
 def _local_stars(frames: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
     """A task's edges ``(a, b)`` as ``u -> v``: each node but the smallest of its component (among
-    these edges) to that smallest node (:func:`neardup.cluster.cluster_labels`)."""
+    these edges) to that smallest node."""
+    for nodes, smallest in _smallest(frames):
+        keep = nodes != smallest
+        yield pd.DataFrame({"u": nodes[keep], "v": smallest[keep]})
+
+
+def _components(frames: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+    """``(row, comp)`` of every node of a task's edges ``(a, b)``: the components when the task has them all."""
+    for nodes, smallest in _smallest(frames):
+        yield pd.DataFrame({"row": nodes, "comp": smallest})
+
+
+def _smallest(frames: Iterator[pd.DataFrame]) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """The nodes of a task's edges ``(a, b)`` and the smallest node of each one's component among these
+    edges (:func:`neardup.cluster.cluster_labels`); nothing when the task has no edge."""
     one_thread()
     got = [(f["a"].to_numpy(np.int64), f["b"].to_numpy(np.int64)) for f in frames]
     if not got:
@@ -67,9 +87,7 @@ def _local_stars(frames: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
     a, b = np.concatenate([x for x, _ in got]), np.concatenate([y for _, y in got])
     nodes = np.unique(np.concatenate([a, b]))
     labels = cluster_labels(nodes.shape[0], np.searchsorted(nodes, a), np.searchsorted(nodes, b))
-    smallest = nodes[np.unique(labels, return_index=True)[1]][labels]  # labels count in node order
-    keep = nodes != smallest
-    yield pd.DataFrame({"u": nodes[keep], "v": smallest[keep]})
+    yield nodes, nodes[np.unique(labels, return_index=True)[1]][labels]  # labels count in node order
 
 
 def _stars(edges: DataFrame) -> bool:

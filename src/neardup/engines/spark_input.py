@@ -25,8 +25,8 @@ input file (or piece of one), never one per document:
    count (one number per unit in the driver) gives its offset, and a document's row is its
    unit's offset plus its index in the unit (when a duplicate was dropped, the index is
    recounted over the narrow ``(unit, pos)`` rows and joined to the texts); ``(row, text)`` is
-   written as the engine's ``documents`` shards and ``(row, id, unit, line, site)`` beside them,
-   sorted by row (the driver reads the ids in that order).
+   what the next stage reads from the records (the texts are not written again), and
+   ``(row, id, unit, line, site)`` is written sorted by row (the driver reads the ids in that order).
 
 The run's account (read, kept, rejected by reason, skipped, encodings, notes, scripts) is made of
 aggregates; the first :data:`~neardup.job.MAX_LISTED_REJECTIONS` rejections are taken in order by
@@ -200,19 +200,22 @@ _NAMES = [part.split()[0] for part in _RECORDS.split(", ")]
 
 @dataclass
 class SparkInput:
-    """The documents the executors read (:func:`read_inputs`): ``n`` rows, their ``(row, text)``
-    shards at :attr:`documents_path`, ``(row, id, unit, line, site)`` sorted by row at
-    :attr:`provenance_path`."""
+    """The documents the executors read (:func:`read_inputs`): ``n`` rows, their ``(row, text)`` as
+    :attr:`texts`, ``(row, id, unit, line, site)`` sorted by row at :attr:`provenance_path`."""
 
     work: str
     n: int
     units: list[Unit]
     lines_before: np.ndarray
+    #: ``(row, text)`` of the kept documents: the stored records numbered (a narrow join with each
+    #: unit's offset, read by the stage that needs the texts) -- the texts are written once, by the
+    #: records stage, not copied into shards of their own.
+    texts: Any = None
     stack: ExitStack = field(default_factory=ExitStack)
 
     @property
-    def documents_path(self) -> str:
-        return f"{self.work}/documents"
+    def records_path(self) -> str:
+        return f"{self.work}/records"
 
     @property
     def provenance_path(self) -> str:
@@ -258,17 +261,17 @@ def read_inputs(engine: "SparkEngine", inputs: Sequence[str], extract: str, stat
     try:
         work = stack.enter_context(engine.workdir()) + "/input"
         with engine.running() as spark:
-            n, lines_before = _stages(spark, engine, units, work, stats, strict, fields, prefer_html, extract)
-        return SparkInput(work, n, units, lines_before, stack)
+            n, lines_before, texts = _stages(spark, engine, units, work, stats, strict, fields, prefer_html, extract)
+        return SparkInput(work, n, units, lines_before, texts, stack)
     except BaseException:
         stack.close()
         raise
 
 
 def _stages(spark: Any, engine: "SparkEngine", units: list[Unit], work: str, stats: RunStats, strict: bool,
-            fields: Fields, prefer_html: bool, extract: str) -> tuple[int, np.ndarray]:
-    """Stages 2-4 and the account (see the module docstring); returns the rows and each unit's
-    lines before it in its file."""
+            fields: Fields, prefer_html: bool, extract: str) -> tuple[int, np.ndarray, Any]:
+    """Stages 2-4 and the account (see the module docstring); returns the rows, each unit's
+    lines before it in its file and the kept documents' ``(row, text)`` (not computed yet)."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
@@ -277,17 +280,19 @@ def _stages(spark: Any, engine: "SparkEngine", units: list[Unit], work: str, sta
     frame = spark.createDataFrame(table, _UNITS).repartitionByRange(tasks[-1] + 1 if tasks else 1, "task")
     records = stored(frame.mapInPandas(read_units(prefer_html, fields, extract), _RECORDS), f"{work}/records")
 
-    # the ids: the first (unit, pos) of each id wins
-    seen = records.where(F.col("kind").isin(DOCUMENT, FAILED)).select("unit", "pos", "id", "line")
-    first = Window.partitionBy("id").orderBy("unit", "pos")
-    dups = stored(seen.withColumn("nth", F.row_number().over(first)).where("nth > 1").drop("nth"),
-                  f"{work}/duplicates")
-    # one aggregate of narrow columns: every count the account and the row numbers need, per unit
-    flagged = records.join(dups.select("unit", "pos", F.lit(True).alias("dup")), ["unit", "pos"], "left")
+    # the ids: the first (unit, pos) of each id wins among the rows that name one (every other row is
+    # a window of its own); then one aggregate of narrow columns: every count the account and the row
+    # numbers need, per unit -- one job, the duplicates stored only when there are some
+    named = F.col("kind").isin(DOCUMENT, FAILED)
+    first = Window.partitionBy(F.when(named, F.col("id")), F.when(~named, F.col("unit")),
+                               F.when(~named, F.col("pos"))).orderBy("unit", "pos")
+    flagged = records.drop("text", "source", "detail").withColumn(
+        "dup", named & (F.row_number().over(first) > 1))
     tally = read_stored_frame(flagged.groupBy("unit", "kind", "dup", "reason", "encoding", "html_note", "script").agg(
         F.count("*").alias("count"), F.sum("k").alias("k"), F.sum("line").alias("line")), f"{work}/tally")
-    tally["dup"] = tally["dup"].eq(True)  # null (no duplicate) -> False
     n_dups = int(tally.loc[tally["dup"], "count"].sum())
+    if n_dups:
+        dups = stored(flagged.where("dup").select("unit", "pos", "id", "line"), f"{work}/duplicates")
 
     # the units' own rows: lines read (to number a range's lines from its file's start), whether it held a record
     meta = tally[tally["kind"] == META]
@@ -326,11 +331,10 @@ def _stages(spark: Any, engine: "SparkEngine", units: list[Unit], work: str, sta
             "k", (F.row_number().over(Window.partitionBy("unit").orderBy("pos")) - 1).cast("int"))
         docs = docs.drop("k").join(index, ["unit", "pos"])
     numbered = docs.join(F.broadcast(offs), "unit").withColumn("row", F.col("offset") + F.col("k"))
-    numbered.select("row", "text").write.mode("overwrite").parquet(f"{work}/documents")
     # sorted by row (a range-partitioned sort: part files in row order), so the driver reads the ids as they come
     numbered.select("row", "id", "unit", "line", "site").orderBy("row").write.mode("overwrite").parquet(
         f"{work}/provenance")
-    return n, lines_before
+    return n, lines_before, numbered.select("row", "text")
 
 
 def read_stored_frame(frame: Any, path: str) -> "pd.DataFrame":

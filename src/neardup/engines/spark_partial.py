@@ -102,13 +102,14 @@ class SparkPartialDetector(PartialDetector):
         given = self.engine.read_files(inputs, self.extract, run.stats, self.strict, fields, prefer_html)
         try:
             with self.engine.workdir() as work:
-                yield from self._stages(work, given.documents_path, given.n, given.ids, start)
+                yield from self._stages(work, given, given.n, given.ids, start)
         finally:
             given.close()
 
-    def _stages(self, work: str, documents: str, n: int, ids: Callable[[], Sequence[str]],
+    def _stages(self, work: str, documents: Any, n: int, ids: Callable[[], Sequence[str]],
                 start: float) -> Iterator[PartialPair]:
-        """The stages over the ``n`` documents stored at ``documents`` (``ids``: their ids, asked for once
+        """The stages over the ``n`` documents ``documents`` (their shards' path, or the input the
+        executors read: :meth:`~.spark.SparkEngine.documents`; ``ids``: their ids, asked for once
         the spans are found), then the reported pairs."""
         from pyspark.sql import functions as F
 

@@ -15,7 +15,8 @@ stage depends on how rows are partitioned or in which order partitions come.
   statistics when the method needs them (``apply_statistics``), and ``good``: whether the
   document has any feature before that (the local engine's usable rows);
 * :func:`key_candidates` -- methods whose candidates share keys (MinHash bands,
-  supershingles): ``(band, key, row)`` grouped by ``(band, key)``; every pair of a bucket
+  supershingles): the keys made with the sketches, exploded as ``(band, key, row)`` and grouped by
+  ``(band, key)``; every pair of a bucket
   is a candidate, as in :func:`neardup.index.banding.candidate_pairs`: the rows sorted by
   key within hash partitions and each bucket's pairs made from its run of rows
   (:func:`group_pairs`), a giant bucket's handed on a million at a time, never held;
@@ -34,6 +35,7 @@ stage depends on how rows are partitioned or in which order partitions come.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
 import numpy as np
@@ -50,6 +52,23 @@ from .shards import RowGroups, read_stored, stored
 FLUSH_PAIRS = 1 << 20
 #: Candidate pairs a verification task scores at once (it reads their rows' sketches for them).
 VERIFY_CHUNK = 1 << 16
+#: Rows of an Arrow batch to and from Python in the stages whose rows are a few numbers (keys,
+#: candidates, pairs: about 1.5 MB); the text and sketch stages keep Spark's setting.
+NARROW_BATCH_ROWS = 1 << 16
+_ARROW_BATCH = "spark.sql.execution.arrow.maxRecordsPerBatch"
+
+
+@contextmanager
+def narrow_batches(spark: Any) -> Iterator[None]:
+    """Arrow batches of at least :data:`NARROW_BATCH_ROWS` rows for the jobs run inside (restored
+    after).  Spark's default (10,000), or the smaller batch chosen for texts, sends millions of
+    narrow rows a few thousand at a time: the conversions per batch cost more than the rows."""
+    before = spark.conf.get(_ARROW_BATCH)
+    spark.conf.set(_ARROW_BATCH, str(max(NARROW_BATCH_ROWS, int(before))))
+    try:
+        yield
+    finally:
+        spark.conf.set(_ARROW_BATCH, before)
 
 
 def one_thread() -> None:
@@ -108,12 +127,16 @@ def summed_statistics(docs: DataFrame, count: Callable[[list[str]], Any], templa
     return template.from_tables(tables)
 
 
-def sketch(docs: DataFrame, method: Method, layout: SketchLayout, stats: object = None) -> DataFrame:
+def sketch(docs: DataFrame, method: Method, layout: SketchLayout, stats: object = None,
+           keys_of: Callable[[Sketches], np.ndarray] | None = None) -> DataFrame:
     """``(row, text)`` -> one encoded sketch row per document and ``good`` (see the module docstring).
 
     ``stats``: the collection's statistics, for a corpus-dependent method (applied to each
     batch: ``apply_statistics`` works row by row); otherwise ``finish`` of one batch is
-    the batch's part of the collection's sketches.
+    the batch's part of the collection's sketches.  ``keys_of``: the candidate keys of a
+    ``keys`` or ``hamming`` plan (:func:`candidate_keys`) made here too, from the sketches in
+    hand, as a column ``keys`` (null for a document without features): the candidates stage
+    then explodes them in Spark instead of sending every sketch through Python once more.
     """
 
     def fn(frame: pd.DataFrame) -> pd.DataFrame:
@@ -121,9 +144,13 @@ def sketch(docs: DataFrame, method: Method, layout: SketchLayout, stats: object 
         sk = method.finish([part]) if stats is None else method.apply_statistics(part, stats)
         out = layout.encode(frame["row"].to_numpy(np.int64), sk)
         out["good"] = part.usable.astype(bool)
+        if keys_of is not None:
+            keys = np.ascontiguousarray(keys_of(sk)).view(np.int64)
+            out["keys"] = [k if ok else None for k, ok in zip(keys, sk.usable)]
         return out
 
-    return docs.mapInPandas(_batches(fn), f"{layout.schema()}, good boolean")
+    more = "" if keys_of is None else ", keys array<long>"
+    return docs.mapInPandas(_batches(fn), f"{layout.schema()}, good boolean{more}")
 
 
 # ---------------------------------------------------------------------------- candidates
@@ -145,22 +172,13 @@ def candidate_keys(method: Method, plan: CandidatePlan, n_docs: int) -> Callable
     return keys
 
 
-def key_candidates(sketches: DataFrame, layout: SketchLayout, keys_of: Callable[[Sketches], np.ndarray],
-                   min_shared: int) -> DataFrame:
-    """Pairs ``(a, b)``, ``a < b``, of usable documents sharing ``min_shared`` keys (``keys_of``) at one slot."""
-
-    def keys_fn(frame: pd.DataFrame) -> pd.DataFrame:
-        sk = layout.decode(frame)
-        keys = keys_of(sk)
-        ok = sk.usable
-        rows, keys = frame["row"].to_numpy(np.int64)[ok], keys[ok]
-        bands = keys.shape[1]
-        return pd.DataFrame({"band": np.tile(np.arange(bands, dtype=np.int32), rows.shape[0]),
-                             "key": np.ascontiguousarray(keys).view(np.int64).ravel(),
-                             "row": np.repeat(rows, bands)})
-
-    keyed = sketches.mapInPandas(_batches(keys_fn), "band int, key long, row long")
-    pairs = group_pairs(keyed, ["band", "key"], "row")
+def key_candidates(sketches: DataFrame, min_shared: int) -> DataFrame:
+    """Pairs ``(a, b)``, ``a < b``, of usable documents sharing ``min_shared`` keys at one slot: the
+    ``keys`` the sketch stage made (:func:`sketch` with ``keys_of``), exploded as ``(band, key, row)``."""
+    keyed = sketches.where(F.col("keys").isNotNull()).select(F.posexplode("keys").alias("band", "key"), "row")
+    # the 64-bit key first: Spark's sort then settles nearly every comparison on the key's prefix (the
+    # band first, 18 values or so, ties nearly every one: twice the sort's time)
+    pairs = group_pairs(keyed, ["key", "band"], "row")
     if min_shared <= 1:
         return pairs.distinct()
     return pairs.groupBy("a", "b").count().where(F.col("count") >= min_shared).select("a", "b")
