@@ -124,3 +124,26 @@ def test_relations_are_symmetric_on_the_executors(spark, corpus, tmp_path):
     assert len(same) > 0.9 * len(forward)
     assert all(q["relation"] == swap[p["relation"]] for p, q in same)
     assert {p["relation"] for p, _ in same} == set(swap)
+
+
+def test_clusters_without_removals_write_the_local_parquet(spark, tmp_path):
+    """Copies that no kept document covers enough to drop (75 of 120 words shared): clusters whose
+    ``removed`` lists are all empty, which the local Parquet writer types as lists of nulls."""
+    import random
+
+    r = random.Random(1)
+    vocab = [f"w{i}" for i in range(3000)]
+    rows = []
+    for k in range(4):
+        a = [r.choice(vocab) for _ in range(120)]
+        rows += [{"id": f"a{k}", "text": " ".join(a)},
+                 {"id": f"b{k}", "text": " ".join(a[:75] + [r.choice(vocab) for _ in range(45)])}]
+    docs = tmp_path / "docs.jsonl"
+    docs.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    args = [str(docs), "--quiet", "--format", "parquet", "--method", "minhash", "--threshold", "0.3"]
+    assert main(["dedup", *args, "-o", str(tmp_path / "l")]) == 0
+    assert main(["dedup", *args, "-o", str(tmp_path / "s"), *SPARK]) == 0
+    local = _summary(tmp_path / "l")
+    assert local["clusters"] == 4 and local["duplicates_removable"] == 0
+    assert _summary(tmp_path / "s") == local
+    _same_files(tmp_path / "l", tmp_path / "s", "parquet")

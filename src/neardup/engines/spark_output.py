@@ -80,8 +80,10 @@ def written(pairs: "DataFrame", n_pairs: int, clusters: "DataFrame | None", unus
     elif clusters is None:
         clusters = spark.createDataFrame([], "first long, members array<long>")
     _write_table(_pair_rows(pairs, ids, into.fmt, typed is not None), ["row_a", "row_b"], into, "pairs")
+    # no member removed anywhere: the local writer's Parquet column of empty lists holds nulls' lists
+    empty = ("removed",) if typed is not None and not typed["duplicates_removable"] else ()
     _write_table(_cluster_rows(clusters, ids, into.fmt, f"{work}/cluster_places", typed is not None), ["number"],
-                 into, "clusters")
+                 into, "clusters", empty)
     sizes = F.size("members")
     got = clusters.agg(F.count(F.lit(1)), F.sum(sizes), F.max(sizes)).first()
     bad = unusable.agg(F.count(F.lit(1))).first()
@@ -205,9 +207,9 @@ def _frame(keys: dict[str, np.ndarray], rows: list[dict[str, Any]], fmt: str, ta
     return pd.DataFrame({**keys, **{c: [r[c] for r in rows] for c, _ in _columns(table, typed)}})
 
 
-def _write_table(rows: "DataFrame", keys: list[str], into: Destination, name: str) -> None:
+def _write_table(rows: "DataFrame", keys: list[str], into: Destination, name: str, empty: tuple[str, ...] = ()) -> None:
     """``rows`` sorted by ``keys`` and written by the executors as part files in ``into.folder/name``;
-    joined into ``name.<ext>`` when :func:`_coalesced`."""
+    joined into ``name.<ext>`` when :func:`_coalesced` (``empty``: list columns empty in every row)."""
     ext = "jsonl" if into.fmt == "jsonl" else "parquet"
     folder = into.folder / name
     ordered = rows.orderBy(*keys).drop(*keys)
@@ -221,7 +223,7 @@ def _write_table(rows: "DataFrame", keys: list[str], into: Destination, name: st
         if into.fmt == "jsonl":
             _join_lines(parts, target)
         else:
-            _join_parquet(parts, target)
+            _join_parquet(parts, target, empty)
         shutil.rmtree(folder)
 
 
@@ -255,9 +257,10 @@ def _join_lines(parts: list[Path], target: Path) -> None:
                 shutil.copyfileobj(fh, out, COPY_BYTES)
 
 
-def _join_parquet(parts: list[Path], target: Path) -> None:
+def _join_parquet(parts: list[Path], target: Path, empty: tuple[str, ...] = ()) -> None:
     """The Parquet ``parts`` into one file with the local writer's Arrow schema (no Spark metadata, lists
-    of ``item`` as ``pa.table`` makes them), in row groups of :data:`ROW_GROUP_ROWS` as it makes
+    of ``item`` as ``pa.table`` makes them; the list columns ``empty`` in every row as lists of nulls,
+    which ``pa.table`` infers for them), in row groups of :data:`ROW_GROUP_ROWS` as it makes
     them: its file, byte for byte.  This process
     holds one row group's rows at a time (at most that many, whatever the table's size)."""
     import pyarrow as pa
@@ -269,6 +272,9 @@ def _join_parquet(parts: list[Path], target: Path) -> None:
         nonlocal writer
         table = table.cast(pa.schema([pa.field(f.name, pa.list_(f.type.value_type) if pa.types.is_list(f.type)
                                                else f.type) for f in table.schema])).combine_chunks()
+        for name in empty:
+            table = table.set_column(table.schema.get_field_index(name), name,
+                                     pa.array([[]] * table.num_rows, pa.list_(pa.null())))
         if writer is None:
             writer = pq.ParquetWriter(target, table.schema)
         writer.write_table(table, row_group_size=ROW_GROUP_ROWS)
