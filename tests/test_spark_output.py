@@ -139,6 +139,7 @@ def test_the_driver_receives_no_list_per_document_or_pair(spark, corpus, tmp_pat
     import neardup.engines.spark as spark_engine
     import neardup.engines.spark_input as spark_input
     import neardup.engines.spark_output as out
+    import neardup.engines.spark_relations as relations_stage
     from neardup.engines.spark_align import SparkAligner
     from neardup.engines.spark_input import SparkInput
     from neardup.pipeline import WrittenResult
@@ -161,7 +162,7 @@ def test_the_driver_receives_no_list_per_document_or_pair(spark, corpus, tmp_pat
     def refuse(*args, **kwargs):
         raise AssertionError("the driver read a whole result")
 
-    for module in (shards, spark_input, out):
+    for module in (shards, spark_input, out, relations_stage):
         monkeypatch.setattr(module, "read_stored", counted_read)
     monkeypatch.setattr(DataFrame, "collect", counted_collect)
     monkeypatch.setattr(DataFrame, "toPandas", refuse)

@@ -31,7 +31,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from ..relations import RELATIONS, Coverage, aligned_counts, copy_edges, removals
-from .shards import stored
+from .shards import read_stored, stored
 from .spark_align import chained
 from .spark_components import cluster_group, connected_components, group_count, grouped
 from .spark_stages import _batches, one_thread
@@ -58,7 +58,9 @@ def related(pairs: DataFrame, relating: "Relating", work: str) -> tuple[DataFram
     coverage = aligned_coverage(spark, aligner, work)
     typed = stored(typed_pairs(pairs, coverage, relating.min_coverage), f"{work}/typed")
     per_relation = dict.fromkeys(range(len(RELATIONS)), 0)
-    per_relation.update({int(r["relation"]): int(r["count"]) for r in typed.groupBy("relation").count().collect()})
+    stored(typed.groupBy("relation").count(), f"{work}/relation_counts")  # five rows at most, read by pyarrow
+    counted = read_stored(f"{work}/relation_counts", ["relation", "count"])
+    per_relation.update(zip(counted["relation"].to_pylist(), counted["count"].to_pylist()))
     codes = [RELATIONS.index(name) for name in relating.listed]
     n_copies = sum(per_relation[k] for k in range(3))
     clusters = None
