@@ -14,9 +14,9 @@ Runs ``dedup`` on one simulated corpus (``neardup synth`` of Reuters-21578 from
   stage (``SparkEngine(executors_read=False)``: how the Spark engine read before issue 32).
 
 ``--growth 25000,200000`` measures the driver's memory instead: each engine at each corpus size
-(``neardup synth ../shared/data/reuters21578 --docs N --seed 5``), relations off, and the
-growth of the driver Python process's peak anonymous memory per added document between the
-smallest and the largest (the issue's bar: under 50 bytes per document).
+(``neardup synth ../shared/data/reuters21578 --docs N --seed 5``), relations off (``--relations``:
+on, ``dedup``'s defaults), and the growth of the driver Python process's peak anonymous memory per
+added document between the smallest and the largest (the issue's bar: under 50 bytes per document).
 
 Wall and CPU seconds and peak RSS come from ``os.wait4`` through bench_minhash's launcher
 (for ``spark`` the peak is the Python driver's only: the JVM and the Python workers are
@@ -31,6 +31,7 @@ Usage::
         [--partitions 16] [--workdir bench/results/scale]
     .venv/bin/python bench/bench_scale.py --corpus DOCS.jsonl --docs 5000     # any corpus
     .venv/bin/python bench/bench_scale.py --growth 25000,200000 --engines spark,spark-driver
+    .venv/bin/python bench/bench_scale.py --growth 25000,200000 --engines local,spark --relations
 """
 
 from __future__ import annotations
@@ -172,6 +173,7 @@ def main() -> None:
     p.add_argument("--partitions", type=int, default=16)
     p.add_argument("--workdir", default=str(REPO_ROOT / "bench" / "results" / "scale"))
     p.add_argument("--growth", help="corpus sizes (comma-separated): the driver's memory growth per document")
+    p.add_argument("--relations", action="store_true", help="--growth at dedup's defaults (relations on; off without)")
     args = p.parse_args()
     workdir = Path(args.workdir)
     workdir.mkdir(parents=True, exist_ok=True)
@@ -230,8 +232,9 @@ def main() -> None:
 
 
 def growth(sizes: list[int], args: argparse.Namespace, workdir: Path) -> None:
-    """Each engine at each size (relations off): the driver's peak anonymous memory, and its growth
-    per document from the smallest size to the largest; written to ``growth.json`` / ``growth.md``."""
+    """Each engine at each size (relations off unless ``--relations``): the driver's peak anonymous memory,
+    and its growth per document from the smallest size to the largest; written to ``growth.json`` /
+    ``growth.md``."""
     results: dict[str, dict[int, dict]] = {}
     for engine in args.engines.split(","):
         for docs in sizes:
@@ -240,7 +243,7 @@ def growth(sizes: list[int], args: argparse.Namespace, workdir: Path) -> None:
             events = str(workdir / f"events-growth-{engine}-{docs}")
             shutil.rmtree(events, ignore_errors=True)
             cmd = [sys.executable, __file__, "_job", engine, str(corpus), str(out), args.method,
-                   str(args.partitions), events, "0"]
+                   str(args.partitions), events, "1" if args.relations else "0"]
             r = run_child(cmd, workdir / f"growth-{engine}-{docs}.log")
             summary = json.loads((out / "bench.json").read_text())
             r.update(pairs=summary["pairs"], documents=summary["documents"]["kept"], stages=summary["seconds"],
@@ -269,6 +272,9 @@ def growth(sizes: list[int], args: argparse.Namespace, workdir: Path) -> None:
                 by_size[hi]["documents"] - by_size[lo]["documents"])
             lines.append(f"\n{engine}: the driver's peak anonymous memory grows {grow:.0f} bytes per document "
                          f"from {lo:,} to {hi:,}")
+    for engine, by_size in results.items():
+        for docs, r in by_size.items():
+            lines.append(f"\n{engine} {docs:,} stages (s): " + ", ".join(f"{k} {v:.1f}" for k, v in r["stages"].items()))
     (workdir / "growth.json").write_text(json.dumps(results, indent=2))
     (workdir / "growth.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))

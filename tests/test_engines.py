@@ -137,17 +137,18 @@ def test_spark_engine_collects_nothing_through_the_driver_jvm():
     assert found == []
 
 
-@pytest.mark.parametrize("extra", [[], ["--engine", "spark"]])
-def test_part_files_need_spark_and_relations_off(tmp_path, capsys, extra):
+@pytest.mark.parametrize("extra", [[], ["--engine", "spark", "--unique", "UNIQUE"]])
+def test_part_files_need_spark_without_unique(tmp_path, capsys, extra):
     """``--no-coalesce`` (part files written by the executors) is refused where each table is one file
-    anyway: the local engine, or Spark with relations on; before anything is read or written."""
+    anyway: the local engine, or Spark with ``--unique``; before anything is read or written."""
     from pathlib import Path
 
     from neardup.cli import main
 
     sample = Path(__file__).resolve().parent.parent / "examples" / "sample.jsonl"
+    extra = [str(tmp_path / "u.jsonl") if e == "UNIQUE" else e for e in extra]
     assert main(["dedup", str(sample), "-o", str(tmp_path / "o"), "--quiet", "--no-coalesce", *extra]) == 2
-    assert "--no-coalesce needs --engine spark and --no-relations" in capsys.readouterr().err
+    assert "--no-coalesce needs --engine spark and no --unique" in capsys.readouterr().err
     assert not (tmp_path / "o").exists()
 
 

@@ -1,7 +1,8 @@
 """Issue 32, fourth part: the Spark executors write ``dedup``'s outputs (:mod:`neardup.engines.spark_output`).
 
-With relations off, the pairs and clusters are written by Spark under the output folder: the
-single files are the local engine's byte for byte (JSONL and Parquet), the part files concatenated
+The pairs and clusters are written by Spark under the output folder (relations off here; on:
+``tests/test_spark_relations.py``): the single files are the local engine's byte for byte (JSONL
+and Parquet), the part files concatenated
 in part order are the same rows in the same order, the summary (counts from aggregates, the
 account naming the documents without words) is the local one, a failed run leaves no folder and
 the driver never receives a per-document or per-pair list.
@@ -127,15 +128,19 @@ def test_a_failed_run_leaves_the_previous_output(spark, corpus, tmp_path, monkey
     assert [p.name for p in tmp_path.iterdir()] == ["out"]
 
 
-def test_the_driver_receives_no_list_per_document_or_pair(spark, corpus, tmp_path, monkeypatch):
-    """What comes back to the driver's Python during a written run: aggregates and the few rows a
-    summary names -- never the ids, the pairs, the clusters or the usable rows.  Every Parquet read
-    (pyarrow, :func:`~neardup.engines.shards.read_stored`) and every Spark collect is counted; the
-    driver's readers of whole results are made to fail."""
+@pytest.mark.parametrize("relations", [False, True])
+def test_the_driver_receives_no_list_per_document_or_pair(spark, corpus, tmp_path, monkeypatch, relations):
+    """What comes back to the driver's Python during a written run, relations off or on (the
+    defaults: :mod:`neardup.engines.spark_relations`): aggregates and the few rows a summary names
+    -- never the ids, the pairs, the coverages, the relations, the clusters, the kept documents or
+    the usable rows.  Every Parquet read (pyarrow, :func:`~neardup.engines.shards.read_stored`) and
+    every Spark collect is counted; the driver's readers of whole results are made to fail."""
     import neardup.engines.shards as shards
     import neardup.engines.spark as spark_engine
     import neardup.engines.spark_input as spark_input
     import neardup.engines.spark_output as out
+    import neardup.engines.spark_relations as relations_stage
+    from neardup.engines.spark_align import SparkAligner
     from neardup.engines.spark_input import SparkInput
     from neardup.pipeline import WrittenResult
     from neardup.run import dedup_files
@@ -157,17 +162,20 @@ def test_the_driver_receives_no_list_per_document_or_pair(spark, corpus, tmp_pat
     def refuse(*args, **kwargs):
         raise AssertionError("the driver read a whole result")
 
-    for module in (shards, spark_input, out):
+    for module in (shards, spark_input, out, relations_stage):
         monkeypatch.setattr(module, "read_stored", counted_read)
     monkeypatch.setattr(DataFrame, "collect", counted_collect)
     monkeypatch.setattr(DataFrame, "toPandas", refuse)
     monkeypatch.setattr(DataFrame, "toLocalIterator", refuse)
     monkeypatch.setattr(SparkInput, "ids", refuse)
     monkeypatch.setattr(spark_engine, "read_found", refuse)
+    monkeypatch.setattr(SparkAligner, "_found", refuse)  # the passages or chains, a batch at a time
     engine = SparkEngine(master="local[2]", partitions=3)
-    result, summary = dedup_files([str(corpus)], tmp_path / "s", engine=engine, relations=False,
+    result, summary = dedup_files([str(corpus)], tmp_path / "s", engine=engine, relations=relations,
                                   method="minhash", threshold=0.6, coalesce=False)
     assert isinstance(result, WrittenResult) and summary["pairs"] > 300
+    assert ("relations" in summary) == relations and (summary.get("duplicates_removable", 0) > 100)
     assert summary["documents"]["kept"] == 600 and rows_back
     biggest = max(n for _, n in rows_back)
-    assert biggest <= 10, rows_back  # partitions, units, reasons, the 3 rows without words: not 600 nor 300
+    # partitions, units, reasons, relations, the 3 rows without words: not 600 nor 300
+    assert biggest <= 10, rows_back

@@ -19,11 +19,11 @@ import numpy as np
 
 from .cluster import CLUSTERINGS
 from .engines import Engine, get_engine
-from .engines.base import Destination, Written
+from .engines.base import Destination, Relating, Written
 from .errors import UserError
 from .extract import DEFAULT_EXTRACTOR
 from .input_stage import batches, progress_bar
-from .io.dedup_rows import Cluster, Pair, Removed
+from .io.dedup_rows import Cluster, Pair, pairs_of, removed_of
 from .io.readers import FIELDS, Fields, Rejection, read_inputs
 from .job import RunStats, run_report
 from .methods import DEFAULT_METHOD, get_method
@@ -60,8 +60,8 @@ class Reported:
 @dataclass
 class WrittenResult(Reported):
     """A run whose pairs and clusters the engine's executors wrote into the output folder themselves
-    (Spark, relations off: :mod:`neardup.engines.spark_output`): the account, the parameters and the
-    counts (``written``) -- no id, pair or cluster in this process.  Its summary is the one a
+    (Spark: :mod:`neardup.engines.spark_output`): the account, the parameters and the counts
+    (``written``) -- no id, pair or cluster in this process.  Its summary is the one a
     :class:`DedupResult` of the same run would give."""
 
     stats: RunStats
@@ -71,7 +71,8 @@ class WrittenResult(Reported):
     def results(self) -> dict[str, Any]:
         w = self.written
         return {"candidate_pairs": w.candidate_pairs, "pairs": w.pairs, "clusters": w.clusters,
-                "documents_in_clusters": w.in_clusters, "duplicates_removable": w.in_clusters - w.clusters,
+                "documents_in_clusters": w.in_clusters,
+                **(w.typed if w.typed is not None else {"duplicates_removable": w.in_clusters - w.clusters}),
                 "largest_cluster": w.largest, "warnings": cluster_warnings(self.stats.kept, w.largest)}
 
 
@@ -123,13 +124,12 @@ class DedupResult(Reported):
 
     def _pairs_of(self, rows: np.ndarray) -> list[Pair]:
         ids = self.ids
-        a, b, s = self.a[rows].tolist(), self.b[rows].tolist(), self.scores[rows].tolist()
+        a, b = [ids[i] for i in self.a[rows].tolist()], [ids[i] for i in self.b[rows].tolist()]
         if self.related is None:
-            return [Pair(ids[i], ids[j], x) for i, j, x in zip(a, b, s)]
+            return pairs_of(a, b, self.scores[rows].tolist())
         r = self.related
-        rel = [RELATIONS[k] for k in r.relation[rows].tolist()]
-        ca, cb, lg = np.round(r.cov_a[rows], 4).tolist(), np.round(r.cov_b[rows], 4).tolist(), r.longest[rows].tolist()
-        return [Pair(ids[i], ids[j], x, q, u, v, w) for i, j, x, q, u, v, w in zip(a, b, s, rel, ca, cb, lg)]
+        return pairs_of(a, b, self.scores[rows].tolist(), [RELATIONS[k] for k in r.relation[rows].tolist()],
+                        r.cov_a[rows], r.cov_b[rows], r.longest[rows])
 
     @property
     def clusters(self) -> list[Cluster]:
@@ -144,10 +144,10 @@ class DedupResult(Reported):
                 yield Cluster(n, [ids[i] for i in m], ids[m[0]])
             return
         for n, g in enumerate(self.groups):
-            m, kept_for = g.tolist(), self.kept_for[g].tolist()
-            cov = np.round(self.kept_coverage[g], 4).tolist()
-            yield Cluster(n, [ids[i] for i in m], ids[int(self.representatives[n])],
-                          [Removed(ids[i], ids[k], c) for i, k, c in zip(m, kept_for, cov) if k >= 0])
+            members = [ids[i] for i in g.tolist()]
+            kept = [ids[k] if k >= 0 else None for k in self.kept_for[g].tolist()]
+            yield Cluster(n, members, ids[int(self.representatives[n])],
+                          removed_of(members, kept, self.kept_coverage[g]))
 
     def dropped_ids(self, keep_rejected: bool = False) -> set[str]:
         """Ids not in the unique output: clustered documents covered by the one kept for them (with
@@ -292,8 +292,8 @@ class Deduplicator:
         """Detect near-duplicates among the records of the files ``inputs`` (as :meth:`run` of
         :func:`~neardup.io.readers.read_inputs`); an engine that reads files itself (Spark's
         executors: ``read_files``) reads them, with the same rows, rejections and account.  With
-        ``into`` and relations off, an engine whose executors also write (``writes_outputs``) writes
-        the pairs and clusters there: the answer is then a :class:`WrittenResult`."""
+        ``into``, an engine whose executors also write (``writes_outputs``) writes the pairs and clusters
+        there, typing them there with relations on (:class:`~neardup.engines.base.Relating`): the answer is then a :class:`WrittenResult`."""
         read = getattr(self.engine, "read_files", None)
         if read is None or not getattr(self.engine, "executors_read", False):
             return self.run(read_inputs(inputs, prefer_html, self.fields))
@@ -307,13 +307,18 @@ class Deduplicator:
         try:
             given = read(inputs, self.extract, stats, self.strict, self.fields, prefer_html)
             engine: Any = self.engine
-            if into is not None and aligner is None and getattr(engine, "writes_outputs", False):
-                written: Written = engine.dedup_into(method, given, stats, self.cluster, into, listed)
-                self._no_words(stats, given, written.named, written.unusable)
-                stats.kept = written.n - written.unusable
-                return WrittenResult(stats, self._params(method, written.info), written)
             if aligner is not None:
                 aligner.use_input(given)
+            if into is not None and getattr(engine, "writes_outputs", False):
+                relating = None if aligner is None else Relating(aligner, self.cluster, self.min_coverage,
+                                                                 self.unique_coverage, self.listed)
+                written: Written = engine.dedup_into(method, given, stats, self.cluster, into, listed, relating)
+                self._no_words(stats, given, written.named, written.unusable)
+                stats.kept = written.n - written.unusable
+                params = self._params(method, written.info)
+                if aligner is not None:
+                    params.update(self._relation_params())
+                return WrittenResult(stats, params, written)
             found = self.engine.dedup(method, given, stats, None if aligner is not None else self.cluster)
             unusable = np.flatnonzero(~found.usable)
             self._no_words(stats, given, unusable[:listed], unusable.shape[0])
@@ -358,7 +363,7 @@ class Deduplicator:
     def _relate(self, result: DedupResult, coverage: Coverage, counts: dict[str, int]) -> None:
         """Type ``result``'s pairs by ``coverage``, cluster the copies, choose what may be dropped."""
         from .cluster import clusters_from_pairs
-        from .relations import copy_edges, removals
+        from .relations import aligned_counts, copy_edges, removals
 
         n = len(result.ids)
         related, copy, weight = copy_edges(result.a, result.b, coverage, self.min_coverage)
@@ -366,7 +371,10 @@ class Deduplicator:
         kept_for, kept_cov, reps = removals(n, groups, coverage, self.unique_coverage)
         result.groups, result.related, result.listed = groups, related, self.listed
         result.kept_for, result.kept_coverage, result.representatives = kept_for, kept_cov, reps
-        result.align_counts = {"pairs_sharing_a_passage": len(coverage),
-                               **{k: v for k, v in counts.items() if k in ("shared_seeds", "site_boilerplate_seeds")}}
-        result.params.update(relations=True, min_coverage=self.min_coverage, unique_coverage=self.unique_coverage,
-                             site_max_df=self.site_max_df, align_max_df=DEDUP_MAX_DF)
+        result.align_counts = aligned_counts(len(coverage), counts)
+        result.params.update(self._relation_params())
+
+    def _relation_params(self) -> dict[str, Any]:
+        """The relations' parameters in a summary."""
+        return {"relations": True, "min_coverage": self.min_coverage, "unique_coverage": self.unique_coverage,
+                "site_max_df": self.site_max_df, "align_max_df": DEDUP_MAX_DF}

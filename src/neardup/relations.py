@@ -271,6 +271,13 @@ def removals(n: int, groups: Sequence[np.ndarray], coverage: Coverage,
     return _greedy(order, label, len(groups), start, src[by_dst].astype(np.int64), val[by_dst].astype(np.float64))
 
 
+def aligned_counts(shared: int, counts: dict[str, int]) -> dict[str, int]:
+    """What the aligner found, as a summary reports it: the ``shared`` pairs sharing a passage and,
+    from its ``counts``, the seeds shared and those ignored as a site's boilerplate."""
+    return {"pairs_sharing_a_passage": shared,
+            **{k: v for k, v in counts.items() if k in ("shared_seeds", "site_boilerplate_seeds")}}
+
+
 class SiteCodes:
     """Each record's site as a small integer, for per-site boilerplate: its ``site`` field, else
     the host of its ``url`` field, else the host of its id when the id is a URL (a WARC

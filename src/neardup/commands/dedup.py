@@ -46,7 +46,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     add_method_options(p)
     add_engine_options(p)
     p.add_argument("--coalesce", action=argparse.BooleanOptionalAction, default=None,
-                   help="with --engine spark and --no-relations the executors write pairs and clusters: as one file "
+                   help="with --engine spark (and no --unique) the executors write pairs and clusters: as one file "
                         "each (pairs.jsonl, as the local engine) with --coalesce, as part files (pairs/part-00000.jsonl "
                         "...) with --no-coalesce (by default one file while a table's parts hold at most 256 MB)")
     return p
@@ -61,8 +61,8 @@ def run(args: argparse.Namespace) -> int:
     if args.unique and not args.relations:
         raise UserError("--unique needs the relations (it drops only documents that the one kept covers): "
                         "leave out --no-relations")
-    if args.coalesce is False and (args.engine != "spark" or args.relations):
-        raise UserError("--no-coalesce needs --engine spark and --no-relations (otherwise each table is one file)")
+    if args.coalesce is False and (args.engine != "spark" or args.unique):
+        raise UserError("--no-coalesce needs --engine spark and no --unique (otherwise each table is one file)")
     _, summary = dedup_files(
         args.inputs,
         args.output,

@@ -69,6 +69,21 @@ class Written:
     in_clusters: int
     largest: int
     info: dict[str, Any] = field(default_factory=dict)
+    #: With relations (:class:`Relating`): the summary's entries of them, ``duplicates_removable`` to ``aligned``.
+    typed: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Relating:
+    """What an engine whose executors write the outputs needs to type ``dedup``'s pairs there
+    (:mod:`neardup.relations`): the aligner (the engine's own, given the input), the clustering of
+    the copies, the coverage that makes a copy and the one that lets a document go, the relations listed."""
+
+    aligner: Any
+    cluster: str
+    min_coverage: float
+    unique_coverage: float
+    listed: tuple[str, ...]
 
 
 class Engine(Protocol):

@@ -23,13 +23,13 @@ Needs the optional extra ``neardup[spark]`` (pyspark 4; Java 17+).  How a run go
    each stage's result is written as Parquet into the work folder (``statistics/``,
    ``sketches/``, ``candidates/``, ``pairs/``, ``components/``, ``clusters/``) and read
    back by the next;
-3. **output** -- a file job with relations off (``dedup --no-relations``): the executors join
-   the pairs and clusters to the ids and write them as part files under the output folder, or
-   the local writer's single file, with the summary's counts as aggregates
-   (:mod:`.spark_output`); otherwise (relations, ``--unique``, the API) the pairs (sorted by
-   row), clusters and unusable rows are read from the stages' Parquet by pyarrow in this
-   process (:func:`~.shards.read_found`, never collected through the driver's JVM) and written
-   by the local writers.  Either way the files are the local engine's, byte for byte.
+3. **output** -- a file job (``dedup`` without ``--unique``): the executors type the pairs by
+   their relations (:mod:`.spark_relations`, unless ``--no-relations``), join the pairs and
+   clusters to the ids and write them as part files under the output folder, or the local
+   writer's single file, with the summary's counts as aggregates (:mod:`.spark_output`);
+   otherwise (``--unique``, the API) the pairs (sorted by row), clusters and unusable rows are
+   read from the stages' Parquet by pyarrow in this process (:func:`~.shards.read_found`) and
+   written by the local writers.  Either way the files are the local engine's, byte for byte.
 
 A Spark failure (a heap out of memory, a lost JVM or executor, a stage that makes no
 progress for ``timeout`` seconds) ends the run with one line naming the cause and the
@@ -62,14 +62,10 @@ import numpy as np
 from ..errors import UserError
 from ..job import RunStats
 from ..methods.base import CandidatePlan, Method
-from .base import Destination, Found, Written
+from .base import Destination, Found, Relating, Written
 from .shards import folder_bytes, read_found, stored, stored_by_row, write_documents
 from .spark_guard import (DEFAULT_TIMEOUT, EXIT_ON_OOM, BridgeReports, Watchdog, guarded, machine_driver_memory,
                           remove_log_unless_errors)
-
-#: Pairs clustered in one call, about (components dealt into groups this size); this few: components by one task.
-PAIRS_PER_GROUP = 500_000
-
 
 class SparkEngine:
     """Runs the stages on Spark (see the module docstring).
@@ -282,15 +278,15 @@ class SparkEngine:
         return found
 
     def dedup_into(self, method: Method, given: Any, stats: RunStats, cluster: str, into: Destination,
-                   listed: int) -> Written:
+                   listed: int, relating: Relating | None = None) -> Written:
         """:meth:`dedup` of the input the executors read (``given``: :meth:`read_files`' answer), the
-        executors writing the pairs and clusters into ``into`` (:mod:`.spark_output`): their counts,
-        naming the first ``listed`` unusable rows."""
-        written: Written = self._run(method, given, stats, cluster, into, listed)
+        executors writing the pairs and clusters into ``into`` (:mod:`.spark_output`; typed there by
+        ``relating``'s aligner when given): their counts, naming the first ``listed`` unusable rows."""
+        written: Written = self._run(method, given, stats, cluster, into, listed, relating)
         return written
 
     def _run(self, method: Method, batches: Iterable[Sequence[str]], stats: RunStats, cluster: str | None,
-             into: Destination | None = None, listed: int = 0) -> Any:
+             into: Destination | None = None, listed: int = 0, relating: Relating | None = None) -> Any:
         """:meth:`dedup` (``into`` ``None``) or :meth:`dedup_into`."""
         from .spark_input import SparkInput
 
@@ -308,7 +304,8 @@ class SparkEngine:
                 return Found(np.zeros(0, bool), *_no_pairs(), 0, []) if into is None else \
                     Written(0, 0, np.zeros(0, np.int64), 0, 0, 0, 0, 0)
             with self.running() as spark:
-                found = self._dedup(spark, work, documents, n, method, plan, stats, cluster, t)
+                found = self._dedup(spark, work, documents, n, method, plan, stats,
+                                    cluster if relating is None else None, t)
                 pairs, n_pairs, clusters, unusable, count, info, t = found
                 if into is None:
                     result: Any = read_found(work, n, clusters is not None, unusable, count, info)
@@ -317,7 +314,7 @@ class SparkEngine:
 
                     assert isinstance(batches, SparkInput)
                     result = written(pairs, n_pairs, clusters, unusable, batches.provenance_path, n, count, info, into,
-                                     listed, work)
+                                     listed, work, relating)
                 stats.timed("collect" if into is None else "write", t)
                 return result
 
@@ -341,7 +338,7 @@ class SparkEngine:
         the summary reports as candidates, what the method derived, the time."""
         from . import spark_stages as st
         from .codec import SketchLayout
-        from .spark_components import clusters, connected_components
+        from .spark_components import PAIRS_PER_GROUP, clusters, connected_components, group_count
 
         layout = SketchLayout.probe(method)
         docs = self.documents(spark, documents)
@@ -374,8 +371,7 @@ class SparkEngine:
             made = None
             if n_pairs and cluster is not None:
                 comps = stored(connected_components(pairs, n_pairs <= PAIRS_PER_GROUP), f"{work}/components")
-                n_groups = max(int(spark.conf.get("spark.sql.shuffle.partitions")), n_pairs // PAIRS_PER_GROUP + 1)
-                made = stored(clusters(pairs, comps, cluster, n_groups), f"{work}/clusters")
+                made = stored(clusters(pairs, comps, cluster, group_count(spark, n_pairs)), f"{work}/clusters")
             t = stats.timed("cluster", t)
         count = n_pairs if method.verifies else int(n_cands)
         return pairs, n_pairs, made, sketches.where("NOT good").select("row"), count, info, t

@@ -115,9 +115,7 @@ class SparkAligner:
         """The passages of every pair in the local order, in chunks of whole pairs: ``out``, ``cov``
         and character spans.  The executors sort and write them; they are read back here a batch
         at a time, so the driver never holds them all."""
-        n = self._shards.close() if self._input is None else self._input.n
-        self.counts = {"documents": n, "words": 0, "shared_seeds": 0, "seed_pairs": 0, "pairs": 0, "passages": 0}
-        if n == 0:
+        if not self.begin():
             return
         with self.engine.running() as spark:
             found = self._stages(spark)
@@ -130,6 +128,18 @@ class SparkAligner:
 
     def _stages(self, spark: Any) -> Iterator[pd.DataFrame]:
         """Stages 0-4 run, the counts taken; the passages, sorted as locally, to be read."""
+        seed_pairs, words = self.seed_pairs(spark)
+        passages = stored(passage_stage(seed_pairs, self.params), f"{self.work}/passages")
+        return sorted_parts(char_stage(passages, words), ["a", "b", "idx"], f"{self.work}/found")
+
+    def begin(self) -> int:
+        """The documents to align (the added ones' shards closed), their counts started."""
+        n = self._shards.close() if self._input is None else self._input.n
+        self.counts = {"documents": n, "words": 0, "shared_seeds": 0, "seed_pairs": 0, "pairs": 0, "passages": 0}
+        return n
+
+    def seed_pairs(self, spark: Any) -> tuple[Any, Any]:
+        """Stages 0-2 run, the counts taken: the seed pairs (to be run) and the stored words."""
         from pyspark.sql import functions as F
 
         p, work = self.params, self.work
@@ -137,15 +147,13 @@ class SparkAligner:
         words = stored(word_stage(self.engine.documents(spark, documents), p.n), f"{work}/words")
         sites = self._site_frame(spark)
         index = stored(index_stage(words, p.max_df, sites, p.site_max_df), f"{work}/index")
-        passages = stored(passage_stage(pair_stage(index), p), f"{work}/passages")
-        found = sorted_parts(char_stage(passages, words), ["a", "b", "idx"], f"{work}/found")
         totals = index.mapInPandas(_batches(_index_counts), "shared long, pairs long").agg(
             F.sum("shared").alias("shared"), F.sum("pairs").alias("pairs")).first()
         self.counts.update(words=int(words.agg(F.sum("words")).first()[0] or 0),
                            shared_seeds=int(totals["shared"] or 0), seed_pairs=int(totals["pairs"] or 0))
         if sites is not None:
             self.counts["site_boilerplate_seeds"] = int(index.where(F.length("docs") == 0).count())
-        return found
+        return pair_stage(index), words
 
     def _site_frame(self, spark: Any) -> Any:
         """``(doc, site)`` of the documents with a known site, as a DataFrame (``None``: no site known or
@@ -317,6 +325,20 @@ def pair_stage(index: Any) -> Any:
 def passage_stage(pairs: Any, p: AlignParams) -> Any:
     """Stage 3: seed pairs by document pair, in ``(pa, pb)`` order, through the chain kernel:
     one row per valid passage (word positions, density, both coverages and longest new runs)."""
+
+    def fn(out: np.ndarray, cov: np.ndarray) -> pd.DataFrame:
+        cols = {"a": out[:, 0], "b": out[:, 1], "idx": np.arange(out.shape[0], dtype=np.int64)}
+        cols.update({c: out[:, i + 2] for i, c in enumerate(("a_lo", "a_hi", "b_lo", "b_hi"))})
+        cols.update({c: cov[:, i] for i, c in enumerate(("density", "cover_a", "cover_b", "new_a", "new_b"))})
+        return pd.DataFrame(cols)
+
+    return chained(pairs, p, fn, _PASSAGES)
+
+
+def chained(pairs: Any, p: AlignParams, emit: Callable[[np.ndarray, np.ndarray], pd.DataFrame], schema: str) -> Any:
+    """Seed pairs by document pair, in ``(pa, pb)`` order, through the chain kernel
+    (:func:`~neardup.align.seeds.chain_pairs`); ``emit`` makes the rows of its ``(out, cov)``
+    (``out``'s documents as rows of the input)."""
     from ..align.seeds import chain_pairs
 
     def fn(frame: pd.DataFrame) -> pd.DataFrame:
@@ -326,14 +348,12 @@ def passage_stage(pairs: Any, p: AlignParams) -> Any:
         words[doc] = np.concatenate([frame["wa"].to_numpy(np.int64), frame["wb"].to_numpy(np.int64)])
         out, cov = chain_pairs(doc[:m], doc[m:], frame["pa"].to_numpy(np.int32), frame["pb"].to_numpy(np.int32),
                                words, p.n, p.gap, p.min_seeds, p.min_words, p.min_density)
-        cols = {"a": rows[out[:, 0]].astype(np.int64), "b": rows[out[:, 1]].astype(np.int64),
-                "idx": np.arange(out.shape[0], dtype=np.int64)}
-        cols.update({c: out[:, i + 2] for i, c in enumerate(("a_lo", "a_hi", "b_lo", "b_hi"))})
-        cols.update({c: cov[:, i] for i, c in enumerate(("density", "cover_a", "cover_b", "new_a", "new_b"))})
-        return pd.DataFrame(cols)
+        out = out.astype(np.int64)
+        out[:, 0], out[:, 1] = rows[out[:, 0]], rows[out[:, 1]]
+        return emit(out, cov)
 
     ordered = pairs.repartition("a", "b").sortWithinPartitions("a", "b", "pa", "pb")
-    return ordered.mapInPandas(_runs(["a", "b"], fn), _PASSAGES)
+    return ordered.mapInPandas(_runs(["a", "b"], fn), schema)
 
 
 def char_stage(passages: Any, words: Any) -> Any:

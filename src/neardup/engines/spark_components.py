@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 import numpy as np
 import pandas as pd
@@ -20,6 +20,11 @@ from pyspark.sql import functions as F
 from ..cluster import cluster_labels, clusters_from_pairs
 from .spark_stages import one_thread
 
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+#: Pairs clustered in one call, about (components are dealt into groups of this size).
+PAIRS_PER_GROUP = 500_000
 #: Rounds of large-star + small-star at most (each at least halves the components' depth).
 MAX_STAR_ROUNDS = 64
 
@@ -100,6 +105,30 @@ def _stars(edges: DataFrame) -> bool:
     return bad.where((F.col("lo") != F.col("hi")) | (F.col("lo").isNotNull() & F.col("target"))).isEmpty()
 
 
+def group_count(spark: "SparkSession", pairs: int) -> int:
+    """Groups of components for :func:`clusters`: the shuffle's partitions, or more so that a group holds
+    about :data:`PAIRS_PER_GROUP` of the ``pairs``."""
+    return max(int(str(spark.conf.get("spark.sql.shuffle.partitions"))), pairs // PAIRS_PER_GROUP + 1)
+
+
+def grouped(pairs: DataFrame, components: DataFrame, groups: int) -> DataFrame:
+    """``pairs`` (``a``, ``b``) with the ``group`` of their component: components are dealt into
+    ``groups`` groups by a hash of their id (see :func:`clusters`)."""
+    return pairs.join(components.select(F.col("row").alias("a"), "comp"), "a").withColumn(
+        "group", F.pmod(F.xxhash64("comp"), F.lit(groups)))
+
+
+def cluster_group(frame: pd.DataFrame, clustering: str) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The local clustering of a group's pairs (``a``, ``b``, ``score``), in ``(a, b)`` order: its rows
+    (sorted) and its clusters as indices into them."""
+    one_thread()
+    frame = frame.sort_values(["a", "b"], kind="stable")
+    a, b = frame["a"].to_numpy(np.int64), frame["b"].to_numpy(np.int64)
+    nodes = np.unique(np.concatenate([a, b]))
+    return nodes, clusters_from_pairs(nodes.shape[0], np.searchsorted(nodes, a), np.searchsorted(nodes, b),
+                                      frame["score"].to_numpy(np.float64), clustering)
+
+
 def clusters(pairs: DataFrame, components: DataFrame, clustering: str, groups: int) -> DataFrame:
     """``(first, members)`` of every cluster of two or more rows (members sorted).
 
@@ -108,16 +137,9 @@ def clusters(pairs: DataFrame, components: DataFrame, clustering: str, groups: i
     would alone, and one call per group instead of per component keeps Python's
     per-call cost off a million small components.
     """
-    by_comp = pairs.join(components.select(F.col("row").alias("a"), "comp"), "a").withColumn(
-        "group", F.pmod(F.xxhash64("comp"), F.lit(groups)))
 
     def fn(frame: pd.DataFrame) -> pd.DataFrame:
-        one_thread()
-        frame = frame.sort_values(["a", "b"], kind="stable")
-        a, b = frame["a"].to_numpy(np.int64), frame["b"].to_numpy(np.int64)
-        nodes = np.unique(np.concatenate([a, b]))
-        found = clusters_from_pairs(nodes.shape[0], np.searchsorted(nodes, a), np.searchsorted(nodes, b),
-                                    frame["score"].to_numpy(np.float64), clustering)
+        nodes, found = cluster_group(frame, clustering)
         return pd.DataFrame({"first": [int(nodes[g[0]]) for g in found], "members": [nodes[g] for g in found]})
 
-    return by_comp.groupBy("group").applyInPandas(fn, "first long, members array<long>")
+    return grouped(pairs, components, groups).groupBy("group").applyInPandas(fn, "first long, members array<long>")

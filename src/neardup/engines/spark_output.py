@@ -43,29 +43,47 @@ if TYPE_CHECKING:
     import pandas as pd
     from pyspark.sql import DataFrame
 
+    from .base import Relating
+
 #: A table whose part files hold at most this many bytes is written as one file unless told otherwise.
 COALESCE_BYTES = 256 << 20
 #: Bytes copied at a time when part files are joined into one.
 COPY_BYTES = 1 << 20
 #: Rows of a row group in a Parquet file pyarrow writes (the local writer's, ``pq.write_table``'s default).
 ROW_GROUP_ROWS = 1 << 20
-#: The columns of each table in the Parquet format, with their Spark types.
-COLUMNS = {"pairs": "a string, b string, score double",
-           "clusters": "cluster long, ids array<string>, representative string"}
+#: The columns of each table in the Parquet format, with their Spark types; then those relations add.
+COLUMNS = {"pairs": [("a", "string"), ("b", "string"), ("score", "double")],
+           "clusters": [("cluster", "long"), ("ids", "array<string>"), ("representative", "string")]}
+TYPED_COLUMNS = {"pairs": [("relation", "string"), ("coverage_a", "double"), ("coverage_b", "double"),
+                           ("longest", "long")],
+                 "clusters": [("removed", "array<struct<id: string, kept: string, coverage: double>>")]}
 
 
 def written(pairs: "DataFrame", n_pairs: int, clusters: "DataFrame | None", unusable: "DataFrame", ids_path: str,
-            n: int, candidate_pairs: int, info: dict[str, Any], into: Destination, listed: int, work: str) -> Written:
+            n: int, candidate_pairs: int, info: dict[str, Any], into: Destination, listed: int, work: str,
+            relating: "Relating | None" = None) -> Written:
     """Write ``pairs`` ``(a, b, score)`` and ``clusters`` ``(first, members)`` (``None``: no pair) with the
-    ids at ``ids_path`` (its ``row`` and ``id`` columns) into ``into``; count them and the ``unusable`` rows (naming the first ``listed``)."""
+    ids at ``ids_path`` (its ``row`` and ``id`` columns) into ``into``; count them and the ``unusable`` rows
+    (naming the first ``listed``).  With ``relating``, the pairs are typed and the copies clustered first
+    (:func:`~.spark_relations.related`: ``clusters`` is then ``None``)."""
     from pyspark.sql import functions as F
 
     spark = pairs.sparkSession
     ids = spark.read.parquet(ids_path).select("row", "id")
-    if clusters is None:
+    typed = None
+    if relating is not None:
+        from .spark_relations import CLUSTERS, related
+
+        pairs, n_pairs, clusters, typed = related(pairs, relating, work)
+        if clusters is None:
+            clusters = spark.createDataFrame([], CLUSTERS)
+    elif clusters is None:
         clusters = spark.createDataFrame([], "first long, members array<long>")
-    _write_table(_pair_rows(pairs, ids, into.fmt), ["row_a", "row_b"], into, "pairs")
-    _write_table(_cluster_rows(clusters, ids, into.fmt, f"{work}/cluster_places"), ["number"], into, "clusters")
+    _write_table(_pair_rows(pairs, ids, into.fmt, typed is not None), ["row_a", "row_b"], into, "pairs")
+    # no member removed anywhere: the local writer's Parquet column of empty lists holds nulls' lists
+    empty = ("removed",) if typed is not None and not typed["duplicates_removable"] else ()
+    _write_table(_cluster_rows(clusters, ids, into.fmt, f"{work}/cluster_places", typed is not None), ["number"],
+                 into, "clusters", empty)
     sizes = F.size("members")
     got = clusters.agg(F.count(F.lit(1)), F.sum(sizes), F.max(sizes)).first()
     bad = unusable.agg(F.count(F.lit(1))).first()
@@ -73,47 +91,70 @@ def written(pairs: "DataFrame", n_pairs: int, clusters: "DataFrame | None", unus
     n_clusters, in_clusters, largest = (int(v or 0) for v in got)
     stored(unusable.orderBy("row").limit(listed), f"{work}/unusable")
     named = np.sort(read_stored(f"{work}/unusable", ["row"])["row"].to_numpy().astype(np.int64))
-    return Written(n, int(bad[0]), named, n_pairs, candidate_pairs, n_clusters, in_clusters, largest, info)
+    return Written(n, int(bad[0]), named, n_pairs, candidate_pairs, n_clusters, in_clusters, largest, info, typed)
 
 
-def _pair_rows(pairs: "DataFrame", ids: "DataFrame", fmt: str) -> "DataFrame":
+def _pair_rows(pairs: "DataFrame", ids: "DataFrame", fmt: str, typed: bool) -> "DataFrame":
     """The ``pairs`` table's rows (a ``line`` of JSON, or the Parquet columns) with the rows ``row_a``,
-    ``row_b`` they sort by."""
+    ``row_b`` they sort by; ``typed``: ``pairs`` holds the relations' columns
+    (:data:`~.spark_relations.TYPED`)."""
     from pyspark.sql import functions as F
 
     named = (pairs.join(ids.select(F.col("row").alias("a"), F.col("id").alias("id_a")), "a")
              .join(ids.select(F.col("row").alias("b"), F.col("id").alias("id_b")), "b"))
 
     def fn(frames: Iterator["pd.DataFrame"]) -> Iterator["pd.DataFrame"]:
-        from ..io.dedup_rows import Pair, pair_row
+        from ..io.dedup_rows import pair_row, pairs_of
+        from ..relations import RELATIONS
 
         for frame in frames:
-            rows = [pair_row(Pair(x, y, s)) for x, y, s in zip(frame["id_a"].tolist(), frame["id_b"].tolist(),
-                                                              frame["score"].tolist())]
-            yield _frame({"row_a": frame["a"].to_numpy(), "row_b": frame["b"].to_numpy()}, rows, fmt, "pairs")
+            made = [frame["id_a"].tolist(), frame["id_b"].tolist(), frame["score"].tolist()]
+            if typed:
+                made += [[RELATIONS[k] for k in frame["relation"].tolist()], frame["cov_a"].to_numpy(np.float64),
+                         frame["cov_b"].to_numpy(np.float64), frame["longest"].to_numpy(np.int64)]
+            rows = [pair_row(p) for p in pairs_of(*made)]
+            yield _frame({"row_a": frame["a"].to_numpy(), "row_b": frame["b"].to_numpy()}, rows, fmt, "pairs", typed)
 
-    return named.mapInPandas(fn, _schema("row_a long, row_b long", fmt, "pairs"))
+    return named.mapInPandas(fn, _schema("row_a long, row_b long", fmt, "pairs", typed))
 
 
-def _cluster_rows(clusters: "DataFrame", ids: "DataFrame", fmt: str, path: str) -> "DataFrame":
-    """The ``clusters`` table's rows with the ``number`` they sort by (the rank of the first member)."""
+def _cluster_rows(clusters: "DataFrame", ids: "DataFrame", fmt: str, path: str, typed: bool) -> "DataFrame":
+    """The ``clusters`` table's rows with the ``number`` they sort by (the rank of the first member);
+    ``typed``: ``clusters`` holds the representative and each member's kept document and coverage
+    (:data:`~.spark_relations.CLUSTERS`), the rows the removed members."""
     from pyspark.sql import functions as F
 
-    members = clusters.select("first", F.posexplode("members").alias("pos", "row")).join(ids, "row")
-    grouped = members.groupBy("first").agg(F.sort_array(F.collect_list(F.struct("pos", "id"))).alias("m"))
-    numbered = grouped.join(_numbers(clusters, path), "first").select("number", F.col("m.id").alias("ids"))
+    if typed:
+        members = (clusters.select("first", "representative", F.posexplode(F.arrays_zip("members", "kept", "coverage")))
+                   .select("first", "pos", F.col("col.members").alias("row"), F.col("col.kept").alias("kept"),
+                           F.col("col.coverage").alias("coverage"),
+                           (F.col("col.members") == F.col("representative")).alias("rep"))
+                   .join(ids, "row")
+                   .join(ids.select(F.col("row").alias("kept"), F.col("id").alias("kept_id")), "kept", "left"))
+        fields = ["pos", "id", "kept_id", "coverage", "rep"]
+    else:
+        members = clusters.select("first", F.posexplode("members").alias("pos", "row")).join(ids, "row")
+        fields = ["pos", "id"]
+    grouped = members.groupBy("first").agg(F.sort_array(F.collect_list(F.struct(*fields))).alias("m"))
+    columns = [F.col(f"m.{c}").alias(c) for c in fields[1:]]
+    numbered = grouped.join(_numbers(clusters, path), "first").select("number", *columns)
 
     def fn(frames: Iterator["pd.DataFrame"]) -> Iterator["pd.DataFrame"]:
-        from ..io.dedup_rows import Cluster, cluster_row
+        from ..io.dedup_rows import Cluster, cluster_row, removed_of
 
         for frame in frames:
             rows = []
-            for number, members in zip(frame["number"].tolist(), frame["ids"]):
-                names = members.tolist()
-                rows.append(cluster_row(Cluster(number, names, names[0]), typed=False))
-            yield _frame({"number": frame["number"].to_numpy()}, rows, fmt, "clusters")
+            for i, number in enumerate(frame["number"].tolist()):
+                names = frame["id"].iat[i].tolist()
+                if not typed:
+                    rows.append(cluster_row(Cluster(number, names, names[0]), typed=False))
+                    continue
+                representative = names[int(np.flatnonzero(frame["rep"].iat[i])[0])]
+                removed = removed_of(names, frame["kept_id"].iat[i].tolist(), frame["coverage"].iat[i].astype(np.float64))
+                rows.append(cluster_row(Cluster(number, names, representative, removed), typed=True))
+            yield _frame({"number": frame["number"].to_numpy()}, rows, fmt, "clusters", typed)
 
-    return numbered.mapInPandas(fn, _schema("number long", fmt, "clusters"))
+    return numbered.mapInPandas(fn, _schema("number long", fmt, "clusters", typed))
 
 
 def _numbers(clusters: "DataFrame", path: str) -> "DataFrame":
@@ -143,11 +184,18 @@ def _numbers(clusters: "DataFrame", path: str) -> "DataFrame":
     return places.select("first", (F.element_at(table, F.col("part") + 1) + F.col("pos")).alias("number"))
 
 
-def _schema(keys: str, fmt: str, table: str) -> str:
-    return f"{keys}, line string" if fmt == "jsonl" else f"{keys}, {COLUMNS[table]}"
+def _columns(table: str, typed: bool) -> list[tuple[str, str]]:
+    """The Parquet columns of ``table``, with the relations' when ``typed``."""
+    return COLUMNS[table] + (TYPED_COLUMNS[table] if typed else [])
 
 
-def _frame(keys: dict[str, np.ndarray], rows: list[dict[str, Any]], fmt: str, table: str) -> "pd.DataFrame":
+def _schema(keys: str, fmt: str, table: str, typed: bool) -> str:
+    if fmt == "jsonl":
+        return f"{keys}, line string"
+    return ", ".join([keys, *(f"{name} {kind}" for name, kind in _columns(table, typed))])
+
+
+def _frame(keys: dict[str, np.ndarray], rows: list[dict[str, Any]], fmt: str, table: str, typed: bool) -> "pd.DataFrame":
     """``rows`` as the table's columns beside ``keys``: one JSON ``line`` each (the local writer's
     bytes, without the newline Spark's text writer adds), or the Parquet columns."""
     import orjson
@@ -156,13 +204,12 @@ def _frame(keys: dict[str, np.ndarray], rows: list[dict[str, Any]], fmt: str, ta
     if fmt == "jsonl":
         option = orjson.OPT_SERIALIZE_NUMPY
         return pd.DataFrame({**keys, "line": [orjson.dumps(r, option=option).decode() for r in rows]})
-    names = [c.split()[0] for c in COLUMNS[table].split(", ")]
-    return pd.DataFrame({**keys, **{c: [r[c] for r in rows] for c in names}})
+    return pd.DataFrame({**keys, **{c: [r[c] for r in rows] for c, _ in _columns(table, typed)}})
 
 
-def _write_table(rows: "DataFrame", keys: list[str], into: Destination, name: str) -> None:
+def _write_table(rows: "DataFrame", keys: list[str], into: Destination, name: str, empty: tuple[str, ...] = ()) -> None:
     """``rows`` sorted by ``keys`` and written by the executors as part files in ``into.folder/name``;
-    joined into ``name.<ext>`` when :func:`_coalesced`."""
+    joined into ``name.<ext>`` when :func:`_coalesced` (``empty``: list columns empty in every row)."""
     ext = "jsonl" if into.fmt == "jsonl" else "parquet"
     folder = into.folder / name
     ordered = rows.orderBy(*keys).drop(*keys)
@@ -176,7 +223,7 @@ def _write_table(rows: "DataFrame", keys: list[str], into: Destination, name: st
         if into.fmt == "jsonl":
             _join_lines(parts, target)
         else:
-            _join_parquet(parts, target)
+            _join_parquet(parts, target, empty)
         shutil.rmtree(folder)
 
 
@@ -210,9 +257,10 @@ def _join_lines(parts: list[Path], target: Path) -> None:
                 shutil.copyfileobj(fh, out, COPY_BYTES)
 
 
-def _join_parquet(parts: list[Path], target: Path) -> None:
+def _join_parquet(parts: list[Path], target: Path, empty: tuple[str, ...] = ()) -> None:
     """The Parquet ``parts`` into one file with the local writer's Arrow schema (no Spark metadata, lists
-    of ``item`` as ``pa.table`` makes them), in row groups of :data:`ROW_GROUP_ROWS` as it makes
+    of ``item`` as ``pa.table`` makes them; the list columns ``empty`` in every row as lists of nulls,
+    which ``pa.table`` infers for them), in row groups of :data:`ROW_GROUP_ROWS` as it makes
     them: its file, byte for byte.  This process
     holds one row group's rows at a time (at most that many, whatever the table's size)."""
     import pyarrow as pa
@@ -224,6 +272,9 @@ def _join_parquet(parts: list[Path], target: Path) -> None:
         nonlocal writer
         table = table.cast(pa.schema([pa.field(f.name, pa.list_(f.type.value_type) if pa.types.is_list(f.type)
                                                else f.type) for f in table.schema])).combine_chunks()
+        for name in empty:
+            table = table.set_column(table.schema.get_field_index(name), name,
+                                     pa.array([[]] * table.num_rows, pa.list_(pa.null())))
         if writer is None:
             writer = pq.ParquetWriter(target, table.schema)
         writer.write_table(table, row_group_size=ROW_GROUP_ROWS)

@@ -8,7 +8,9 @@ functions -- the driver's (:class:`neardup.run.DedupTask`) and the Spark executo
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
+
+import numpy as np
 
 
 @dataclass
@@ -43,6 +45,24 @@ class Cluster:
     ids: list[str]
     representative: str
     removed: list[Removed] = field(default_factory=list)
+
+
+def pairs_of(a: list[str], b: list[str], scores: list[float], relations: list[str] | None = None,
+             cov_a: np.ndarray | None = None, cov_b: np.ndarray | None = None,
+             longest: np.ndarray | None = None) -> list[Pair]:
+    """The :class:`Pair` of each ``(a[i], b[i])`` with its score and, given ``relations`` (names), its
+    coverages (rounded to 4 places) and longest passage: a batch of the ``pairs`` table."""
+    if relations is None or cov_a is None or cov_b is None or longest is None:
+        return [Pair(x, y, s) for x, y, s in zip(a, b, scores)]
+    ca, cb, lg = np.round(cov_a, 4).tolist(), np.round(cov_b, 4).tolist(), longest.tolist()
+    return [Pair(x, y, s, q, u, v, w) for x, y, s, q, u, v, w in zip(a, b, scores, relations, ca, cb, lg)]
+
+
+def removed_of(members: list[str], kept: Sequence[str | None], coverage: np.ndarray) -> list[Removed]:
+    """The members of a cluster a deduplicated set drops (``kept[i]``: the kept document covering
+    member ``i``, ``None`` for a kept one) with their ``coverage`` by it, rounded to 4 places."""
+    cov = np.round(coverage, 4).tolist()
+    return [Removed(i, k, c) for i, k, c in zip(members, kept, cov) if k is not None]
 
 
 def pair_row(p: Pair) -> dict[str, Any]:
