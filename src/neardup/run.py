@@ -6,7 +6,7 @@
 the inputs a second time and writes every record, unchanged, except the clustered
 documents that the document kept for them covers (``unique_coverage`` of their words; with
 relations off, every non-representative), and with ``keep_rejected=False`` the records
-that were rejected.  With the Spark engine and relations off, the executors write ``pairs`` and
+that were rejected.  With the Spark engine reading the files (no ``unique``), the executors write ``pairs`` and
 ``clusters`` into the job's folder themselves (:mod:`neardup.engines.spark_output`).
 """
 
@@ -62,8 +62,8 @@ def write_unique(result: DedupResult, inputs: Sequence[str], path: Path, prefer_
 
 class DedupTask:
     """``dedup`` as a :class:`~neardup.job.Task`: the deduplicator's pairs and clusters as tables -- or,
-    given ``into`` (the job's open output folder) and an engine whose executors write them (Spark,
-    relations off), no table: the executors wrote them into the folder during the run."""
+    given ``into`` (the job's open output folder) and an engine whose executors write them (Spark
+    reading the files, no ``unique``), no table: the executors wrote them into the folder during the run."""
 
     def __init__(self, deduplicator: Deduplicator, into: Destination | None = None) -> None:
         self.deduplicator, self.into = deduplicator, into
@@ -104,7 +104,7 @@ def dedup_files(
 
     Returns the result and the summary written to ``summary.json``.  Raises
     :class:`~neardup.errors.InputError` (writing nothing) when no record could be used.  With the
-    Spark engine and relations off (and no ``unique``), the executors write the pairs and clusters
+    Spark engine reading the files (and no ``unique``), the executors write the pairs and clusters
     (:mod:`neardup.engines.spark_output`): as one file each when ``coalesce`` is true, as part
     files (``pairs/part-00000.jsonl``...) when false, by their size when ``None``; the result is
     then a :class:`~neardup.pipeline.WrittenResult` (counts, no arrays).
