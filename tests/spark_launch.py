@@ -1,5 +1,6 @@
-"""What the Spark tests share: made-up articles; for the tests that start Spark servers, the
-loopback address, free ports, waiting for a start.
+"""What the Spark tests share: made-up articles and a small simulated corpus of them, the module's
+Spark session, the CLI arguments of a three-partition run, the summary without its timings; for the
+tests that start Spark servers, the loopback address, free ports, waiting for a start.
 
 Every server a test starts (a standalone master and worker, a Spark Connect server) binds to
 127.0.0.1 only, on a port free at the time, and is given :data:`START_TIMEOUT` seconds to come up.
@@ -7,11 +8,22 @@ Every server a test starts (a standalone master and worker, a Spark Connect serv
 
 from __future__ import annotations
 
+import json
+import shutil
 import socket
 import subprocess
 import time
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
+
+import pytest
+
+if TYPE_CHECKING:
+    from neardup.evaluate.synth import SynthConfig
+
+#: Spark on three partitions, AQE's merging of small partitions off: three part files per table.
+SPARK = ["--engine", "spark", "--spark-master", "local[2]", "--spark-partitions", "3",
+         "--spark-conf", "spark.sql.adaptive.coalescePartitions.enabled=false"]
 
 LOOPBACK = "127.0.0.1"
 #: Seconds a server is given to come up.
@@ -56,3 +68,41 @@ def made_up_articles(n: int, seed: int):
         paras = [words.sentences(r, 2, 4) for _ in range(r.randint(3, 6))]
         yield {"id": f"a{i}", "topic": f"t{i % 7}", "title": words.sentence(r, 5, 9).rstrip("."),
                "text": "\n\n".join(paras)}
+
+
+def small_corpus(folder: Path, config: SynthConfig | None = None, wordless: int = 0) -> Path:
+    """600 simulated documents of 200 made-up articles in ``folder`` (the simulator's ``config``), then
+    ``wordless`` records without words (named in the account); returns the JSONL file."""
+    from neardup.evaluate.synth import write_corpus
+
+    write_corpus(made_up_articles(200, 3), folder, 3, 600, config)
+    with open(folder / "docs.jsonl", "a", encoding="utf-8") as fh:
+        for i in range(wordless):
+            fh.write(json.dumps({"id": f"none{i}", "text": "... !!! ???"}) + "\n")
+    return folder / "docs.jsonl"
+
+
+def session_fixture(partitions: int):
+    """A module-scoped ``spark`` fixture: a local[2] session of ``partitions`` shuffle partitions,
+    stopped after the module; the test is skipped without pyspark or Java."""
+
+    @pytest.fixture(scope="module")
+    def spark():
+        pytest.importorskip("pyspark")
+        if shutil.which("java") is None:
+            pytest.skip("the Spark engine needs Java 17+")
+        from neardup.engines.spark import SparkEngine
+
+        session = SparkEngine(master="local[2]", partitions=partitions).session()
+        yield session
+        session.stop()
+
+    return spark
+
+
+def summary_of(path: Path) -> dict:
+    """``path/summary.json`` without what differs between equal runs (the seconds, the engine)."""
+    s = json.loads((path / "summary.json").read_text())
+    s.pop("seconds")
+    s["parameters"].pop("engine", None)
+    return s

@@ -9,7 +9,6 @@ documents and five million pairs.
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
@@ -20,7 +19,7 @@ pytest.importorskip("pyspark")
 pytestmark = [pytest.mark.spark, pytest.mark.slow,
               pytest.mark.skipif(shutil.which("java") is None, reason="the Spark engine needs Java 17+")]
 
-from spark_launch import made_up_articles  # noqa: E402
+from spark_launch import made_up_articles, session_fixture, summary_of  # noqa: E402
 
 from neardup.cli import main  # noqa: E402
 from neardup.engines.spark import SparkEngine  # noqa: E402
@@ -40,11 +39,7 @@ def corpus(tmp_path_factory) -> Path:
     return out / "docs.jsonl"
 
 
-@pytest.fixture(scope="module")
-def spark():
-    session = SparkEngine(master="local[2]", partitions=2).session()
-    yield session
-    session.stop()
+spark = session_fixture(2)
 
 
 def _engine(partitions: int, shuffle_seed: int | None = None) -> SparkEngine:
@@ -60,19 +55,12 @@ def _same(local, other) -> None:
     assert other.candidate_pairs == local.candidate_pairs
 
 
-def _summary(path: Path) -> dict:
-    s = json.loads((path / "summary.json").read_text())
-    s.pop("seconds")
-    s["parameters"].pop("engine", None)
-    return s
-
-
 def test_dedup_cli_sample_byte_identical(spark, tmp_path):
     assert main(["dedup", str(SAMPLE), "-o", str(tmp_path / "l"), "--quiet"]) == 0
     assert main(["dedup", str(SAMPLE), "-o", str(tmp_path / "s"), "--quiet", *SPARK, "--spark-partitions", "3"]) == 0
     for name in ("pairs.jsonl", "clusters.jsonl"):
         assert (tmp_path / "s" / name).read_bytes() == (tmp_path / "l" / name).read_bytes()
-    assert _summary(tmp_path / "s") == _summary(tmp_path / "l")
+    assert summary_of(tmp_path / "s") == summary_of(tmp_path / "l")
 
 
 @pytest.mark.parametrize("params", [{}, {"method": "minhash", "threshold": 0.5, "shingle_size": 3},
@@ -98,7 +86,7 @@ def test_dedup_corpus_minhash_leader(spark, corpus, tmp_path):
     assert main(["dedup", *args, "-o", str(tmp_path / "s"), *SPARK, "--spark-partitions", "4"]) == 0
     for name in ("pairs.jsonl", "clusters.jsonl"):
         assert (tmp_path / "s" / name).read_bytes() == (tmp_path / "l" / name).read_bytes()
-    assert _summary(tmp_path / "s") == _summary(tmp_path / "l")
+    assert summary_of(tmp_path / "s") == summary_of(tmp_path / "l")
 
 
 @pytest.mark.parametrize("job, source, extra", [
@@ -117,7 +105,7 @@ def test_partial_and_contain_byte_identical(spark, corpus, tmp_path, job, source
     local = (tmp_path / "l" / name).read_bytes()
     assert local.count(b"\n") > (50 if job == "partial" else 20)
     assert (tmp_path / "s" / name).read_bytes() == local
-    assert _summary(tmp_path / "s") == _summary(tmp_path / "l")
+    assert summary_of(tmp_path / "s") == summary_of(tmp_path / "l")
 
 
 def test_partial_align_corpus_two_partition_counts_any_order(spark, corpus, tmp_path):
@@ -130,7 +118,7 @@ def test_partial_align_corpus_two_partition_counts_any_order(spark, corpus, tmp_
     for i, engine in enumerate((_engine(2), _engine(5, shuffle_seed=7))):
         align_files([str(corpus)], tmp_path / f"s{i}", engine=engine)
         assert (tmp_path / f"s{i}" / "partials.jsonl").read_bytes() == local
-        assert _summary(tmp_path / f"s{i}") == _summary(tmp_path / "l")
+        assert summary_of(tmp_path / f"s{i}") == summary_of(tmp_path / "l")
 
 
 def test_complete_runs_never_split_a_key():

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from spark_launch import made_up_articles
+from spark_launch import session_fixture, small_corpus, summary_of
 
 from neardup.io.readers import Record, Rejection, read_inputs, read_jsonl
 
@@ -98,7 +98,7 @@ def messy_folder(root: Path, synth: Path) -> Path:
         fh.write(json.dumps({"id": "gz1", "text": OTHER}) + "\n" + json.dumps({"id": "dup", "text": OTHER}) + "\n")
     pq.write_table(pa.table({"id": ["p1", "p2", "story2"], "text": [STORY, "", OTHER]}), folder / "d.parquet")
     (folder / "e.csv").write_text(f'id,text\ncsv1,"{OTHER}"\ncsv2,\n')
-    (folder / "f_empty.jsonl").write_text("\n" * 5000)  # read in two ranges of 4 KB
+    (folder / "f_empty.jsonl").write_text("\n" * 70_000)  # read in two ranges of SPLIT
     _warc(folder / "g.warc.gz")
     (folder / "pages" / "one.html").write_text(f"<html><body><article><p>{STORY}</p></article></body></html>")
     (folder / "pages" / "two.txt").write_text(OTHER)
@@ -109,43 +109,26 @@ def messy_folder(root: Path, synth: Path) -> Path:
 
 spark_test = pytest.mark.spark
 slow_test = pytest.mark.slow
+#: Byte ranges of 64 KB: a few dozen tasks over the messy folder, two over its empty file (the
+#: byte-range reader's own edges are tested above, without Spark, down to ranges of a few bytes).
+SPLIT = 1 << 16
 
 
-@pytest.fixture(scope="module")
-def spark():
-    pytest.importorskip("pyspark")
-    if shutil.which("java") is None:
-        pytest.skip("the Spark engine needs Java 17+")
-    from neardup.engines.spark import SparkEngine
-
-    session = SparkEngine(master="local[2]", partitions=2).session()
-    yield session
-    session.stop()
+spark = session_fixture(2)
 
 
 @pytest.fixture(scope="module")
 def small(tmp_path_factory) -> Path:
-    from neardup.evaluate.synth import write_corpus
-
-    out = tmp_path_factory.mktemp("small_input")
-    write_corpus(made_up_articles(200, 3), out, 3, 600)
-    return out / "docs.jsonl"
-
-
-def _summary(path: Path) -> dict:
-    s = json.loads((path / "summary.json").read_text())
-    s.pop("seconds")
-    s["parameters"].pop("engine", None)
-    return s
+    return small_corpus(tmp_path_factory.mktemp("small_input"))
 
 
 @spark_test
 @slow_test
-@pytest.mark.parametrize("split", [4096, 1 << 26])
+@pytest.mark.parametrize("split", [SPLIT, 1 << 26])
 @pytest.mark.usefixtures("spark")
 def test_executors_read_a_messy_folder_as_the_local_input_stage(tmp_path, small, split):
     """Rows, ids, pairs, clusters, the account and the listed rejections (files, lines, order) as
-    locally, whether the JSONL files are read whole or in 4 KB ranges (hundreds of tasks' worth)."""
+    locally, whether the JSONL files are read whole or in ranges of SPLIT bytes."""
     from neardup.engines.spark import SparkEngine
     from neardup.pipeline import WrittenResult
     from neardup.run import dedup_files
@@ -158,7 +141,7 @@ def test_executors_read_a_messy_folder_as_the_local_input_stage(tmp_path, small,
     assert got.written.n == len(local.ids) and got.written.unusable == int((~local.usable).sum())
     for name in ("pairs.jsonl", "clusters.jsonl"):
         assert (tmp_path / "s" / name).read_bytes() == (tmp_path / "l" / name).read_bytes()
-    assert _summary(tmp_path / "s") == _summary(tmp_path / "l")
+    assert summary_of(tmp_path / "s") == summary_of(tmp_path / "l")
     reasons = ls["documents"]["rejected_by_reason"]
     for reason in ("duplicate id", "empty text", "invalid JSON", "id too long", "no text after extraction",
                    "unsupported file type", "empty input", "no words"):
@@ -178,7 +161,7 @@ def test_strict_names_the_first_rejection_as_locally(tmp_path, small):
     with pytest.raises(InputError) as local:
         Deduplicator(strict=True).run_files([str(folder)])
     with pytest.raises(InputError) as got:
-        Deduplicator(strict=True, engine=SparkEngine(master="local[2]", split_bytes=4096)).run_files([str(folder)])
+        Deduplicator(strict=True, engine=SparkEngine(master="local[2]", split_bytes=SPLIT)).run_files([str(folder)])
     assert str(got.value) == str(local.value)
 
 
@@ -202,7 +185,7 @@ def test_the_driver_reads_no_record(tmp_path, small, monkeypatch):
         monkeypatch.setattr(stage, name, refuse)
     from neardup.io.ids import ArrowIds
 
-    result = Deduplicator(engine=SparkEngine(master="local[2]", split_bytes=1 << 16)).run_files([str(small)])
+    result = Deduplicator(engine=SparkEngine(master="local[2]", split_bytes=SPLIT)).run_files([str(small)])
     assert len(result.ids) == 600 and result.a.shape[0] > 100
     assert isinstance(result.ids, ArrowIds)  # the ids are one Arrow array, not a Python str each
     assert len(set(result.ids)) == 600
@@ -268,7 +251,7 @@ def test_partial_reads_on_the_executors_as_locally(tmp_path, small, method, monk
     local = (tmp_path / "l" / "partials.jsonl").read_bytes()
     assert local.count(b"\n") > 50
     assert (tmp_path / "s" / "partials.jsonl").read_bytes() == local
-    assert _summary(tmp_path / "s") == _summary(tmp_path / "l")
+    assert summary_of(tmp_path / "s") == summary_of(tmp_path / "l")
 
 
 @spark_test
@@ -283,7 +266,7 @@ def test_the_texts_are_written_once(tmp_path, small):
     from neardup.job import RunStats
 
     folder = messy_folder(tmp_path, small)
-    engine = SparkEngine(master="local[2]", partitions=3, work=str(tmp_path / "work"), split_bytes=4096)
+    engine = SparkEngine(master="local[2]", partitions=3, work=str(tmp_path / "work"), split_bytes=SPLIT)
     given = read_on_executors(engine, [str(folder)], "heuristic", RunStats())
     try:
         got = [(r["row"], r["text"]) for r in given.texts.orderBy("row").collect()]

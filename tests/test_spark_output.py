@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from spark_launch import made_up_articles
+from spark_launch import SPARK, session_fixture, small_corpus, summary_of
 
 pytest.importorskip("pyspark")
 pytestmark = [pytest.mark.spark, pytest.mark.slow,
@@ -27,36 +27,13 @@ from neardup.engines.spark import SparkEngine  # noqa: E402
 
 #: Relations off (the executors write), a method whose pairs cluster into many clusters.
 ARGS = ["--quiet", "--no-relations", "--method", "minhash", "--threshold", "0.6"]
-#: Spark on three partitions, AQE's merging of small partitions off: three part files per table.
-SPARK = ["--engine", "spark", "--spark-master", "local[2]", "--spark-partitions", "3",
-         "--spark-conf", "spark.sql.adaptive.coalescePartitions.enabled=false"]
-
-
-@pytest.fixture(scope="module")
-def spark():
-    session = SparkEngine(master="local[2]", partitions=3).session()
-    yield session
-    session.stop()
+spark = session_fixture(3)
 
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory) -> Path:
     """600 syndicated documents, and three without words (named in the account)."""
-    from neardup.evaluate.synth import write_corpus
-
-    out = tmp_path_factory.mktemp("written")
-    write_corpus(made_up_articles(200, 3), out, 3, 600)
-    with open(out / "docs.jsonl", "a", encoding="utf-8") as fh:
-        for i in range(3):
-            fh.write(json.dumps({"id": f"none{i}", "text": "... !!! ???"}) + "\n")
-    return out / "docs.jsonl"
-
-
-def _summary(path: Path) -> dict:
-    s = json.loads((path / "summary.json").read_text())
-    s.pop("seconds")
-    s["parameters"].pop("engine", None)
-    return s
+    return small_corpus(tmp_path_factory.mktemp("written"), wordless=3)
 
 
 @pytest.mark.parametrize("fmt", ["jsonl", "parquet"])
@@ -68,10 +45,10 @@ def test_single_files_and_parts_are_the_local_output(spark, corpus, tmp_path, fm
     assert main(["dedup", *args, "-o", str(tmp_path / "l")]) == 0
     assert main(["dedup", *args, "-o", str(tmp_path / "s"), *SPARK]) == 0  # small: one file each
     assert main(["dedup", *args, "-o", str(tmp_path / "p"), *SPARK, "--no-coalesce"]) == 0
-    local = _summary(tmp_path / "l")
+    local = summary_of(tmp_path / "l")
     assert local["pairs"] > 300 and local["clusters"] > 50
     assert local["documents"]["rejected_by_reason"] == {"no words": 3}
-    assert _summary(tmp_path / "s") == local and _summary(tmp_path / "p") == local
+    assert summary_of(tmp_path / "s") == local and summary_of(tmp_path / "p") == local
     assert sorted(p.name for p in (tmp_path / "s").iterdir()) == [f"clusters.{fmt}", f"pairs.{fmt}", "summary.json"]
     assert sorted(p.name for p in (tmp_path / "p").iterdir()) == ["clusters", "pairs", "summary.json"]
     for name in ("pairs", "clusters"):
@@ -96,7 +73,7 @@ def test_no_pair_writes_empty_tables(spark, tmp_path):
     for name in ("pairs.jsonl", "clusters.jsonl"):
         assert (tmp_path / "s" / name).read_bytes() == (tmp_path / "l" / name).read_bytes() == b""
     assert b"".join(p.read_bytes() for p in (tmp_path / "p" / "pairs").iterdir()) == b""
-    assert _summary(tmp_path / "s") == _summary(tmp_path / "l") == _summary(tmp_path / "p")
+    assert summary_of(tmp_path / "s") == summary_of(tmp_path / "l") == summary_of(tmp_path / "p")
 
 
 @pytest.mark.parametrize("failing", ["_pair_rows", "_cluster_rows"])

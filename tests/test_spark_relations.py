@@ -15,46 +15,25 @@ from pathlib import Path
 
 import pytest
 
-from spark_launch import made_up_articles
+from spark_launch import SPARK, session_fixture, small_corpus, summary_of
 
 pytest.importorskip("pyspark")
 pytestmark = [pytest.mark.spark, pytest.mark.slow,
               pytest.mark.skipif(shutil.which("java") is None, reason="the Spark engine needs Java 17+")]
 
 from neardup.cli import main  # noqa: E402
-from neardup.engines.spark import SparkEngine  # noqa: E402
 
-#: Spark on three partitions, AQE's merging of small partitions off: three part files per table.
-SPARK = ["--engine", "spark", "--spark-master", "local[2]", "--spark-partitions", "3",
-         "--spark-conf", "spark.sql.adaptive.coalescePartitions.enabled=false"]
-
-
-@pytest.fixture(scope="module")
-def spark():
-    session = SparkEngine(master="local[2]", partitions=3).session()
-    yield session
-    session.stop()
+spark = session_fixture(3)
 
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory) -> Path:
     """600 simulated documents: copies, trims, a quote of another story in half the originals, a site's
     "About us" paragraph on half the pages; three without words."""
-    from neardup.evaluate.synth import SynthConfig, write_corpus
+    from neardup.evaluate.synth import SynthConfig
 
-    out = tmp_path_factory.mktemp("related")
-    write_corpus(made_up_articles(200, 3), out, 3, 600, SynthConfig(p_shared_quote=0.5, p_site_about=0.5, p_trim=0.3))
-    with open(out / "docs.jsonl", "a", encoding="utf-8") as fh:
-        for i in range(3):
-            fh.write(json.dumps({"id": f"none{i}", "text": "... !!! ???"}) + "\n")
-    return out / "docs.jsonl"
-
-
-def _summary(path: Path) -> dict:
-    s = json.loads((path / "summary.json").read_text())
-    s.pop("seconds")
-    s["parameters"].pop("engine", None)
-    return s
+    config = SynthConfig(p_shared_quote=0.5, p_site_about=0.5, p_trim=0.3)
+    return small_corpus(tmp_path_factory.mktemp("related"), config, wordless=3)
 
 
 def _same_files(local: Path, other: Path, fmt: str) -> None:
@@ -70,15 +49,15 @@ def test_defaults_write_the_local_files(spark, corpus, tmp_path, fmt):
     assert main(["dedup", *args, "-o", str(tmp_path / "s"), *SPARK]) == 0
     if fmt == "jsonl":  # part files of both formats: test_spark_output (the same writer)
         assert main(["dedup", *args, "-o", str(tmp_path / "p"), *SPARK, "--no-coalesce"]) == 0
-    local = _summary(tmp_path / "l")
+    local = summary_of(tmp_path / "l")
     rel = local["relations"]
     assert rel["shares"] > 100 and rel["contains"] > 100 and rel["duplicate"] > 500 and rel["similar"] > 100
     assert local["aligned"]["site_boilerplate_seeds"] > 0
     assert 0 < local["duplicates_removable"] < local["documents_in_clusters"] - local["clusters"]
-    assert _summary(tmp_path / "s") == local
+    assert summary_of(tmp_path / "s") == local
     _same_files(tmp_path / "l", tmp_path / "s", fmt)
     if fmt == "jsonl":
-        assert _summary(tmp_path / "p") == local
+        assert summary_of(tmp_path / "p") == local
         for name in ("pairs", "clusters"):
             parts = sorted((tmp_path / "p" / name).iterdir())
             assert len(parts) == 3
@@ -93,7 +72,7 @@ def test_options_write_the_local_files(spark, corpus, tmp_path, extra):
     args = [str(corpus), "--quiet", *extra]
     assert main(["dedup", *args, "-o", str(tmp_path / "l")]) == 0
     assert main(["dedup", *args, "-o", str(tmp_path / "s"), *SPARK]) == 0
-    assert _summary(tmp_path / "s") == _summary(tmp_path / "l")
+    assert summary_of(tmp_path / "s") == summary_of(tmp_path / "l")
     _same_files(tmp_path / "l", tmp_path / "s", "jsonl")
 
 
@@ -141,7 +120,7 @@ def test_clusters_without_removals_write_the_local_parquet(spark, tmp_path):
     args = [str(docs), "--quiet", "--format", "parquet", "--method", "minhash", "--threshold", "0.3"]
     assert main(["dedup", *args, "-o", str(tmp_path / "l")]) == 0
     assert main(["dedup", *args, "-o", str(tmp_path / "s"), *SPARK]) == 0
-    local = _summary(tmp_path / "l")
+    local = summary_of(tmp_path / "l")
     assert local["clusters"] == 4 and local["duplicates_removable"] == 0
-    assert _summary(tmp_path / "s") == local
+    assert summary_of(tmp_path / "s") == local
     _same_files(tmp_path / "l", tmp_path / "s", "parquet")
