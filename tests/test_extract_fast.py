@@ -205,3 +205,19 @@ def test_extract_writes_the_same_lines_to_a_file_and_to_standard_output(tmp_path
     assert out.read_text(encoding="utf-8") == printed == "".join(
         json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
     assert [r["id"] for r in rows] == ["pé", "t"] and rows[1]["text"] == "plain text"
+
+
+@pytest.mark.parametrize("title", ["", "Budget approved by the council", " ".join(f"w{i}" for i in range(SLOT_MEMBERS + 40))])
+def test_title_hits_from_the_kept_title_words_are_the_direct_ones(title):
+    from neardup.extract.blocks import page_blocks
+    from neardup.extract.features import block_stats, title_hits
+
+    page = page_blocks(f"<html><head><title>{title}</title></head><body><h1>Budget approved</h1>"
+                       f"<p>The council approved the budget on Tuesday. {title}</p><p>w3 w7 w300</p></body></html>")
+    stats = block_stats(page)
+    title_set = np.unique(text_stats([f"{page.meta_title} {page.title}"]).hashes)
+    direct = np.bincount(stats.owner, _member(stats.hashes, title_set), len(page))
+    for _ in range(2):  # made, then kept
+        hits, words = title_hits(page, stats)
+        assert np.array_equal(hits, direct) and words == len(title_set)
+    assert words == 0 or hits.any()
