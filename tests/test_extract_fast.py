@@ -8,6 +8,7 @@ Multilingual Plane, lone surrogates.
 
 from __future__ import annotations
 
+import json
 import random
 import re
 
@@ -175,3 +176,48 @@ def test_titles_read_from_the_head_are_those_of_the_whole_page() -> None:
             title, meta, _ = declared(parse(html), html)
             t, o, w, _ = _declarations(parse(html).css(_TITLE_SELECTOR))
             assert (title, meta) == (" ".join((t or "").split()), " ".join((o or w or "").split())), html
+
+
+def test_extract_output_lines_are_json_dumps_byte_for_byte():
+    """``neardup extract``'s lines (orjson) are ``json.dumps(row, ensure_ascii=False)`` in UTF-8: for every
+    code point but the surrogates, and for a lone surrogate, which orjson refuses, json's own text."""
+    from neardup.commands.extract import _line
+
+    every = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)
+    row = {"id": 'a "b"\\', "source": "x/é.html", "title": every[:300], "text": every}
+    assert _line(row) == (json.dumps(row, ensure_ascii=False) + "\n").encode("utf-8")
+    odd = {**row, "source": "x/\udce9.html"}
+    assert _line(odd) == json.dumps(odd, ensure_ascii=False) + "\n"
+
+
+def test_extract_writes_the_same_lines_to_a_file_and_to_standard_output(tmp_path, capsys):
+    from neardup.cli import main
+
+    pages = tmp_path / "pages.jsonl"
+    pages.write_text('{"id": "p\\u00e9", "html": "<p>Caf\\u00e9 \\"noir\\"\\tand\\u0001 more words here</p>"}\n'
+                     '{"id": "t", "text": "plain text"}\n', encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    assert main(["extract", str(pages), "--jsonl", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["extract", str(pages)]) == 0
+    printed = capsys.readouterr().out
+    rows = [json.loads(line) for line in printed.splitlines()]
+    assert out.read_text(encoding="utf-8") == printed == "".join(
+        json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+    assert [r["id"] for r in rows] == ["pé", "t"] and rows[1]["text"] == "plain text"
+
+
+@pytest.mark.parametrize("title", ["", "Budget approved by the council", " ".join(f"w{i}" for i in range(SLOT_MEMBERS + 40))])
+def test_title_hits_from_the_kept_title_words_are_the_direct_ones(title):
+    from neardup.extract.blocks import page_blocks
+    from neardup.extract.features import block_stats, title_hits
+
+    page = page_blocks(f"<html><head><title>{title}</title></head><body><h1>Budget approved</h1>"
+                       f"<p>The council approved the budget on Tuesday. {title}</p><p>w3 w7 w300</p></body></html>")
+    stats = block_stats(page)
+    title_set = np.unique(text_stats([f"{page.meta_title} {page.title}"]).hashes)
+    direct = np.bincount(stats.owner, _member(stats.hashes, title_set), len(page))
+    for _ in range(2):  # made, then kept
+        hits, words = title_hits(page, stats)
+        assert np.array_equal(hits, direct) and words == len(title_set)
+    assert words == 0 or hits.any()

@@ -399,11 +399,21 @@ def structured_share(page: Page, stats: BlockStats) -> tuple[np.ndarray, bool]:
     return _ratio(found, np.maximum(stats.tokens - 1, 0).astype(np.float64)), True
 
 
+@lru_cache(maxsize=4)
+def _title_words(titles: str) -> tuple[np.ndarray, tuple[np.uint64, np.ndarray] | None]:
+    """The distinct word hashes of ``titles`` and their :func:`_slot_table` (None where :func:`_member`
+    would not make one), kept for the last few pages' titles: the model's features and the main-body
+    rule (:func:`headline`) each ask for a page's (the two :func:`title_hits` of 312 pages: 23 ms of
+    CPU, 17 with this; docs/results.md, issue 28's seventh pass).  Read only: the arrays are shared."""
+    title_set = np.unique(text_stats([titles]).hashes)
+    return title_set, (_slot_table(title_set) if 0 < len(title_set) <= SLOT_MEMBERS else None)
+
+
 def title_hits(page: Page, stats: BlockStats) -> tuple[np.ndarray, int]:
     """Per block, how many of its tokens are words of the page's titles (og:title and
     ``<title>``); and how many distinct words the titles have."""
-    title_set = np.unique(text_stats([f"{page.meta_title} {page.title}"]).hashes)
-    return np.bincount(stats.owner, _member(stats.hashes, title_set), len(page)), len(title_set)
+    title_set, table = _title_words(f"{page.meta_title} {page.title}")
+    return np.bincount(stats.owner, _member(stats.hashes, title_set, table), len(page)), len(title_set)
 
 
 def headline(page: Page, stats: BlockStats, in_title: np.ndarray | None = None, title_words: int = 0) -> int:
