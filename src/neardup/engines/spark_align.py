@@ -158,8 +158,8 @@ class SparkAligner:
                            shared_seeds=int(totals["shared"] or 0), seed_pairs=int(totals["pairs"] or 0))
         if sites is not None:
             self.counts["site_boilerplate_seeds"] = int(index.where(F.length("docs") == 0).count())
-        blocks = block_count(spark, self.counts["shared_seeds"])
-        return chained(index, self.counts["documents"], blocks, p, emit, schema), words
+        labels = block_labels(spark, self.counts["shared_seeds"])
+        return chained(index, self.counts["documents"], labels, p, emit, schema), words
 
     def _site_frame(self, spark: Any) -> Any:
         """``(doc, site)`` of the documents with a known site, as a DataFrame (``None``: no site known or
@@ -308,10 +308,18 @@ def _index_counts(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"shared": [int(groups[-1])], "pairs": [int(pair_counts(doc, groups, rows.shape[0]).sum())]})
 
 
-def block_count(spark: Any, shared: int) -> int:
-    """Blocks of documents stage 2 runs in: one per shuffle partition, more when the shared seeds
-    exceed :data:`BLOCK_SEEDS` per block (a block's task holds its key groups)."""
-    return max(int(str(spark.conf.get("spark.sql.shuffle.partitions"))), -(-shared // BLOCK_SEEDS))
+def block_labels(spark: Any, shared: int) -> np.ndarray:
+    """Stage 2's blocks of documents, one per shuffle partition, more when the shared seeds exceed
+    :data:`BLOCK_SEEDS` per block (a block's task holds its key groups): a label per block that
+    ``repartition(blocks, label)`` sends to a partition of its own (Spark's hash, asked of Spark in a
+    small job), so no task runs two blocks while another has none."""
+    from pyspark.sql import functions as F
+
+    blocks = max(int(str(spark.conf.get("spark.sql.shuffle.partitions"))), -(-shared // BLOCK_SEEDS))
+    label = F.col("id").cast("int")
+    first = spark.range(64 * blocks).groupBy(F.pmod(F.hash(label), F.lit(blocks))).agg(F.min(label)).collect()
+    labels = sorted(int(r[1]) for r in first)
+    return np.array(labels + list(range(64 * blocks, 64 * blocks + blocks - len(labels))), np.int32)
 
 
 def passage_rows(out: np.ndarray, cov: np.ndarray) -> pd.DataFrame:
@@ -322,14 +330,13 @@ def passage_rows(out: np.ndarray, cov: np.ndarray) -> pd.DataFrame:
     return pd.DataFrame(cols)
 
 
-def chained(index: Any, n: int, blocks: int, p: AlignParams, emit: Callable[[np.ndarray, np.ndarray], pd.DataFrame],
-            schema: str) -> Any:
-    """Stages 2-3 over the index of ``n`` documents: each key group is sent to every block of
-    documents (``blocks`` ranges of rows) holding one of its documents as ``a`` (any but its last
-    document); a block's task runs the local engine's loop on the groups it got, for its own ``a``
-    only: seed pairs through :func:`~neardup.align.seeds.sieve_pairs`, at most :data:`PAIR_BUDGET`
-    at once, then the chain kernel (:func:`~neardup.align.seeds.chain_pairs`); ``emit`` makes the
-    rows of its ``(out, cov)`` (``out``'s documents as rows of the input).
+def chained(index: Any, n: int, labels: np.ndarray, p: AlignParams,
+            emit: Callable[[np.ndarray, np.ndarray], pd.DataFrame], schema: str) -> Any:
+    """Stages 2-3 over the index of ``n`` documents: each key group goes to every block of documents
+    (ranges of rows, a label each: :func:`block_labels`) holding one of its documents as ``a`` (any
+    but its last); a block's task runs the local loop on its groups for its own ``a``: seed pairs by
+    :func:`~neardup.align.seeds.sieve_pairs`, :data:`PAIR_BUDGET` at most at once, then the chain
+    kernel; ``emit`` makes the rows of its ``(out, cov)`` (``out``'s documents as input rows).
 
     Every seed pair of a pair of documents ``a < b`` is made in ``a``'s block, so its passages
     are the local ones; the shuffle moves each key group once per block it reaches, not once per
@@ -339,6 +346,8 @@ def chained(index: Any, n: int, blocks: int, p: AlignParams, emit: Callable[[np.
     from ..align.seeds import by_document, chain_pairs, pair_counts, sieve_pairs
     from .codec import joined
 
+    blocks = labels.shape[0]
+
     def dealt(frame: pd.DataFrame) -> pd.DataFrame:
         sizes = _sizes(frame["docs"], 4)
         doc = joined(frame["docs"], "<i4").astype(np.int64)
@@ -346,8 +355,8 @@ def chained(index: Any, n: int, blocks: int, p: AlignParams, emit: Callable[[np.
         last = np.repeat(np.maximum.reduceat(doc, np.r_[0, np.cumsum(sizes)[:-1]]), sizes)
         pick = np.unique(group[doc != last] * np.int64(blocks) + doc[doc != last] * blocks // n)
         out = frame.iloc[pick // blocks].reset_index(drop=True)
-        out.insert(0, "block", (pick % blocks).astype(np.int32))
-        return out
+        out.insert(0, "part", labels[pick % blocks])
+        return out.assign(block=(pick % blocks).astype(np.int32))
 
     def run(frames: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
         one_thread()
@@ -364,8 +373,8 @@ def chained(index: Any, n: int, blocks: int, p: AlignParams, emit: Callable[[np.
                     out[:, 0], out[:, 1] = rows[out[:, 0]], rows[out[:, 1]]
                     yield emit(out, cov)
 
-    blocked = index.where(F.length("docs") > 0).mapInPandas(_batches(dealt), f"block int, {_INDEX}")
-    return blocked.repartition(blocks, "block").sortWithinPartitions("block").mapInPandas(run, schema)
+    blocked = index.where(F.length("docs") > 0).mapInPandas(_batches(dealt), f"part int, {_INDEX}, block int")
+    return blocked.repartition(blocks, "part").sortWithinPartitions("block").mapInPandas(run, schema)
 
 
 def char_stage(passages: Any, words: Any) -> Any:
