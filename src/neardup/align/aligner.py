@@ -30,10 +30,10 @@ word costs 16 bytes of seed record and 8 bytes of character offsets; both are wr
 a temporary folder once more than ``memory_mb`` is buffered (the seeds into 16 files by
 the top bits of their key, the offsets into one file read back through ``mmap``).  The
 inverted index is then built one key partition at a time and keeps only seeds shared by
-2..``max_df`` documents (8 bytes each, 24 with their order by document and key group); seed pairs are
+2..``max_df`` documents (8 bytes each, 12 with their order by document); seed pairs are
 made in order and chained for one range of documents at a time, at most ``pair_budget`` of
 them (16 bytes each) at once.
-So the peak is about ``memory_mb`` + 24 bytes x shared seed occurrences + 40 bytes x
+So the peak is about ``memory_mb`` + 12 bytes x shared seed occurrences + 40 bytes x
 ``pair_budget``, whatever the input size; only the shared seeds grow with the input.
 
 The Spark engine runs the same stages with the same kernels (:mod:`neardup.engines.spark_align`)
@@ -243,7 +243,7 @@ class Aligner:
         per_doc = pair_counts(doc, groups, self.documents)
         self.counts.update({"documents": self.documents, "words": int(first[-1]), "shared_seeds": int(doc.shape[0]),
                             "seed_pairs": int(per_doc.sum()), "pairs": 0, "passages": 0})
-        by_doc = by_document(doc, pos, groups, self.documents)
+        by_doc = by_document(doc, pos, self.documents)
         for lo, hi, total in pair_ranges(per_doc, self.pair_budget):  # "a" documents within the pair budget
             a, b, pa, pb = sieve_pairs(doc, pos, groups, by_doc, lo, hi, total, p.min_seeds)
             yield chain_pairs(a, b, pa, pb, words, p.n, p.gap, p.min_seeds, p.min_words, p.min_density)

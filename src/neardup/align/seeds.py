@@ -211,19 +211,32 @@ def pair_counts(doc: np.ndarray, groups: np.ndarray, n_docs: int) -> np.ndarray:
     return counts
 
 
-def by_document(doc: np.ndarray, pos: np.ndarray, groups: np.ndarray,
-                n_docs: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The shared seeds document by document: record indices in order of ``(doc, pos)``, each
-    document's first place in that order (plus the end), and each record's key group."""
-    order = np.argsort((doc.astype(np.int64) << np.int64(32)) | pos.astype(np.int64))
+@njit(cache=True)
+def _by_document(doc, pos, starts, order):
+    """:func:`by_document`'s order: a counting sort by document, then each document's records by position."""
+    fill = starts[:-1].copy()
+    for i in range(doc.shape[0]):
+        order[fill[doc[i]]] = i
+        fill[doc[i]] += 1
+    for d in range(starts.shape[0] - 1):
+        lo, hi = starts[d], starts[d + 1]
+        if hi - lo > 1:
+            seg = order[lo:hi].copy()
+            order[lo:hi] = seg[np.argsort(pos[seg])]
+
+
+def by_document(doc: np.ndarray, pos: np.ndarray, n_docs: int) -> tuple[np.ndarray, np.ndarray]:
+    """The shared seeds document by document: record indices in order of ``(doc, pos)`` (4 bytes
+    each while they fit) and each document's first place in that order (plus the end)."""
     starts = np.r_[0, np.cumsum(np.bincount(doc, minlength=n_docs))].astype(np.int64)
-    group_of = np.repeat(np.arange(groups.shape[0] - 1, dtype=np.int64), np.diff(groups))
-    return order, starts, group_of
+    order = np.empty(doc.shape[0], np.int32 if doc.shape[0] < 2**31 else np.int64)
+    _by_document(doc, pos, starts, order)
+    return order, starts
 
 
 @njit(cache=True)
 def _later(doc, x, g1):
-    """The first record after ``x``'s document's run in its key group (which ends at ``g1``)."""
+    """The first record after record ``x``'s document's run in its key group (which ends at ``g1``)."""
     j = x + 1
     while j < g1 and doc[j] == doc[x]:
         j += 1
@@ -231,7 +244,7 @@ def _later(doc, x, g1):
 
 
 @njit(cache=True)
-def _sieve(doc, pos, groups, order, starts, group_of, lo, hi, min_seeds, n_docs, a_out, b_out, pa_out, pb_out):
+def _sieve(doc, pos, order, ends, starts, lo, hi, min_seeds, n_docs, a_out, b_out, pa_out, pb_out):
     """:func:`sieve_pairs`' loop: for each ``a`` in ``[lo, hi)``, its seeds in order of position
     counted against every later document ``b`` of their key groups, then written again only for
     the ``b`` met ``min_seeds`` times, each ``b``'s rows at its place in ``b`` order."""
@@ -242,8 +255,7 @@ def _sieve(doc, pos, groups, order, starts, group_of, lo, hi, min_seeds, n_docs,
     for a in range(lo, hi):
         t = 0
         for r in range(starts[a], starts[a + 1]):
-            x = order[r]
-            g1 = groups[group_of[x] + 1]
+            x, g1 = order[r], ends[r - starts[lo]]
             for y in range(_later(doc, x, g1), g1):
                 b = doc[y]
                 if count[b] == 0:
@@ -260,8 +272,7 @@ def _sieve(doc, pos, groups, order, starts, group_of, lo, hi, min_seeds, n_docs,
             else:
                 at[b] = -1
         for r in range(starts[a], starts[a + 1]):
-            x = order[r]
-            g1 = groups[group_of[x] + 1]
+            x, g1 = order[r], ends[r - starts[lo]]
             for y in range(_later(doc, x, g1), g1):
                 b = doc[y]
                 k = at[b]
@@ -273,7 +284,7 @@ def _sieve(doc, pos, groups, order, starts, group_of, lo, hi, min_seeds, n_docs,
     return n
 
 
-def sieve_pairs(doc: np.ndarray, pos: np.ndarray, groups: np.ndarray, by_doc: tuple[np.ndarray, np.ndarray, np.ndarray],
+def sieve_pairs(doc: np.ndarray, pos: np.ndarray, groups: np.ndarray, by_doc: tuple[np.ndarray, np.ndarray],
                 lo: int, hi: int, total: int, min_seeds: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Stage 2: the seed pairs ``(a, b, pa, pb)`` with ``lo <= a < hi`` of the document pairs that
     have ``min_seeds`` of them, sorted by ``(a, b, pa, pb)`` (what :func:`chain_pairs` takes);
@@ -285,9 +296,10 @@ def sieve_pairs(doc: np.ndarray, pos: np.ndarray, groups: np.ndarray, by_doc: tu
     through a stock phrase) is never written, and each ``b``'s rows are written at their place,
     so nothing is sorted.  The answer of :func:`chain_pairs` is that of every seed pair sorted,
     since it skips a document pair with fewer than ``min_seeds`` seed pairs."""
-    order, starts, group_of = by_doc
+    order, starts = by_doc
     a, b, pa, pb = (np.empty(total, dtype=np.int32) for _ in range(4))
-    n = _sieve(doc, pos, groups, order, starts, group_of, lo, hi, min_seeds, starts.shape[0] - 1, a, b, pa, pb)
+    ends = groups[np.searchsorted(groups, order[starts[lo]:starts[hi]], side="right")]  # each record's key group's end
+    n = _sieve(doc, pos, order, ends, starts, lo, hi, min_seeds, starts.shape[0] - 1, a, b, pa, pb)
     return a[:n], b[:n], pa[:n], pb[:n]
 
 

@@ -364,7 +364,7 @@ def chained(index: Any, n: int, labels: np.ndarray, p: AlignParams,
             doc, pos, groups, rows, words = _index_arrays(frame)
             owned = np.searchsorted(rows.astype(np.int64) * blocks // n, int(frame["block"].iloc[0]) + np.arange(2))
             per_doc = pair_counts(doc, groups, rows.shape[0])
-            by_doc = by_document(doc, pos, groups, rows.shape[0])
+            by_doc = by_document(doc, pos, rows.shape[0])
             for lo, hi, total in pair_ranges(per_doc[owned[0]:owned[1]], PAIR_BUDGET):
                 a, b, pa, pb = sieve_pairs(doc, pos, groups, by_doc, lo + owned[0], hi + owned[0], total, p.min_seeds)
                 out, cov = chain_pairs(a, b, pa, pb, words, p.n, p.gap, p.min_seeds, p.min_words, p.min_density)
