@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from ..align.aligner import AlignedPair, AlignParams, aligned_pairs, pair_ranges, site_boilerplate, word_chars
-from .shards import DocumentShards, filesystem_of, sorted_parts, stored
+from .shards import DocumentShards, filesystem_of, read_stored, sorted_parts, stored
 from .spark_stages import _batches, complete_runs, one_thread
 
 if TYPE_CHECKING:
@@ -158,7 +158,7 @@ class SparkAligner:
                            shared_seeds=int(totals["shared"] or 0), seed_pairs=int(totals["pairs"] or 0))
         if sites is not None:
             self.counts["site_boilerplate_seeds"] = int(index.where(F.length("docs") == 0).count())
-        labels = block_labels(spark, self.counts["shared_seeds"])
+        labels = block_labels(spark, self.counts["shared_seeds"], work)
         return chained(index, self.counts["documents"], labels, p, emit, schema), words
 
     def _site_frame(self, spark: Any) -> Any:
@@ -308,17 +308,17 @@ def _index_counts(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"shared": [int(groups[-1])], "pairs": [int(pair_counts(doc, groups, rows.shape[0]).sum())]})
 
 
-def block_labels(spark: Any, shared: int) -> np.ndarray:
-    """Stage 2's blocks of documents, one per shuffle partition, more when the shared seeds exceed
-    :data:`BLOCK_SEEDS` per block (a block's task holds its key groups): a label per block that
-    ``repartition(blocks, label)`` sends to a partition of its own (Spark's hash, asked of Spark in a
-    small job), so no task runs two blocks while another has none."""
+def block_labels(spark: Any, shared: int, work: str) -> np.ndarray:
+    """Stage 2's blocks of documents (one per shuffle partition; more past :data:`BLOCK_SEEDS` shared
+    seeds a block): a label per block that ``repartition(blocks, label)`` sends to a partition of its
+    own (Spark's hash, asked of Spark in a small job stored under ``work``)."""
     from pyspark.sql import functions as F
 
     blocks = max(int(str(spark.conf.get("spark.sql.shuffle.partitions"))), -(-shared // BLOCK_SEEDS))
     label = F.col("id").cast("int")
-    first = spark.range(64 * blocks).groupBy(F.pmod(F.hash(label), F.lit(blocks))).agg(F.min(label)).collect()
-    labels = sorted(int(r[1]) for r in first)
+    stored(spark.range(64 * blocks).groupBy(F.pmod(F.hash(label), F.lit(blocks))).agg(F.min(label).alias("label")),
+           f"{work}/block_labels")
+    labels = sorted(read_stored(f"{work}/block_labels", ["label"])["label"].to_pylist())
     return np.array(labels + list(range(64 * blocks, 64 * blocks + blocks - len(labels))), np.int32)
 
 
