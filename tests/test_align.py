@@ -208,3 +208,72 @@ def test_an_aligner_within_its_memory_makes_no_folder(tmp_path):
     assert [p.name[:14] for p in tmp_path.iterdir()] == ["neardup-align-"]
     spilling.close()
     assert list(tmp_path.iterdir()) == []
+
+
+def _every_seed_pair(doc, pos, groups):
+    """Stage 2 as it was: every seed pair of every key group, sorted by ``(a, b, pa, pb)``."""
+    import numpy as np
+
+    cols = [[], [], [], []]
+    for g in range(groups.shape[0] - 1):
+        d, p = doc[groups[g]:groups[g + 1]], pos[groups[g]:groups[g + 1]]
+        i, j = np.triu_indices(d.shape[0], 1)
+        other = d[i] != d[j]
+        for c, x in zip(cols, (d[i], d[j], p[i], p[j])):
+            c.append(x[other])
+    a, b, pa, pb = (np.concatenate(c).astype(np.int32) for c in cols)
+    order = np.lexsort((pb, pa, b, a))
+    return a[order], b[order], pa[order], pb[order]
+
+
+def test_seed_pairs_are_made_only_for_documents_sharing_enough_seeds():
+    """A stock phrase in many documents meets every pair of them once: none of those pairs is
+    written (a passage needs ``min_seeds`` seeds); the pairs of a copy are, in order."""
+    import numpy as np
+
+    from neardup.align.aligner import Aligner
+    from neardup.align.seeds import by_document, pair_counts, sieve_pairs
+    from neardup.relations import dedup_align_params
+
+    rng = random.Random(7)
+    copy = filler(rng, 2)
+    texts = [f"{filler(rng, 2)} Page{i} said on condition of anonymity, page{i}. {filler(rng, 2)}" for i in range(60)]
+    texts[10] += " " + copy
+    texts[40] = copy + " " + texts[40]
+    al = Aligner(dedup_align_params())  # the phrase is far below its document-frequency cap
+    al.add(texts)
+    doc, pos, groups = al._shared()
+    per_doc = pair_counts(doc, groups, al.documents)
+    a, b, pa, pb = sieve_pairs(doc, pos, groups, by_document(doc, pos, al.documents), 0, al.documents,
+                               int(per_doc.sum()), al.params.min_seeds)
+    assert per_doc.sum() >= 60 * 59 // 2  # the phrase's seeds meet every pair
+    assert set(zip(a.tolist(), b.tolist())) == {(10, 40)}
+    assert a.shape[0] == len(copy.split()) - al.params.n + 1 + 2  # the copy's seeds and the phrase's two
+    rows = np.column_stack([a, b, pa, pb])
+    assert (np.lexsort(rows.T[::-1]) == np.arange(rows.shape[0])).all()
+
+
+def test_the_sieved_seed_pairs_give_the_passages_of_every_seed_pair():
+    """On a simulated corpus (copies, trims, quotes, one site's boilerplate), the passages and
+    coverages are those of every seed pair sorted and chained, whatever the pair budget."""
+    import numpy as np
+
+    from neardup.align.aligner import Aligner
+    from neardup.align.seeds import chain_pairs
+    from neardup.evaluate.corpora import shipped_articles
+    from neardup.evaluate.synth import SynthConfig, simulate
+    from neardup.relations import dedup_align_params
+
+    docs = [d for kind, d in simulate(shipped_articles(), 5, 300, SynthConfig(p_shared_quote=1.0, p_site_about=0.5))
+            if kind == "doc"]
+    p = dedup_align_params()
+    codes = np.unique([d["site"] for d in docs], return_inverse=True)[1]  # for the sites' boilerplate
+    for budget in (50, 8_000_000):
+        al = Aligner(p, pair_budget=budget)
+        al.add([d["text"] for d in docs], codes)
+        got = [np.concatenate(x) for x in zip(*al.chains())]
+        doc, pos, groups = al._shared()
+        want = chain_pairs(*_every_seed_pair(doc, pos, groups), al.doc_words(), p.n, p.gap, p.min_seeds,
+                           p.min_words, p.min_density)
+        assert got[0].shape[0] > 100
+        assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])

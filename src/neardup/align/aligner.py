@@ -10,7 +10,8 @@ key/value arrays (:mod:`.seeds` holds the kernels of each stage):
    (boilerplate, stock phrases) or in one only is dropped;
 2. **seed pairs** -- for each kept seed, every pair of its occurrences in two documents:
    ``(doc a, doc b, word position in a, in b)``; a document pair needs ``min_seeds``
-   seed matches to go on;
+   seed matches to go on (they are counted per document pair before any is written:
+   most pairs of documents meet through a phrase or two, :func:`~.seeds.sieve_pairs`);
 3. **chains** -- a pair's seed matches in order of their position in ``a`` are chained
    into passages while both positions move on by at most ``gap`` words (an edited word,
    a re-broken or merged sentence does not break a passage; a skipped or reordered
@@ -29,9 +30,10 @@ word costs 16 bytes of seed record and 8 bytes of character offsets; both are wr
 a temporary folder once more than ``memory_mb`` is buffered (the seeds into 16 files by
 the top bits of their key, the offsets into one file read back through ``mmap``).  The
 inverted index is then built one key partition at a time and keeps only seeds shared by
-2..``max_df`` documents (16 bytes each); seed pairs are made, sorted and chained for one
-range of documents at a time, at most ``pair_budget`` of them (16 bytes each) at once.
-So the peak is about ``memory_mb`` + 16 bytes x shared seed occurrences + 40 bytes x
+2..``max_df`` documents (8 bytes each, 12 with their order by document); seed pairs are
+made in order and chained for one range of documents at a time, at most ``pair_budget`` of
+them (16 bytes each) at once.
+So the peak is about ``memory_mb`` + 12 bytes x shared seed occurrences + 40 bytes x
 ``pair_budget``, whatever the input size; only the shared seeds grow with the input.
 
 The Spark engine runs the same stages with the same kernels (:mod:`neardup.engines.spark_align`)
@@ -48,7 +50,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from .seeds import SEED_RECORD, chain_pairs, fill_pairs, pair_counts, seed_keys, shared_seeds, sorted_pairs, tokens
+from .seeds import SEED_RECORD, by_document, chain_pairs, pair_counts, seed_keys, shared_seeds, sieve_pairs, tokens
 
 #: Key bits that pick a seed's partition of the inverted index (16 partitions).
 PARTITION_BITS = 4
@@ -241,8 +243,9 @@ class Aligner:
         per_doc = pair_counts(doc, groups, self.documents)
         self.counts.update({"documents": self.documents, "words": int(first[-1]), "shared_seeds": int(doc.shape[0]),
                             "seed_pairs": int(per_doc.sum()), "pairs": 0, "passages": 0})
+        by_doc = by_document(doc, pos, self.documents)
         for lo, hi, total in pair_ranges(per_doc, self.pair_budget):  # "a" documents within the pair budget
-            a, b, pa, pb = sorted_pairs(*fill_pairs(doc, pos, groups, lo, hi, total))
+            a, b, pa, pb = sieve_pairs(doc, pos, groups, by_doc, lo, hi, total, p.min_seeds)
             yield chain_pairs(a, b, pa, pb, words, p.n, p.gap, p.min_seeds, p.min_words, p.min_density)
 
     def doc_words(self) -> np.ndarray:

@@ -7,8 +7,9 @@ local one (:class:`~.aligner.Aligner`) can run the same stages on partitions:
 * :func:`seed_keys` -- words to ``(key, doc, pos)`` seed records (map);
 * :func:`shared_seeds` -- the reduce of the inverted index: keys of 2..``max_df``
   documents (over records sorted by key, documents in order within a key);
-* :func:`pair_counts`, :func:`fill_pairs` -- seed pairs ``(a, b, pa, pb)`` of one range
-  of ``a`` documents (map over key groups; the counts size the ranges);
+* :func:`pair_counts`, :func:`sieve_pairs` -- seed pairs ``(a, b, pa, pb)`` of one range
+  of ``a`` documents, only those of document pairs with ``min_seeds`` of them, in order
+  (the counts size the ranges);
 * :func:`chain_pairs` -- the reduce by document pair: chains, merged passages,
   validation and coverage.
 
@@ -190,10 +191,8 @@ def shared_seeds(key, doc, max_df):
 
 
 @njit(cache=True)
-def _walk_pairs(doc, pos, groups, lo, hi, counts, a, b, pa, pb):
-    """Every occurrence of a key with every later one of another document: counted per ``a``
-    into ``counts`` (when it has room), written to ``a, b, pa, pb`` for ``lo <= a < hi``."""
-    n = 0
+def _walk_pairs(doc, groups, counts):
+    """Every occurrence of a key with every later one of another document, counted per ``a``."""
     for g in range(groups.shape[0] - 1):
         g1 = groups[g + 1]
         i = groups[g]
@@ -201,85 +200,110 @@ def _walk_pairs(doc, pos, groups, lo, hi, counts, a, b, pa, pb):
             j = i
             while j < g1 and doc[j] == doc[i]:
                 j += 1
-            if counts.shape[0] > 0:
-                counts[doc[i]] += (j - i) * (g1 - j)
-            if lo <= doc[i] < hi:
-                for x in range(i, j):
-                    for y in range(j, g1):
-                        a[n], b[n], pa[n], pb[n] = doc[x], doc[y], pos[x], pos[y]
-                        n += 1
+            counts[doc[i]] += (j - i) * (g1 - j)
             i = j
 
 
 def pair_counts(doc: np.ndarray, groups: np.ndarray, n_docs: int) -> np.ndarray:
     """How many seed pairs each document makes as ``a`` (the earlier document of the pair)."""
     counts = np.zeros(n_docs, dtype=np.int64)
-    none = np.zeros(0, np.int32)
-    _walk_pairs(doc, doc, groups, 0, 0, counts, none, none, none, none)  # empty range: positions never read
+    _walk_pairs(doc, groups, counts)
     return counts
 
 
-def fill_pairs(doc: np.ndarray, pos: np.ndarray, groups: np.ndarray, lo: int, hi: int,
-               total: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Stage 2: the seed pairs ``(a, b, pa, pb)`` with ``lo <= a < hi`` (``total`` of them)."""
-    a, b, pa, pb = (np.empty(total, dtype=np.int32) for _ in range(4))
-    _walk_pairs(doc, pos, groups, lo, hi, np.zeros(0, np.int64), a, b, pa, pb)
-    return a, b, pa, pb
+@njit(cache=True)
+def _by_document(doc, pos, starts, order):
+    """:func:`by_document`'s order: a counting sort by document, then each document's records by position."""
+    fill = starts[:-1].copy()
+    for i in range(doc.shape[0]):
+        order[fill[doc[i]]] = i
+        fill[doc[i]] += 1
+    for d in range(starts.shape[0] - 1):
+        lo, hi = starts[d], starts[d + 1]
+        if hi - lo > 1:
+            seg = order[lo:hi].copy()
+            order[lo:hi] = seg[np.argsort(pos[seg])]
 
 
-# ---------------------------------------------------------------------------- chains
+def by_document(doc: np.ndarray, pos: np.ndarray, n_docs: int) -> tuple[np.ndarray, np.ndarray]:
+    """The shared seeds document by document: record indices in order of ``(doc, pos)`` (4 bytes
+    each while they fit) and each document's first place in that order (plus the end)."""
+    starts = np.r_[0, np.cumsum(np.bincount(doc, minlength=n_docs))].astype(np.int64)
+    order = np.empty(doc.shape[0], np.int32 if doc.shape[0] < 2**31 else np.int64)
+    _by_document(doc, pos, starts, order)
+    return order, starts
 
 
 @njit(cache=True)
-def _sort_segments(order, first, second):
-    """Within each run of equal ``first[order]``, reorder ``order`` by ``second`` (in place)."""
-    m = order.shape[0]
-    lo = 0
-    while lo < m:
-        hi = lo + 1
-        while hi < m and first[order[hi]] == first[order[lo]]:
-            hi += 1
-        if hi - lo > 1:
-            seg = order[lo:hi].copy()
-            keys = np.empty(hi - lo, np.int64)
-            for i in range(hi - lo):
-                keys[i] = second[seg[i]]
-            idx = np.argsort(keys)
-            for i in range(hi - lo):
-                order[lo + i] = seg[idx[i]]
-        lo = hi
+def _later(doc, x, g1):
+    """The first record after record ``x``'s document's run in its key group (which ends at ``g1``)."""
+    j = x + 1
+    while j < g1 and doc[j] == doc[x]:
+        j += 1
+    return j
 
 
-def sorted_pairs(a: np.ndarray, b: np.ndarray, pa: np.ndarray,
-                 pb: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The seed pairs sorted by ``(a, b, pa, pb)``, what :func:`chain_pairs` takes.
+@njit(cache=True)
+def _sieve(doc, pos, order, ends, starts, lo, hi, min_seeds, n_docs, a_out, b_out, pa_out, pb_out):
+    """:func:`sieve_pairs`' loop: for each ``a`` in ``[lo, hi)``, its seeds in order of position
+    counted against every later document ``b`` of their key groups, then written again only for
+    the ``b`` met ``min_seeds`` times, each ``b``'s rows at its place in ``b`` order."""
+    count = np.zeros(n_docs, np.int64)
+    at = np.zeros(n_docs, np.int64)  # where b's next row goes; -1: too few seeds
+    touched = np.empty(n_docs, np.int64)
+    n = 0
+    for a in range(lo, hi):
+        t = 0
+        for r in range(starts[a], starts[a + 1]):
+            x, g1 = order[r], ends[r - starts[lo]]
+            for y in range(_later(doc, x, g1), g1):
+                b = doc[y]
+                if count[b] == 0:
+                    touched[t] = b
+                    t += 1
+                count[b] += 1
+        if t == 0:
+            continue
+        met = np.sort(touched[:t])
+        for b in met:
+            if count[b] >= min_seeds:
+                at[b] = n
+                n += count[b]
+            else:
+                at[b] = -1
+        for r in range(starts[a], starts[a + 1]):
+            x, g1 = order[r], ends[r - starts[lo]]
+            for y in range(_later(doc, x, g1), g1):
+                b = doc[y]
+                k = at[b]
+                if k >= 0:
+                    a_out[k], b_out[k], pa_out[k], pb_out[k] = a, b, pos[x], pos[y]
+                    at[b] = k + 1
+        for b in met:
+            count[b] = 0
+    return n
 
-    When the four columns fit in 63 bits together (the documents of a range and their word
-    positions mostly do), they are packed into one key, sorted, and unpacked; otherwise the
-    document pairs are sorted, then each pair's seeds by position.  Either is several times faster
-    than ``np.lexsort`` of the four columns (seed pairs are the aligner's largest arrays).  The rows
-    are distinct, so the result is the same whatever sort runs underneath."""
-    if not a.shape[0]:
-        return a, b, pa, pb
-    a0 = int(a.min())
-    cols = (a, b, pa, pb)
-    base = (a0, 0, 0, 0)
-    widths = [max(int(int(x.max()) - lo).bit_length(), 1) for x, lo in zip(cols, base)]
-    if sum(widths) <= 63:
-        key = np.zeros(a.shape[0], np.int64)
-        for x, lo, w in zip(cols, base, widths):
-            key = (key << np.int64(w)) | (x.astype(np.int64) - lo)
-        key.sort()
-        out = []
-        for lo, w in zip(reversed(base), reversed(widths)):
-            out.append((key & np.int64((1 << w) - 1)) + lo)
-            key = key >> np.int64(w)
-        return tuple(x.astype(c.dtype) for x, c in zip(reversed(out), cols))
-    first = (a.astype(np.int64) << np.int64(32)) | b.astype(np.int64)
-    second = (pa.astype(np.int64) << np.int64(32)) | pb.astype(np.int64)
-    order = np.argsort(first)
-    _sort_segments(order, first, second)
-    return a[order], b[order], pa[order], pb[order]
+
+def sieve_pairs(doc: np.ndarray, pos: np.ndarray, groups: np.ndarray, by_doc: tuple[np.ndarray, np.ndarray],
+                lo: int, hi: int, total: int, min_seeds: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Stage 2: the seed pairs ``(a, b, pa, pb)`` with ``lo <= a < hi`` of the document pairs that
+    have ``min_seeds`` of them, sorted by ``(a, b, pa, pb)`` (what :func:`chain_pairs` takes);
+    ``total``: how many seed pairs those ``a`` make in all (:func:`pair_counts`), ``by_doc``:
+    :func:`by_document`.
+
+    Made document by document, not key by key: the seed pairs of one ``a`` are counted per ``b``
+    first, so a pair of documents that share fewer seeds than a passage needs (most pairs met
+    through a stock phrase) is never written, and each ``b``'s rows are written at their place,
+    so nothing is sorted.  The answer of :func:`chain_pairs` is that of every seed pair sorted,
+    since it skips a document pair with fewer than ``min_seeds`` seed pairs."""
+    order, starts = by_doc
+    a, b, pa, pb = (np.empty(total, dtype=np.int32) for _ in range(4))
+    ends = groups[np.searchsorted(groups, order[starts[lo]:starts[hi]], side="right")]  # each record's key group's end
+    n = _sieve(doc, pos, order, ends, starts, lo, hi, min_seeds, starts.shape[0] - 1, a, b, pa, pb)
+    return a[:n], b[:n], pa[:n], pb[:n]
+
+
+# ---------------------------------------------------------------------------- chains
 
 
 @njit(cache=True)

@@ -47,7 +47,7 @@ class LocalEngine:
         """The in-process :class:`~neardup.align.aligner.Aligner` (dedup's relations)."""
         from ..align.aligner import Aligner
 
-        # seed pairs a range at a time: 1 M (about 100 bytes each while sorted and chained) keep the
+        # seed pairs a range at a time: 1 M (16 bytes each, made in order and chained) keep the
         # aligner's peak near the sketches' when large clusters make tens of millions; the ranges do
         # not change the answer (docs/defaults.md: what the relations cost)
         return Aligner(params, pair_budget=1_000_000)

@@ -13,11 +13,13 @@ kernels (:mod:`neardup.align.seeds`) on Arrow batches, as MapReduce jobs would:
    partition's runs of one key go through :func:`~neardup.align.seeds.shared_seeds`
    (seeds of 2..``max_df`` documents, at most ``4 max_df`` places); one row per kept key
    (``index/``);
-2. **seed pairs** -- per batch of index rows, :func:`~neardup.align.seeds.fill_pairs`
-   over ranges of documents within :data:`PAIR_BUDGET` (:func:`~neardup.align.aligner.pair_ranges`);
-3. **passages** -- seed pairs shuffled by document pair, sorted by ``(a, b, pa, pb)``; the
-   runs of each pair through :func:`~neardup.align.seeds.chain_pairs` (chains, merged
-   passages, validation, coverage) (``passages/``);
+2. **seed pairs** -- index rows dealt to blocks of documents (ranges of rows), each to every
+   block holding one of its documents as the earlier of a pair; per block, the local loop:
+   :func:`~neardup.align.seeds.sieve_pairs` over ranges of its documents within
+   :data:`PAIR_BUDGET` (:func:`~neardup.align.aligner.pair_ranges`), only the pairs of
+   documents sharing ``min_seeds`` seeds, in ``(a, b, pa, pb)`` order (:func:`chained`);
+3. **passages** -- in the same task, :func:`~neardup.align.seeds.chain_pairs` (chains, merged
+   passages, validation, coverage) (``passages/``): no seed pair is shuffled;
 4. **characters** -- passages joined with both documents' word offsets.
 
 The driver numbers rows through the shared input stage and collects the passages in
@@ -25,7 +27,7 @@ The driver numbers rows through the shared input stage and collects the passages
 turns them into the same :class:`~neardup.align.aligner.AlignedPair` objects as the local
 engine, so the outputs are byte-identical whatever the partitions and their order.
 Grouping by a shuffle and a sort within partitions (not ``applyInPandas`` per key) keeps
-Python calls per batch, not per seed or pair: a run of one key (or pair) that crosses an
+Python calls per batch, not per seed or pair: a run of one key (or block) that crosses an
 Arrow batch is held back and joined to the next (:func:`complete_runs`).
 """
 
@@ -38,19 +40,20 @@ import numpy as np
 import pandas as pd
 
 from ..align.aligner import AlignedPair, AlignParams, aligned_pairs, pair_ranges, site_boilerplate, word_chars
-from .shards import DocumentShards, filesystem_of, sorted_parts, stored
+from .shards import DocumentShards, filesystem_of, read_stored, sorted_parts, stored
 from .spark_stages import _batches, complete_runs, one_thread
 
 if TYPE_CHECKING:
     from .spark import SparkEngine
 
-#: Seed pairs one task makes at once in stage 2 (16 bytes each, plus the words of both sides).
+#: Seed pairs one task makes at once in stage 2 (16 bytes each).
 PAIR_BUDGET = 1 << 21
+#: Shared seed places per block of documents in stage 2, at most (a task holds its block's key groups).
+BLOCK_SEEDS = 1 << 22
 
 _WORDS = "row long, words long, keys binary, starts binary, ends binary"
 _SEEDS = "key long, doc int, pos int, words int"
 _INDEX = "key long, docs binary, pos binary, words binary"
-_PAIRS = "a int, b int, pa int, pb int, wa int, wb int"
 _PASSAGES = ("a long, b long, idx long, a_lo long, a_hi long, b_lo long, b_hi long, density double, "
              "cover_a double, cover_b double, new_a double, new_b double")
 _CHARS = "a_start long, a_end long, b_start long, b_end long"
@@ -128,8 +131,8 @@ class SparkAligner:
 
     def _stages(self, spark: Any) -> Iterator[pd.DataFrame]:
         """Stages 0-4 run, the counts taken; the passages, sorted as locally, to be read."""
-        seed_pairs, words = self.seed_pairs(spark)
-        passages = stored(passage_stage(seed_pairs, self.params), f"{self.work}/passages")
+        passages, words = self.chained_rows(spark, passage_rows, _PASSAGES)
+        passages = stored(passages, f"{self.work}/passages")
         return sorted_parts(char_stage(passages, words), ["a", "b", "idx"], f"{self.work}/found")
 
     def begin(self) -> int:
@@ -138,8 +141,10 @@ class SparkAligner:
         self.counts = {"documents": n, "words": 0, "shared_seeds": 0, "seed_pairs": 0, "pairs": 0, "passages": 0}
         return n
 
-    def seed_pairs(self, spark: Any) -> tuple[Any, Any]:
-        """Stages 0-2 run, the counts taken: the seed pairs (to be run) and the stored words."""
+    def chained_rows(self, spark: Any, emit: Callable[[np.ndarray, np.ndarray], pd.DataFrame],
+                     schema: str) -> tuple[Any, Any]:
+        """Stages 0-1 run, the counts taken: stages 2-3 (:func:`chained`, to be run; ``emit`` makes
+        the rows of ``schema``) and the stored words."""
         from pyspark.sql import functions as F
 
         p, work = self.params, self.work
@@ -153,7 +158,8 @@ class SparkAligner:
                            shared_seeds=int(totals["shared"] or 0), seed_pairs=int(totals["pairs"] or 0))
         if sites is not None:
             self.counts["site_boilerplate_seeds"] = int(index.where(F.length("docs") == 0).count())
-        return pair_stage(index), words
+        labels = block_labels(spark, self.counts["shared_seeds"], work)
+        return chained(index, self.counts["documents"], labels, p, emit, schema), words
 
     def _site_frame(self, spark: Any) -> Any:
         """``(doc, site)`` of the documents with a known site, as a DataFrame (``None``: no site known or
@@ -302,58 +308,73 @@ def _index_counts(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"shared": [int(groups[-1])], "pairs": [int(pair_counts(doc, groups, rows.shape[0]).sum())]})
 
 
-def pair_stage(index: Any) -> Any:
-    """Stage 2: ``(a, b, pa, pb)`` of every seed pair, with both documents' word counts
-    (``wa``, ``wb``: stage 3's coverage needs them); at most :data:`PAIR_BUDGET` at once."""
-    from ..align.seeds import fill_pairs, pair_counts
+def block_labels(spark: Any, shared: int, work: str) -> np.ndarray:
+    """Stage 2's blocks of documents (one per shuffle partition; more past :data:`BLOCK_SEEDS` shared
+    seeds a block): a label per block that ``repartition(blocks, label)`` sends to a partition of its
+    own (Spark's hash, asked of Spark in a small job stored under ``work``)."""
+    from pyspark.sql import functions as F
+
+    blocks = max(int(str(spark.conf.get("spark.sql.shuffle.partitions"))), -(-shared // BLOCK_SEEDS))
+    label = F.col("id").cast("int")
+    stored(spark.range(64 * blocks).groupBy(F.pmod(F.hash(label), F.lit(blocks))).agg(F.min(label).alias("label")),
+           f"{work}/block_labels")
+    labels = sorted(read_stored(f"{work}/block_labels", ["label"])["label"].to_pylist())
+    return np.array(labels + list(range(64 * blocks, 64 * blocks + blocks - len(labels))), np.int32)
+
+
+def passage_rows(out: np.ndarray, cov: np.ndarray) -> pd.DataFrame:
+    """Stage 3's rows: one per valid passage (word positions, density, both coverages and longest new runs)."""
+    cols = {"a": out[:, 0], "b": out[:, 1], "idx": np.arange(out.shape[0], dtype=np.int64)}
+    cols.update({c: out[:, i + 2] for i, c in enumerate(("a_lo", "a_hi", "b_lo", "b_hi"))})
+    cols.update({c: cov[:, i] for i, c in enumerate(("density", "cover_a", "cover_b", "new_a", "new_b"))})
+    return pd.DataFrame(cols)
+
+
+def chained(index: Any, n: int, labels: np.ndarray, p: AlignParams,
+            emit: Callable[[np.ndarray, np.ndarray], pd.DataFrame], schema: str) -> Any:
+    """Stages 2-3 over the index of ``n`` documents: each key group goes to every block of documents
+    (ranges of rows, a label each: :func:`block_labels`) holding one of its documents as ``a`` (any
+    but its last); a block's task runs the local loop on its groups for its own ``a``: seed pairs by
+    :func:`~neardup.align.seeds.sieve_pairs`, :data:`PAIR_BUDGET` at most at once, then the chain
+    kernel; ``emit`` makes the rows of its ``(out, cov)`` (``out``'s documents as input rows).
+
+    Every seed pair of a pair of documents ``a < b`` is made in ``a``'s block, so its passages
+    are the local ones; the shuffle moves each key group once per block it reaches, not once per
+    seed pair (a seed of ``df`` documents makes up to ``df^2 / 2``)."""
+    from pyspark.sql import functions as F
+
+    from ..align.seeds import by_document, chain_pairs, pair_counts, sieve_pairs
+    from .codec import joined
+
+    blocks = labels.shape[0]
+
+    def dealt(frame: pd.DataFrame) -> pd.DataFrame:
+        sizes = _sizes(frame["docs"], 4)
+        doc = joined(frame["docs"], "<i4").astype(np.int64)
+        group = np.repeat(np.arange(len(frame)), sizes)
+        last = np.repeat(np.maximum.reduceat(doc, np.r_[0, np.cumsum(sizes)[:-1]]), sizes)
+        pick = np.unique(group[doc != last] * np.int64(blocks) + doc[doc != last] * blocks // n)
+        out = frame.iloc[pick // blocks].reset_index(drop=True)
+        out.insert(0, "part", labels[pick % blocks])
+        return out.assign(block=(pick % blocks).astype(np.int32))
 
     def run(frames: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
         one_thread()
-        for frame in frames:
-            if not len(frame):
-                continue
+        for frame in complete_runs(frames, ["block"]):
             doc, pos, groups, rows, words = _index_arrays(frame)
-            for lo, hi, total in pair_ranges(pair_counts(doc, groups, rows.shape[0]), PAIR_BUDGET):
-                if total:
-                    a, b, pa, pb = fill_pairs(doc, pos, groups, lo, hi, total)
-                    yield pd.DataFrame({"a": rows[a], "b": rows[b], "pa": pa, "pb": pb, "wa": words[a],
-                                        "wb": words[b]})
+            owned = np.searchsorted(rows.astype(np.int64) * blocks // n, int(frame["block"].iloc[0]) + np.arange(2))
+            per_doc = pair_counts(doc, groups, rows.shape[0])
+            by_doc = by_document(doc, pos, rows.shape[0])
+            for lo, hi, total in pair_ranges(per_doc[owned[0]:owned[1]], PAIR_BUDGET):
+                a, b, pa, pb = sieve_pairs(doc, pos, groups, by_doc, lo + owned[0], hi + owned[0], total, p.min_seeds)
+                out, cov = chain_pairs(a, b, pa, pb, words, p.n, p.gap, p.min_seeds, p.min_words, p.min_density)
+                if out.shape[0]:
+                    out = out.astype(np.int64)
+                    out[:, 0], out[:, 1] = rows[out[:, 0]], rows[out[:, 1]]
+                    yield emit(out, cov)
 
-    return index.mapInPandas(run, _PAIRS)
-
-
-def passage_stage(pairs: Any, p: AlignParams) -> Any:
-    """Stage 3: seed pairs by document pair, in ``(pa, pb)`` order, through the chain kernel:
-    one row per valid passage (word positions, density, both coverages and longest new runs)."""
-
-    def fn(out: np.ndarray, cov: np.ndarray) -> pd.DataFrame:
-        cols = {"a": out[:, 0], "b": out[:, 1], "idx": np.arange(out.shape[0], dtype=np.int64)}
-        cols.update({c: out[:, i + 2] for i, c in enumerate(("a_lo", "a_hi", "b_lo", "b_hi"))})
-        cols.update({c: cov[:, i] for i, c in enumerate(("density", "cover_a", "cover_b", "new_a", "new_b"))})
-        return pd.DataFrame(cols)
-
-    return chained(pairs, p, fn, _PASSAGES)
-
-
-def chained(pairs: Any, p: AlignParams, emit: Callable[[np.ndarray, np.ndarray], pd.DataFrame], schema: str) -> Any:
-    """Seed pairs by document pair, in ``(pa, pb)`` order, through the chain kernel
-    (:func:`~neardup.align.seeds.chain_pairs`); ``emit`` makes the rows of its ``(out, cov)``
-    (``out``'s documents as rows of the input)."""
-    from ..align.seeds import chain_pairs
-
-    def fn(frame: pd.DataFrame) -> pd.DataFrame:
-        m = len(frame)
-        rows, doc = _compact(np.concatenate([frame["a"].to_numpy(np.int32), frame["b"].to_numpy(np.int32)]))
-        words = np.zeros(rows.shape[0], np.int64)
-        words[doc] = np.concatenate([frame["wa"].to_numpy(np.int64), frame["wb"].to_numpy(np.int64)])
-        out, cov = chain_pairs(doc[:m], doc[m:], frame["pa"].to_numpy(np.int32), frame["pb"].to_numpy(np.int32),
-                               words, p.n, p.gap, p.min_seeds, p.min_words, p.min_density)
-        out = out.astype(np.int64)
-        out[:, 0], out[:, 1] = rows[out[:, 0]], rows[out[:, 1]]
-        return emit(out, cov)
-
-    ordered = pairs.repartition("a", "b").sortWithinPartitions("a", "b", "pa", "pb")
-    return ordered.mapInPandas(_runs(["a", "b"], fn), schema)
+    blocked = index.where(F.length("docs") > 0).mapInPandas(_batches(dealt), f"part int, {_INDEX}, block int")
+    return blocked.repartition(blocks, "part").sortWithinPartitions("block").mapInPandas(run, schema)
 
 
 def char_stage(passages: Any, words: Any) -> Any:

@@ -2,8 +2,8 @@
 deduplicated set may drop -- the local functions in tasks, nothing per pair or per document on the
 driver (issue 32).  Imported only by :mod:`.spark_output`, which writes the tables.
 
-* **coverage** -- the aligner's seed pairs (:meth:`~.spark_align.SparkAligner.seed_pairs`) run
-  through the chain kernel, each document pair's passages whole in one task; each task's passages
+* **coverage** -- the aligner's seed pairs run through the chain kernel
+  (:meth:`~.spark_align.SparkAligner.chained_rows`), each document pair's passages whole in one task; each task's passages
   become :class:`~neardup.relations.Coverage` rows there (:meth:`~neardup.relations.Coverage.from_chains`):
   ``(a, b, cov_a, cov_b, longest, new_a, new_b)`` per pair sharing a valid passage.  No passage
   leaves the task (the local path collects every chain to the driver);
@@ -32,7 +32,6 @@ from pyspark.sql import functions as F
 
 from ..relations import RELATIONS, Coverage, aligned_counts, copy_edges, removals
 from .shards import read_stored, stored
-from .spark_align import chained
 from .spark_components import PAIRS_PER_GROUP, cluster_group, connected_components, group_count, grouped
 from .spark_stages import _batches, one_thread
 
@@ -88,13 +87,13 @@ def aligned_coverage(spark: Any, aligner: "SparkAligner", work: str) -> DataFram
     its local run leaves them."""
     if not aligner.begin():
         return spark.createDataFrame([], COVERAGE)
-    seed_pairs, _ = aligner.seed_pairs(spark)
 
     def rows(out: np.ndarray, cov: np.ndarray) -> pd.DataFrame:
         c = Coverage.from_chains([(out, cov)])
         return pd.DataFrame({name: getattr(c, name) for name in _COLUMNS})
 
-    return stored(chained(seed_pairs, aligner.params, rows, COVERAGE), f"{work}/coverage")
+    coverage, _ = aligner.chained_rows(spark, rows, COVERAGE)
+    return stored(coverage, f"{work}/coverage")
 
 
 def _coverage_of(frame: pd.DataFrame) -> Coverage:
