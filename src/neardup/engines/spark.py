@@ -64,6 +64,7 @@ from ..job import RunStats
 from ..methods.base import CandidatePlan, Method
 from .base import Destination, Found, Relating, Written
 from .shards import folder_bytes, read_found, stored, stored_by_row, write_documents
+from .spark_classes import sharing_options
 from .spark_guard import (DEFAULT_TIMEOUT, EXIT_ON_OOM, BridgeReports, Watchdog, guarded, machine_driver_memory,
                           remove_log_unless_errors)
 
@@ -157,6 +158,9 @@ class SparkEngine:
         if not self.connect:  # a heap that runs out ends its JVM at once (see spark_guard)
             for key in ("spark.driver.extraJavaOptions", "spark.executor.extraJavaOptions"):
                 settings[key] = f"{settings.get(key, '')} {EXIT_ON_OOM}".strip()
+            driver = settings["spark.driver.extraJavaOptions"]  # its classes mapped from an archive (spark_classes)
+            sharing = sharing_options(f"-Xmx{settings['spark.driver.memory']} {driver}")
+            settings["spark.driver.extraJavaOptions"] = f"{driver} {sharing}".strip()
         for key, value in settings.items():
             builder = builder.config(key, value)
         if not self.quiet:
