@@ -136,6 +136,14 @@ def _parquet_files(path: str) -> tuple[Any, list[str]]:
     return filesystem, names
 
 
+def stored_rows(path: str) -> int:
+    """Rows of the Parquet a stage stored at ``path``, from its part files' footers (read here: no Spark job)."""
+    import pyarrow.parquet as pq
+
+    filesystem, names = _parquet_files(path)
+    return sum(pq.ParquetFile(filesystem.open_input_file(name)).metadata.num_rows for name in names)
+
+
 def folder_bytes(path: str) -> int:
     """Bytes of the files under ``path`` (a local folder or a URI pyarrow reads)."""
     from pyarrow import fs as pafs

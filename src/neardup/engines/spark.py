@@ -63,7 +63,8 @@ from ..errors import UserError
 from ..job import RunStats
 from ..methods.base import CandidatePlan, Method
 from .base import Destination, Found, Relating, Written
-from .shards import folder_bytes, read_found, stored, stored_by_row, write_documents
+from .shards import folder_bytes, read_found, stored, stored_by_row, stored_rows, write_documents
+from .spark_classes import sharing_options
 from .spark_guard import (DEFAULT_TIMEOUT, EXIT_ON_OOM, BridgeReports, Watchdog, guarded, machine_driver_memory,
                           remove_log_unless_errors)
 
@@ -157,6 +158,9 @@ class SparkEngine:
         if not self.connect:  # a heap that runs out ends its JVM at once (see spark_guard)
             for key in ("spark.driver.extraJavaOptions", "spark.executor.extraJavaOptions"):
                 settings[key] = f"{settings.get(key, '')} {EXIT_ON_OOM}".strip()
+            driver = settings["spark.driver.extraJavaOptions"]  # its classes mapped from an archive (spark_classes)
+            sharing = sharing_options(f"-Xmx{settings['spark.driver.memory']} {driver}")
+            settings["spark.driver.extraJavaOptions"] = f"{driver} {sharing}".strip()
         for key, value in settings.items():
             builder = builder.config(key, value)
         if not self.quiet:
@@ -360,13 +364,13 @@ class SparkEngine:
             cands = stored(cands, f"{work}/candidates")
             if plan.kind == "hamming":  # the candidates are the pairs within the radius, as the local search's
                 cands = stored(st.verify(cands, by_row, method, layout, -np.inf, plan), f"{work}/near")
-            n_cands = cands.count()
+            n_cands = stored_rows(f"{work}/near" if plan.kind == "hamming" else f"{work}/candidates")
             t = stats.timed("candidates", t)
             if plan.kind == "hamming":
                 pairs = stored(cands.where(cands["score"] >= threshold), f"{work}/pairs")
             else:
                 pairs = stored(st.verify(cands, by_row, method, layout, threshold), f"{work}/pairs")
-            n_pairs = pairs.count()
+            n_pairs = stored_rows(f"{work}/pairs")
             t = stats.timed("verify", t)
             made = None
             if n_pairs and cluster is not None:

@@ -89,8 +89,10 @@ def written(pairs: "DataFrame", n_pairs: int, clusters: "DataFrame | None", unus
     bad = unusable.agg(F.count(F.lit(1))).first()
     assert got is not None and bad is not None  # aggregates without grouping: one row each
     n_clusters, in_clusters, largest = (int(v or 0) for v in got)
-    stored(unusable.orderBy("row").limit(listed), f"{work}/unusable")
-    named = np.sort(read_stored(f"{work}/unusable", ["row"])["row"].to_numpy().astype(np.int64))
+    named = np.zeros(0, np.int64)
+    if bad[0] and listed:  # the first unusable rows, to name them (no job when there is none)
+        stored(unusable.orderBy("row").limit(listed), f"{work}/unusable")
+        named = np.sort(read_stored(f"{work}/unusable", ["row"])["row"].to_numpy().astype(np.int64))
     return Written(n, int(bad[0]), named, n_pairs, candidate_pairs, n_clusters, in_clusters, largest, info, typed)
 
 

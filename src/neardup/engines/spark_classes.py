@@ -1,0 +1,103 @@
+"""The driver JVM's class data sharing: Spark's classes mapped from an archive, not loaded one by one.
+
+A local Spark run starts a JVM that loads some 13,000 classes from Spark's jars, a large part of
+the seconds every run pays before its first job.  Java (13 and later) can write the classes an
+application loaded into an archive when it exits (``-XX:ArchiveClassesAtExit``) and map them at
+the next start (``-XX:SharedArchiveFile``):
+
+* the first run whose JVM has no archive yet has its JVM write one as it exits; this process
+  waits for that at its own exit (a few seconds, once), then moves the finished archive into
+  place -- a run killed meanwhile leaves only a ``.part`` file, which no run reads;
+* every later run maps it.
+
+The archive is kept in neardup's cache folder (:func:`~neardup.kernel_cache.cache_root`, ``spark/``),
+named by a hash of what it was made for: the ``java`` program, Spark's jars (names, sizes, times) and
+the driver's other JVM options -- the JVM checks an archive itself and runs without it when it does
+not fit.  The JVM's own messages about archives are turned off (they would go to the standard
+output).  Nothing here changes what a run computes; a cache folder that cannot be made means no
+archive.
+"""
+
+from __future__ import annotations
+
+import atexit
+import hashlib
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+#: Seconds this process waits, at its exit, for its JVM to finish writing the archive.
+DUMP_WAIT = 300.0
+#: The JVM's messages about archives, off.
+SILENT = "-Xlog:cds*=off"
+
+
+def sharing_options(options: str) -> str:
+    """JVM options for class data sharing, for a driver JVM started with the other ``options``:
+    the archive mapped if it exists, else written at the JVM's exit (see the module docstring);
+    ``""`` when this process's JVM already runs, when ``options`` choose their own sharing, or when no
+    archive can be kept (no ``java`` or Spark jars found, no cache folder)."""
+    from pyspark import SparkContext
+
+    if getattr(SparkContext, "_gateway", None) is not None or "-Xshare" in options or "Archive" in options:
+        return ""
+    archive = archive_path(options)
+    if archive is None:
+        return ""
+    if archive.exists():
+        return f"-XX:SharedArchiveFile={archive} {SILENT}"
+    try:
+        archive.parent.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return ""
+    part = archive.with_name(f"{archive.stem}.{os.getpid()}.part")
+    atexit.register(_finish, part, archive)
+    return f"-XX:ArchiveClassesAtExit={part} {SILENT}"
+
+
+def archive_path(options: str) -> Path | None:
+    """Where the archive for a driver JVM with ``options`` is kept (``None``: no ``java`` or Spark jars found)."""
+    from ..kernel_cache import cache_root
+
+    java = shutil.which("java", path=os.path.join(os.environ["JAVA_HOME"], "bin")) if os.environ.get("JAVA_HOME") \
+        else shutil.which("java")
+    jars = _spark_jars()
+    if java is None or jars is None:
+        return None
+    digest = hashlib.blake2b(digest_size=10)
+    for path in [Path(java).resolve(), *sorted(jars.iterdir())]:
+        info = path.stat()
+        digest.update(f"{path}\0{info.st_size}\0{info.st_mtime_ns}\n".encode())
+    digest.update(options.encode())
+    return cache_root() / "spark" / f"classes-{digest.hexdigest()}.jsa"
+
+
+def _spark_jars() -> Path | None:
+    """The folder of Spark's jars (``$SPARK_HOME/jars``, else pyspark's own)."""
+    home = os.environ.get("SPARK_HOME")
+    if home is None:
+        import pyspark
+
+        home = str(Path(pyspark.__file__).parent)
+    jars = Path(home) / "jars"
+    return jars if jars.is_dir() else None
+
+
+def _finish(part: Path, archive: Path) -> None:
+    """At this process's exit: let its JVM end (its input closed, as pyspark's own exit does) and write
+    the archive at ``part``, then move it to ``archive``.  Nothing when no JVM of ours wrote one."""
+    from .spark_guard import jvm_process
+
+    proc = jvm_process()
+    if proc is not None:
+        try:
+            if proc.stdin is not None:
+                proc.stdin.close()
+            proc.wait(DUMP_WAIT)
+        except (OSError, subprocess.TimeoutExpired):
+            return
+    if proc is not None and proc.returncode == 0 and part.exists():
+        os.replace(part, archive)
+    else:
+        part.unlink(missing_ok=True)

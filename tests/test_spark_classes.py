@@ -1,0 +1,72 @@
+"""The driver JVM's class data sharing (:mod:`neardup.engines.spark_classes`), without starting a JVM:
+which options a run gets, where its archive is kept and when a written archive is put in place."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pyspark")
+
+from pyspark import SparkContext  # noqa: E402
+
+from neardup.engines import spark_classes  # noqa: E402
+
+
+@pytest.fixture
+def fresh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[tuple]:
+    """No JVM of this process running, the cache in ``tmp_path``; the exit hooks registered, not run."""
+    monkeypatch.setattr(SparkContext, "_gateway", None)
+    monkeypatch.setenv("NEARDUP_CACHE_DIR", str(tmp_path))
+    hooks: list[tuple] = []
+    monkeypatch.setattr(spark_classes.atexit, "register", lambda *args: hooks.append(args))
+    return hooks
+
+
+def test_first_run_writes_then_runs_map(fresh: list[tuple]) -> None:
+    archive = spark_classes.archive_path("-Xmx4g")
+    assert archive is not None and not archive.exists()
+    written = spark_classes.sharing_options("-Xmx4g")
+    part = archive.with_name(f"{archive.stem}.{os.getpid()}.part")
+    assert written == f"-XX:ArchiveClassesAtExit={part} {spark_classes.SILENT}"
+    assert fresh == [(spark_classes._finish, part, archive)]
+    archive.write_bytes(b"archive")
+    assert spark_classes.sharing_options("-Xmx4g") == f"-XX:SharedArchiveFile={archive} {spark_classes.SILENT}"
+    assert len(fresh) == 1  # nothing to write at exit any more
+
+
+def test_archive_named_by_options(fresh: list[tuple], tmp_path: Path) -> None:
+    one, other = spark_classes.archive_path("-Xmx4g"), spark_classes.archive_path("-Xmx8g")
+    assert one is not None and other is not None and one != other
+    assert one.parent == tmp_path / "spark" and one == spark_classes.archive_path("-Xmx4g")
+
+
+@pytest.mark.parametrize("options", ["-Xshare:off", "-XX:SharedArchiveFile=/elsewhere.jsa"])
+def test_options_of_the_user_kept(fresh: list[tuple], options: str) -> None:
+    assert spark_classes.sharing_options(options) == ""
+    assert fresh == []
+
+
+def test_running_jvm_untouched(fresh: list[tuple], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(SparkContext, "_gateway", object())
+    assert spark_classes.sharing_options("-Xmx4g") == ""
+
+
+class _Gateway:
+    def __init__(self, proc: subprocess.Popen) -> None:
+        self.proc = proc
+
+
+@pytest.mark.parametrize("status", [0, 1])
+def test_finish_moves_only_a_finished_archive(fresh: list[tuple], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                              status: int) -> None:
+    """At exit the JVM's input is closed and it is waited for; its archive is kept only if it exited well."""
+    part, archive = tmp_path / "a.1.part", tmp_path / "a.jsa"
+    # a stand-in JVM: writes the archive once its input closes, as a JVM does when pyspark's pipe ends
+    proc = subprocess.Popen(["sh", "-c", f"cat >/dev/null; echo x > {part}; exit {status}"], stdin=subprocess.PIPE)
+    monkeypatch.setattr(SparkContext, "_gateway", _Gateway(proc))
+    spark_classes._finish(part, archive)
+    assert archive.exists() == (status == 0) and not part.exists()
