@@ -70,3 +70,26 @@ def test_finish_moves_only_a_finished_archive(fresh: list[tuple], tmp_path: Path
     monkeypatch.setattr(SparkContext, "_gateway", _Gateway(proc))
     spark_classes._finish(part, archive)
     assert archive.exists() == (status == 0) and not part.exists()
+
+
+def test_no_archive_for_a_cache_path_with_white_space(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      fresh: list[tuple]) -> None:
+    """Spark splits the driver's JVM options at white space: such a path would break the JVM's start."""
+    monkeypatch.setenv("NEARDUP_CACHE_DIR", str(tmp_path / "my cache"))
+    assert spark_classes.sharing_options("-Xmx4g") == ""
+    assert fresh == []
+
+
+def test_a_new_archive_keeps_only_those_used_last(fresh: list[tuple], tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = tmp_path / "spark"
+    folder.mkdir()
+    old = [folder / f"classes-{i}.jsa" for i in range(3)]
+    for i, path in enumerate(old):
+        path.write_bytes(b"archive")
+        os.utime(path, ns=(i * 10**9, i * 10**9))  # classes-2 used last
+    part, archive = folder / "classes-new.1.part", folder / "classes-new.jsa"
+    proc = subprocess.Popen(["sh", "-c", f"cat >/dev/null; echo x > {part}"], stdin=subprocess.PIPE)
+    monkeypatch.setattr(SparkContext, "_gateway", _Gateway(proc))
+    spark_classes._finish(part, archive)
+    assert sorted(p.name for p in folder.iterdir()) == ["classes-2.jsa", "classes-new.jsa"]

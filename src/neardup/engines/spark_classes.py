@@ -8,19 +8,21 @@ the next start (``-XX:SharedArchiveFile``):
 * the first run whose JVM has no archive yet has its JVM write one as it exits; this process
   waits for that at its own exit (a few seconds, once), then moves the finished archive into
   place -- a run killed meanwhile leaves only a ``.part`` file, which no run reads;
-* every later run maps it.
+* every later run maps it (and marks it used: the :data:`KEEP` archives used last are kept, the
+  others deleted when a new one is put in place -- each is some 190 MB).
 
 The archive is kept in neardup's cache folder (:func:`~neardup.kernel_cache.cache_root`, ``spark/``),
 named by a hash of what it was made for: the ``java`` program, Spark's jars (names, sizes, times) and
 the driver's other JVM options -- the JVM checks an archive itself and runs without it when it does
 not fit.  The JVM's own messages about archives are turned off (they would go to the standard
-output).  Nothing here changes what a run computes; a cache folder that cannot be made means no
-archive.
+output).  Nothing here changes what a run computes; a cache folder that cannot be made, or whose
+path has white space (Spark splits the JVM's options at it), means no archive.
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import hashlib
 import os
 import shutil
@@ -29,6 +31,8 @@ from pathlib import Path
 
 #: Seconds this process waits, at its exit, for its JVM to finish writing the archive.
 DUMP_WAIT = 300.0
+#: Archives kept in the cache folder: those used last.
+KEEP = 2
 #: The JVM's messages about archives, off.
 SILENT = "-Xlog:cds*=off"
 
@@ -37,15 +41,17 @@ def sharing_options(options: str) -> str:
     """JVM options for class data sharing, for a driver JVM started with the other ``options``:
     the archive mapped if it exists, else written at the JVM's exit (see the module docstring);
     ``""`` when this process's JVM already runs, when ``options`` choose their own sharing, or when no
-    archive can be kept (no ``java`` or Spark jars found, no cache folder)."""
+    archive can be kept (no ``java`` or Spark jars found, no cache folder, white space in its path)."""
     from pyspark import SparkContext
 
     if getattr(SparkContext, "_gateway", None) is not None or "-Xshare" in options or "Archive" in options:
         return ""
     archive = archive_path(options)
-    if archive is None:
+    if archive is None or any(c.isspace() for c in str(archive)):
         return ""
     if archive.exists():
+        with contextlib.suppress(OSError):
+            os.utime(archive)  # used now: kept over older ones
         return f"-XX:SharedArchiveFile={archive} {SILENT}"
     try:
         archive.parent.mkdir(parents=True, exist_ok=True)
@@ -99,5 +105,13 @@ def _finish(part: Path, archive: Path) -> None:
             return
     if proc is not None and proc.returncode == 0 and part.exists():
         os.replace(part, archive)
+        _prune(archive.parent)
     else:
         part.unlink(missing_ok=True)
+
+
+def _prune(folder: Path) -> None:
+    """Delete all but the :data:`KEEP` archives of ``folder`` used last (by modification time)."""
+    archives = sorted(folder.glob("classes-*.jsa"), key=lambda a: a.stat().st_mtime_ns, reverse=True)
+    for old in archives[KEEP:]:
+        old.unlink(missing_ok=True)
