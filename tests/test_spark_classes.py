@@ -93,3 +93,20 @@ def test_a_new_archive_keeps_only_those_used_last(fresh: list[tuple], tmp_path: 
     monkeypatch.setattr(SparkContext, "_gateway", _Gateway(proc))
     spark_classes._finish(part, archive)
     assert sorted(p.name for p in folder.iterdir()) == ["classes-2.jsa", "classes-new.jsa"]
+
+
+def test_a_context_left_running_is_stopped_before_the_jvm_input_closes(fresh: list[tuple], tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Else its accumulator server reads the closed connection and prints a traceback at exit."""
+    part, archive = tmp_path / "a.1.part", tmp_path / "a.jsa"
+    proc = subprocess.Popen(["sh", "-c", f"cat >/dev/null; echo x > {part}"], stdin=subprocess.PIPE)
+    seen: list[bool] = []
+
+    class _Context:
+        def stop(self) -> None:
+            seen.append(proc.stdin is not None and not proc.stdin.closed)
+
+    monkeypatch.setattr(SparkContext, "_gateway", _Gateway(proc))
+    monkeypatch.setattr(SparkContext, "_active_spark_context", _Context())
+    spark_classes._finish(part, archive)
+    assert seen == [True] and archive.exists()

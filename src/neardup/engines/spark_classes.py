@@ -92,11 +92,19 @@ def _spark_jars() -> Path | None:
 
 def _finish(part: Path, archive: Path) -> None:
     """At this process's exit: let its JVM end (its input closed, as pyspark's own exit does) and write
-    the archive at ``part``, then move it to ``archive``.  Nothing when no JVM of ours wrote one."""
+    the archive at ``part``, then move it to ``archive``.  Nothing when no JVM of ours wrote one.  A
+    Spark context still running (the API's caller never stopped it) is stopped first, so its
+    accumulator server is shut down rather than left to fail on the closed connection."""
+    from pyspark import SparkContext
+
     from .spark_guard import jvm_process
 
     proc = jvm_process()
     if proc is not None:
+        active = SparkContext._active_spark_context
+        if active is not None:
+            with contextlib.suppress(Exception):  # noqa: BLE001 -- exiting anyway: the archive is what is left to do
+                active.stop()
         try:
             if proc.stdin is not None:
                 proc.stdin.close()
