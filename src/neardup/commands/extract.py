@@ -103,8 +103,8 @@ def _line(row: dict[str, str]) -> bytes | str:
     """One output line: ``json.dumps(row, ensure_ascii=False)`` and a newline, in UTF-8, made by orjson,
     which escapes a string exactly as ``json.dumps`` does without ``ensure_ascii`` (quote, backslash and
     the controls below U+0020; every other character as it is: ``tests/test_extract_fast.py`` checks every
-    code point; the keys are plain ASCII names).  Dumping the rows with ``json`` and encoding the text
-    took 18 ms of CPU in a 312-page run, this 2 (docs/results.md, issue 28's seventh pass).
+    code point; the keys are plain ASCII names), several times faster than ``json`` and an encode
+    (docs/results.md, issue 28's seventh pass).
     A string orjson refuses (a lone surrogate, as in a file name read with ``surrogateescape``) gets
     ``json.dumps``'s text, which the output's own encoding handles as it did before."""
     try:

@@ -1,6 +1,6 @@
 """The driver JVM's class data sharing: Spark's classes mapped from an archive, not loaded one by one.
 
-A local Spark run starts a JVM that loads some 13,000 classes from Spark's jars, a large part of
+A local Spark run starts a JVM that loads thousands of classes from Spark's jars, a large part of
 the seconds every run pays before its first job.  Java (13 and later) can write the classes an
 application loaded into an archive when it exits (``-XX:ArchiveClassesAtExit``) and map them at
 the next start (``-XX:SharedArchiveFile``):
@@ -9,7 +9,7 @@ the next start (``-XX:SharedArchiveFile``):
   waits for that at its own exit (a few seconds, once), then moves the finished archive into
   place -- a run killed meanwhile leaves only a ``.part`` file, which no run reads;
 * every later run maps it (and marks it used: the :data:`KEEP` archives used last are kept, the
-  others deleted when a new one is put in place -- each is some 190 MB).
+  others deleted when a new one is put in place -- each is large: docs/scale.md).
 
 The archive is kept in neardup's cache folder (:func:`~neardup.kernel_cache.cache_root`, ``spark/``),
 named by a hash of what it was made for: the ``java`` program, Spark's jars (names, sizes, times) and

@@ -403,8 +403,8 @@ def structured_share(page: Page, stats: BlockStats) -> tuple[np.ndarray, bool]:
 def _title_words(titles: str) -> tuple[np.ndarray, tuple[np.uint64, np.ndarray] | None]:
     """The distinct word hashes of ``titles`` and their :func:`_slot_table` (None where :func:`_member`
     would not make one), kept for the last few pages' titles: the model's features and the main-body
-    rule (:func:`headline`) each ask for a page's (the two :func:`title_hits` of 312 pages: 23 ms of
-    CPU, 17 with this; docs/results.md, issue 28's seventh pass).  Read only: the arrays are shared."""
+    rule (:func:`headline`) each ask for a page's (docs/results.md, issue 28's seventh pass).  Read
+    only: the arrays are shared."""
     title_set = np.unique(text_stats([titles]).hashes)
     return title_set, (_slot_table(title_set) if 0 < len(title_set) <= SLOT_MEMBERS else None)
 
