@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -39,6 +40,20 @@ def test_a_failed_step_leaves_the_folder_unmarked_and_quiet_says_nothing(tmp_pat
     out = io.StringIO()
     compile_once.compile_all(WARM_UP_DOCS, quiet=True, out=out)
     assert out.getvalue() == "" and not compile_once.mark_path().exists()
+
+
+def test_the_bytecode_step_writes_the_packages_bytecode_beside_its_sources(tmp_path):
+    """Under ``PYTHONDONTWRITEBYTECODE`` an editable install would compile every module at every start."""
+    import importlib.util
+
+    import neardup.cli
+
+    written = Path(importlib.util.cache_from_source(neardup.cli.__file__))
+    written.unlink(missing_ok=True)
+    label, run = compile_once.steps(tmp_path, WARM_UP_DOCS)[0]
+    assert label == "Python bytecode"
+    run()
+    assert written.read_bytes()[:4] == importlib.util.MAGIC_NUMBER  # a bytecode file of this Python
 
 
 def test_the_steps_run_the_default_job_on_text_and_pages(tmp_path, capsys):

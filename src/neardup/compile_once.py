@@ -55,6 +55,17 @@ def _run(argv: list[str]) -> None:
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
+def write_bytecode() -> None:
+    """Write the Python bytecode of the package's modules beside them (``__pycache__``), as an ordinary
+    install does: an editable install under ``PYTHONDONTWRITEBYTECODE`` (set by many containers) would
+    otherwise compile every module from source at every start (its share of a start-up:
+    docs/results.md).  Up-to-date files are left alone; a read-only package is skipped silently
+    (its modules compile in memory as before)."""
+    import compileall
+
+    compileall.compile_dir(str(Path(__file__).resolve().parent), quiet=2)
+
+
 def sample_page(docs: Sequence[tuple[str, str]]) -> str:
     """A small article page of ``docs``' texts that runs every extraction kernel: JSON-LD
     ``articleBody``, an ``<article>`` of paragraphs, and over :data:`.extract.guard.MAX_HTML_DEPTH`
@@ -73,7 +84,7 @@ def steps(folder: Path, docs: Sequence[tuple[str, str]],
     """The tiny jobs whose kernels are compiled in one go, each a ``neardup`` command of its own on
     copies of ``docs`` (id, text) written into ``folder``: ``dedup`` with ``method`` (default: the
     default method) on text, then on pages (extraction's kernels), then ``eval`` (the scoring of
-    every pair)."""
+    every pair), after the package's bytecode (:func:`write_bytecode`)."""
     import json
 
     from .methods import DEFAULT_METHOD
@@ -86,7 +97,8 @@ def steps(folder: Path, docs: Sequence[tuple[str, str]],
     labeled.write_text("".join(json.dumps({"id": i, "text": t, "cluster": t[:20]}) + "\n" for i, t in copies),
                        encoding="utf-8")
     dedup = ["dedup", "--method", method, "--quiet", "-o"]
-    return [(f"dedup --method {method}", partial(_run, [*dedup, str(folder / "texts"), str(texts)])),
+    return [("Python bytecode", write_bytecode),
+            (f"dedup --method {method}", partial(_run, [*dedup, str(folder / "texts"), str(texts)])),
             (f"dedup --method {method} --html", partial(_run, [*dedup, str(folder / "pages"), str(pages), "--html"])),
             (f"eval --method {method}", partial(_run, ["eval", str(labeled), "--method", method]))]
 
