@@ -53,7 +53,7 @@ def free_port() -> int:
 
 def wait_healthy(base: str, server: subprocess.Popen) -> None:
     """Wait until the server at ``base`` answers ``/health`` (30 s at most); else kill it and stop."""
-    import httpx
+    import httpx2 as httpx
 
     for _ in range(300):
         try:
@@ -68,7 +68,7 @@ def wait_healthy(base: str, server: subprocess.Popen) -> None:
 def post_documents(client: Any, docs: list[dict], acked: list[str], lat: list[float], errors: list[str]) -> None:
     """POST ``docs`` to ``/documents``: their ids into ``acked`` and the latency into ``lat`` when
     answered 200, else what went wrong into ``errors``."""
-    import httpx
+    import httpx2 as httpx
 
     t = time.perf_counter()
     try:
@@ -125,7 +125,7 @@ def query_latency(path: Path, docs: list[dict], n: int = 1000) -> list[float]:
 
 def _writer(base: str, docs: list[dict], batch: int, deadline: float, out: Any) -> None:
     """One writer process: post its share of the pool, ``batch`` documents a request, until the deadline."""
-    import httpx
+    import httpx2 as httpx
 
     acked, lat, errors = [], [], []
     with httpx.Client(base_url=base, timeout=60) as c:
@@ -139,7 +139,7 @@ def _writer(base: str, docs: list[dict], batch: int, deadline: float, out: Any) 
 
 def _reader(base: str, docs: list[dict], seed: int, deadline: float, out: Any) -> None:
     """One reader process: one-document queries, random documents, until the deadline."""
-    import httpx
+    import httpx2 as httpx
 
     rng = np.random.default_rng(seed)
     lat, errors = [], []
@@ -164,7 +164,7 @@ def load_test(path: Path, pool: list[dict], queries: list[dict], seconds: float,
     """Start ``neardup serve``, run writer and reader processes against it, stop it, check the writes."""
     import multiprocessing
 
-    import httpx
+    import httpx2 as httpx
 
     port = free_port()
     server = subprocess.Popen([*NEARDUP, "serve", str(path), "--port", str(port)], stderr=subprocess.PIPE, text=True)

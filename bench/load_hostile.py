@@ -58,7 +58,7 @@ def pct(values: list[float], q: float) -> float | None:
 
 
 def writer(base: str, k: int, deadline: float, out: Any) -> None:
-    import httpx
+    import httpx2 as httpx
 
     rng = random.Random(k)
     acked, lat, errors, n = [], [], [], 0
@@ -74,7 +74,7 @@ def writer(base: str, k: int, deadline: float, out: Any) -> None:
 
 
 def reader(base: str, k: int, deadline: float, out: Any) -> None:
-    import httpx
+    import httpx2 as httpx
 
     rng = random.Random(1000 + k)
     lat, errors = [], []
@@ -104,7 +104,7 @@ def reader(base: str, k: int, deadline: float, out: Any) -> None:
 
 def hostile(base: str, deadline: float, out: Any) -> None:
     """Every attack of the audit, round after round; counts what the server answered."""
-    import httpx
+    import httpx2 as httpx
 
     port = int(base.rsplit(":", 1)[1])
     deep = "<div>" * 200_000 + "words" + "</div>" * 10
@@ -155,7 +155,7 @@ def hostile(base: str, deadline: float, out: Any) -> None:
 
 def run_load(seconds: float = 20, writers: int = 8, readers: int = 8, folder: str | None = None) -> dict:
     """The whole load test (see the module docstring); returns the report."""
-    import httpx
+    import httpx2 as httpx
 
     from neardup.online import Index
 

@@ -69,7 +69,7 @@ def _free_port() -> int:
 @contextlib.contextmanager
 def served(index: Path, *options: str, token: str = "t"):
     """``neardup serve index`` on a free loopback port; yields its base URL; stops it (SIGTERM, exit 0)."""
-    httpx = pytest.importorskip("httpx")
+    httpx = pytest.importorskip("httpx2")
     port = _free_port()
     proc = subprocess.Popen([sys.executable, "-m", "neardup.cli", "serve", str(index), "--port", str(port),
                              "--token", token, *options], stderr=subprocess.PIPE, text=True)
@@ -108,7 +108,7 @@ AUTH = {"Authorization": "Bearer t", "Content-Type": "application/json"}
 # -- 1. one bad request fails other clients' writes ----------------------------------------------
 
 def test_1_a_lone_surrogate_is_a_422_before_it_joins_a_group(tmp_path):
-    import httpx
+    import httpx2 as httpx
 
     with served(_index(tmp_path)) as base:
         for body in (b'{"documents":[{"id":"x","text":"words \\udc80"}]}',
@@ -122,7 +122,7 @@ def test_1_a_lone_surrogate_is_a_422_before_it_joins_a_group(tmp_path):
 
 
 def test_1_eight_writers_beside_a_hostile_client_get_no_errors(tmp_path):
-    import httpx
+    import httpx2 as httpx
 
     hostile = [b'{"documents":[{"id":"h","text":"words \\udc80"}]}',
                b'{"documents":[{"id":"h\\udfff","text":"words"}]}',
@@ -236,7 +236,7 @@ def test_3_pages_as_deep_as_real_ones_are_still_read():
 
 
 def test_3_query_refuses_deeply_nested_html_in_time(tmp_path):
-    import httpx
+    import httpx2 as httpx
 
     nested = "<div>" * 500_000 + "words" + "</div>" * 10
     with served(_index(tmp_path), "--max-body", str(8 << 20)) as base:
@@ -355,7 +355,7 @@ def test_6_script_like_text_never_blanks_the_report_and_a_csp_guards_it(tmp_path
 # -- 7. slow clients, many connections, resource errors -------------------------------------------
 
 def test_7_slow_clients_are_cut_off_and_many_connections_never_starve_health(tmp_path):
-    import httpx
+    import httpx2 as httpx
 
     with served(_index(tmp_path), "--read-timeout", "2", "--max-connections", "40") as base:
         port = int(base.rsplit(":", 1)[1])
@@ -374,6 +374,7 @@ def test_7_slow_clients_are_cut_off_and_many_connections_never_starve_health(tmp
         start = time.perf_counter()
         assert one.recv(100) == b""  # closed by the server at the read timeout
         assert time.perf_counter() - start < 6
+        one.close()
         closed = 0
         for s in slow:
             s.settimeout(5)
@@ -602,7 +603,7 @@ def test_10_an_id_over_the_cap_is_rejected(tmp_path, capsys):
 
 
 def test_10_ids_with_slashes_are_fetched_and_deleted_over_http(tmp_path):
-    import httpx
+    import httpx2 as httpx
 
     with served(_index(tmp_path)) as base:
         ids = ["https://example.com/news/2024/story?a=1", "a/b", "/lead", "trail/"]
@@ -679,7 +680,7 @@ def test_11_unique_never_overwrites_its_own_input(tmp_path, capsys):
 
 def test_load_8_writers_8_readers_and_a_hostile_client_lose_nothing():
     """``bench/load_hostile.py`` for 6 s: no error for the others, no 5xx, no lost acknowledged write."""
-    pytest.importorskip("httpx")
+    pytest.importorskip("httpx2")
     sys.path.insert(0, str(ROOT / "bench"))
     try:
         from load_hostile import run_load

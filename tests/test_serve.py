@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("fastapi")
-pytest.importorskip("httpx")
+pytest.importorskip("httpx2")
 
-import httpx  # noqa: E402
+import httpx2 as httpx  # noqa: E402  (starlette's TestClient deprecates httpx for httpx2)
 from fastapi.testclient import TestClient  # noqa: E402
 
 from neardup.online import Index  # noqa: E402
