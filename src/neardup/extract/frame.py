@@ -51,8 +51,8 @@ FRAME_BITS = np.uint64(sum(1 << KEYWORDS.index(w) for w in FRAME_KEYWORDS))
 FRAME_TAGS = ("aside", "nav", "footer")
 """HTML5's elements of what is not the article -- tangential content, navigation, a section's footer
 (its author, tags, share links) -- boxes of the frame like a :data:`FRAME_KEYWORDS` class/id, under the
-same share (issue 28, eighth pass: leave one collection out with fixed fold models, WCXB 0.9407 ->
-0.9409, msv-news +0.0004, Readability +0.0007, no collection lower)."""
+same share (chosen by leave one collection out with fixed fold models: ``docs/results.md``, issue 28's
+eighth pass)."""
 _FRAME_TAG = np.zeros(len(TAGS) + 1, dtype=bool)  # by tag id
 _FRAME_TAG[[TAG_ID[t] for t in FRAME_TAGS]] = True
 FRAME_ELEMENT_SHARE = 0.3
