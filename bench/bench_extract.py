@@ -371,11 +371,12 @@ def quality(pages, args, tools: list[str], available, process: bool) -> tuple[di
     examples = make_examples(pages)
     runs: dict[str, Run] = {}
     start = time.perf_counter()
-    runs[OURS] = cross_validate(examples, htmls, "crf", collection_folds([p.dataset for p in pages]), args.seed)
+    runs[OURS] = cross_validate(examples, htmls, "crf", collection_folds([p.dataset for p in pages]), args.seed,
+                                args.fold_cache)
     print(f"{OURS} LOCO: {time.perf_counter() - start:.0f} s, {runs[OURS].pages_per_second:.1f} pages/s", flush=True)
     if args.folds:
         runs["crf-cv"] = cross_validate(examples, htmls, "crf", site_folds([p.site for p in pages], args.folds, args.seed),
-                                        args.seed)
+                                        args.seed, args.fold_cache)
         print(f"site CV: {runs['crf-cv'].pages_per_second:.1f} pages/s", flush=True)
     for name in tools:
         cached = _cached_anchor(args.anchor_cache, name, htmls)
@@ -420,6 +421,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--anchor-cache", metavar="DIR",
                     help="keep the anchors' texts in DIR and reuse them when the pages are the same (the anchors "
                          "need no training, so a rerun after a change to neardup need not run them again)")
+    ap.add_argument("--fold-cache", metavar="DIR",
+                    help="keep each fold's trained model in DIR and reuse it while its training input (feature rows, "
+                         "labels, trainer code and parameters) is the same: a rerun after a change made after the "
+                         "model (the extractor's rules) retrains nothing")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "extract"))
     args = ap.parse_args(argv)
 

@@ -59,6 +59,16 @@ def test_a_newsletter_box_inside_the_article_is_dropped():
     assert not any("morning briefing" in t for t in kept)
 
 
+def test_aside_nav_and_footer_inside_the_article_are_dropped():
+    for tag in ("aside", "nav", "footer"):
+        kept = _kept_all(_page(f"<{tag}><p>Our reporter Jane Doe covers the harbor and the council for the "
+                               f"paper since 2019.</p></{tag}>"))
+        assert all(p in kept for p in STORY), tag
+        assert not any("Jane Doe" in t for t in kept), tag
+    whole = ("<html><body><aside>" + "".join(f"<p>{p}</p>" for p in STORY) + "</aside></body></html>")
+    assert _kept_all(whole) == STORY  # an <aside> holding most of the kept words is the text
+
+
 def test_a_box_class_holding_most_of_the_text_is_not_a_box():
     # The whole article sits under an element whose class names a share bar: it is not dropped.
     html = ('<html><body><div class="share-wrapper">' + "".join(f"<p>{p}</p>" for p in STORY)

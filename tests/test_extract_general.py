@@ -131,3 +131,25 @@ def test_balanced_caps_each_collection_independently():
     alone = balanced(exs[:50], 10, seed=0)
     assert [e.id for e in alone] == [e.id for e in got if e.dataset == "big"]  # independent of other collections
     assert [e.id for e in balanced(exs, 10, seed=1) if e.dataset == "big"] != [e.id for e in alone]
+
+
+def test_a_cached_fold_model_is_the_fitted_one_and_a_changed_input_refits(tmp_path):
+    pytest.importorskip("sklearn")
+    from neardup.extract.datasets import LabeledPage
+    from neardup.extract.train import example, fit, fit_cached, fit_key
+
+    pages = [LabeledPage(f"p{i}", "synth", f"site{i}", LD_PAGE.replace("May", m), f"Bridge opens\n\n{BODY}")
+             for i, m in enumerate(("May", "June", "July"))]
+    exs = [example(p) for p in pages]
+    first = fit_cached(exs, "logreg", 0, tmp_path)
+    assert len(list(tmp_path.iterdir())) == 1
+    again = fit_cached(exs, "logreg", 0, tmp_path)  # read from the cache, weights exact (float64)
+    fresh = fit(exs, "logreg", 0)
+    for model in (first, again):
+        assert np.array_equal(model.cols, fresh.cols) and np.array_equal(model.weights, fresh.weights)
+    assert again.weights.dtype == np.float64
+    relabeled = [example(pages[0])] + exs[1:]
+    relabeled[0].labels = ~relabeled[0].labels  # other training labels: another key, another file
+    assert fit_key(relabeled, "logreg", 0) != fit_key(exs, "logreg", 0) != fit_key(exs, "logreg", 1)
+    fit_cached(relabeled, "logreg", 0, tmp_path)
+    assert len(list(tmp_path.iterdir())) == 2

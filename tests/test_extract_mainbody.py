@@ -68,6 +68,21 @@ def test_a_small_run_inside_the_article_element_is_kept():
     assert _kept(page, main_body(page, keep)) == STORY + SIDEBAR
 
 
+def test_a_later_section_in_a_box_of_its_own_inside_the_article_element_is_kept():
+    # a 2020s template: each section of one <article> in a box of its own, a promotion between them
+    promo = "".join(f"<div><a href='/tour{i}'>{m}</a></div>" for i, m in enumerate(MENU))
+    html = ("<html><body><article><div class='section'>" + "".join(f"<p>{p}</p>" for p in STORY) + "</div>"
+            + promo + "<div class='section'>" + "".join(f"<p>{s}</p>" for s in SIDEBAR) + "</div></article>"
+            + "<div>" + "".join(f"<p>{s} (site)</p>" for s in SIDEBAR) + "</div></body></html>")
+    page = page_blocks(html)
+    site = [f"{s} (site)" for s in SIDEBAR]
+    keep = _keep(page, STORY + SIDEBAR + site)
+    assert _kept(page, main_body(page, keep)) == STORY + SIDEBAR  # the box outside the <article> still goes
+    assert _kept(page, main_body(page, keep & ~_keep(page, site))) == STORY + SIDEBAR
+    unwrapped = page_blocks(html.replace("<article>", "<div>").replace("</article>", "</div>"))
+    assert _kept(unwrapped, main_body(unwrapped, _keep(unwrapped, STORY + SIDEBAR))) == STORY  # no <article>: dropped
+
+
 def test_a_large_run_is_kept_wherever_it_is():
     # more than MINOR_SHARE of the main run's words: may be the story itself, never dropped
     big = STORY[: int(len(STORY) * MINOR_SHARE) + 1]
@@ -112,7 +127,7 @@ def test_the_model_extractor_drops_a_far_sidebar_unless_the_page_declares_it():
     teaser = "Most read today: the mayor answers questions from readers about the new harbor tax."
     nav = "<ul>" + "".join(f"<li><a href='/{m}'>{m}</a></li>" for m in ("News", "Sport", "Life", "Money", "Travel", "Jobs")) + "</ul>"
     body = '<article><h1>Bridge opens</h1>' + "".join(f"<p>{p}</p>" for p in STORY) + "</article>"
-    html = f"<html><body>{body}{nav}<aside><p>{teaser}</p></aside></body></html>"
+    html = f"<html><body>{body}{nav}<div><p>{teaser}</p></div></body></html>"
     model = _KeepSentences("logreg", "words", np.array([0]), np.array([[0.0, 1.0]]))
     text = extract(html, model).text
     assert STORY[0] in text and STORY[-1] in text and "Most read" not in text
@@ -120,6 +135,9 @@ def test_the_model_extractor_drops_a_far_sidebar_unless_the_page_declares_it():
     declared = ('<script type="application/ld+json">{"articleBody": "' + " ".join(STORY) + " " + teaser
                 + '"}</script>')
     assert "Most read" in extract(html.replace("<body>", "<body>" + declared), model).text
+    # in an <aside> the teaser is the frame by markup (:mod:`neardup.extract.frame`), declared or not
+    aside = html.replace("<div><p>", "<aside><p>").replace("</p></div>", "</p></aside>")
+    assert "Most read" not in extract(aside.replace("<body>", "<body>" + declared), model).text
 
 
 def test_the_headline_is_the_block_covering_the_title():

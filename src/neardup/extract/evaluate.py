@@ -23,6 +23,7 @@ import re
 import time
 from collections import Counter
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Callable, Sequence
 
 import numpy as np
@@ -167,21 +168,24 @@ def run_model(model, htmls: Sequence[str], examples, at: Sequence[int]) -> Run:
     return run
 
 
-def cross_validate(examples, htmls: Sequence[str], kind: str, folds: np.ndarray, seed: int = 0) -> Run:
+def cross_validate(examples, htmls: Sequence[str], kind: str, folds: np.ndarray, seed: int = 0,
+                   cache: str | Path | None = None) -> Run:
     """Out-of-fold extractions of a ``kind`` model trained on the other folds' sites.
 
     Returns the texts (from ``htmls``, the pages as crawled), the seconds spent
     extracting (training excluded) and the block labels predicted on the examples'
-    blocks (for block scoring).
+    blocks (for block scoring).  With a ``cache`` folder each fold's model is kept there and
+    reused while its training input is the same (:func:`.train.fit_cached`).
     """
-    from .train import fit
+    from .train import fit_cached
 
     texts = [""] * len(htmls)
     blocks: list[np.ndarray] = [np.zeros(0, dtype=bool)] * len(htmls)
     seconds = 0.0
     for f in np.unique(folds).tolist():
         test = np.flatnonzero(folds == f).tolist()
-        run = run_model(fit([examples[i] for i in np.flatnonzero(folds != f)], kind, seed), htmls, examples, test)
+        model = fit_cached([examples[i] for i in np.flatnonzero(folds != f)], kind, seed, cache)
+        run = run_model(model, htmls, examples, test)
         seconds += run.seconds
         assert run.blocks is not None  # a model labels blocks
         for j, i in enumerate(test):

@@ -10,9 +10,10 @@ decoding and whatever the model says:
   and credit, not the story);
 * **the site's boxes**: blocks inside an element whose class/id names a newsletter, subscription,
   promotion, related/recommended/popular/trending list, teaser, sponsor, disclaimer, share bar,
-  author or comment box, navigation or ad (:data:`FRAME_KEYWORDS`), when that element holds under
+  author or comment box, navigation or ad (:data:`FRAME_KEYWORDS`), or inside an ``<aside>``,
+  ``<nav>`` or ``<footer>`` (:data:`FRAME_TAGS`), when that element holds under
   :data:`FRAME_ELEMENT_SHARE` of the kept words (so a page whose whole article sits in, say,
-  ``div.post-share-wrapper`` keeps it);
+  ``div.post-share-wrapper`` or an ``<aside>`` keeps it);
 * **recirculation lines**: a short block that opens with a label such as "Also read:", "Related:",
   "Lesen Sie auch:", "Lire aussi :" and whose rest is mostly link text (:data:`RECIRCULATION`);
 * **calls to sign up and affiliate notices**: short blocks holding phrases such as "by signing up",
@@ -34,7 +35,7 @@ import re
 
 import numpy as np
 
-from .blocks import KEYWORDS, TAG_ID, Page
+from .blocks import KEYWORDS, TAG_ID, TAGS, Page
 from .held import held_at
 
 FRAME_KEYWORDS = tuple(
@@ -47,6 +48,13 @@ author and comment boxes, navigation, ads.  Each group was added only when leave
 with fixed fold models kept every collection at or above (``caption`` was not: CleanPortalEval's
 gold keeps the text of its ``caption`` elements)."""
 FRAME_BITS = np.uint64(sum(1 << KEYWORDS.index(w) for w in FRAME_KEYWORDS))
+FRAME_TAGS = ("aside", "nav", "footer")
+"""HTML5's elements of what is not the article -- tangential content, navigation, a section's footer
+(its author, tags, share links) -- boxes of the frame like a :data:`FRAME_KEYWORDS` class/id, under the
+same share (chosen by leave one collection out with fixed fold models: ``docs/results.md``, issue 28's
+eighth pass)."""
+_FRAME_TAG = np.zeros(len(TAGS) + 1, dtype=bool)  # by tag id
+_FRAME_TAG[[TAG_ID[t] for t in FRAME_TAGS]] = True
 FRAME_ELEMENT_SHARE = 0.3
 """An element with a :data:`FRAME_KEYWORDS` class/id is a box of the frame only when it holds less
 than this share of the kept words."""
@@ -117,7 +125,7 @@ def frame_labels(page: Page, keep: np.ndarray) -> np.ndarray:
     el = page.elements
     cont = page.container
     drop = np.flatnonzero(el.tag == TAG_ID["figcaption"])
-    boxes = np.flatnonzero((el.keywords & FRAME_BITS) != 0)
+    boxes = np.flatnonzero(((el.keywords & FRAME_BITS) != 0) | _FRAME_TAG[el.tag])
     if len(boxes):
         cum = np.concatenate(([0.0], np.cumsum(np.bincount(cont, np.where(keep, page.words, 0), len(el)))))
         held = cum[el.end[boxes] + 1] - cum[boxes]

@@ -16,8 +16,11 @@ inline box, so :func:`main_body` drops a block only when all of these hold:
   run of comparable size may be the story itself, or its second half, when the main run
   is a long sidebar -- then nothing is dropped);
 * it is **outside the main run's element**: the lowest element enclosing every block of the
-  main run (its subtree; :func:`enclosing`).  A minor run inside the article's own element
-  (a pull quote, the second half of a story past a large inline box) is never touched;
+  main run (its subtree; :func:`enclosing`), or the nearest ``<article>`` element around that one
+  (:func:`article_around`: a 2020s template sets each section of one article in a box of its own,
+  and the main run is then one section; the page's ``<article>`` says where the rest is).  A minor
+  run inside the article's own element (a pull quote, the second half of a story past a large
+  inline box) is never touched;
 * before the main run, its run **ends above the page's headline** (the block that covers the
   ``<title>``'s words, :func:`.features.headline`): the headline, the deck and a lede set apart
   by a photo sit above the article's body, often in elements of their own, and are kept; what
@@ -77,6 +80,7 @@ MINOR_SHARE = 0.5
 """A run is minor (may be dropped) when it holds at most this share of the main run's words."""
 ARTICLE_SHARE = 0.5
 """An ``<article>`` element holding at least this share of the kept words is the page's article."""
+_ARTICLE = TAG_ID["article"]
 
 
 def runs(keep: np.ndarray, gap: int = RUN_GAP) -> list[np.ndarray]:
@@ -120,7 +124,7 @@ def main_body(page: Page, keep: np.ndarray, stats: BlockStats | None = None) -> 
     head = -1
     if minor[:main].any():
         head = headline(page, stats if stats is not None else block_stats(page))
-    first, last = enclosing(page, parts[main])
+    first, last = article_around(page, *enclosing(page, parts[main]))
     inside = (page.container >= first) & (page.container <= last)
     for k in np.flatnonzero(minor).tolist():
         r = parts[k]
@@ -128,6 +132,18 @@ def main_body(page: Page, keep: np.ndarray, stats: BlockStats | None = None) -> 
             continue
         out[r[~inside[r]]] = False
     return out
+
+
+def article_around(page: Page, first: int, last: int) -> tuple[int, int]:
+    """The pre-order range of the nearest ``<article>`` element enclosing element ``first`` (itself
+    included); ``(first, last)`` when none does."""
+    el = page.elements
+    e = first
+    while e >= 0:
+        if el.tag[e] == _ARTICLE:
+            return e, int(el.end[e])
+        e = int(el.parent[e])
+    return first, last
 
 
 def after_article(page: Page, keep: np.ndarray) -> np.ndarray:

@@ -96,13 +96,15 @@ class BlockModel:
         unary = np.column_stack((np.zeros(len(margin)), margin))
         return viterbi(unary, self.transitions).astype(bool)
 
-    def save(self, path: str | Path) -> None:
-        """Write the model as an ``.npz`` of plain arrays (metadata as a JSON string)."""
+    def save(self, path: str | Path, exact: bool = False) -> None:
+        """Write the model as an ``.npz`` of plain arrays (metadata as a JSON string); weights as
+        float32, or with ``exact`` as float64 (a cached model that must label as the fitted one)."""
         meta = {**self.meta, "kind": self.kind, "features": self.features, "features_version": FEATURES_VERSION}
-        arrays = {"cols": self.cols.astype(np.int32), "weights": self.weights.astype(np.float32),
+        real = np.float64 if exact else np.float32
+        arrays = {"cols": self.cols.astype(np.int32), "weights": self.weights.astype(real),
                   "meta": np.array(json.dumps(meta, sort_keys=True))}
         if self.transitions is not None:
-            arrays["transitions"] = self.transitions.astype(np.float32)
+            arrays["transitions"] = self.transitions.astype(real)
         with atomic_file(path) as tmp, open(tmp, "wb") as fh:
             np.savez_compressed(fh, **arrays)  # type: ignore[arg-type]  # the stub matches **arrays to allow_pickle
 

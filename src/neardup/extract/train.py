@@ -22,6 +22,7 @@ features hold no words).  Scoring (:mod:`.evaluate`) still uses the gold as it i
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
@@ -167,6 +168,41 @@ def fit(examples: Sequence[Example], kind: str = "crf", seed: int = 0, **params:
     if kind not in TRAINERS:
         raise UserError(f"unknown model kind {kind!r}; choose from {', '.join(TRAINERS)}")
     return TRAINERS[kind](examples, seed=seed, **params)
+
+
+def fit_key(examples: Sequence[Example], kind: str = "crf", seed: int = 0, **params: float) -> str:
+    """A digest of everything :func:`fit` learns from: this module's code, the trainer library's
+    version, ``kind``, ``seed``, the parameters and, per page the trainer sees, its feature rows
+    and training labels -- so a change to the features, the labels or the trainer gives a new key."""
+    if kind not in TRAINERS:
+        raise UserError(f"unknown model kind {kind!r}; choose from {', '.join(TRAINERS)}")
+    defaults = CRF_PARAMS if kind == "crf" else LOGREG_PARAMS
+    params = {**defaults, **params}
+    seen = balanced(examples, int(params["pages_per_collection"]), seed) if kind == "crf" else list(examples)
+    library = {"crf": "python-crfsuite", "logreg": "scikit-learn"}[kind]
+    digest = hashlib.sha256(Path(__file__).read_bytes())
+    digest.update(json.dumps([kind, seed, params, version(library), FEATURES_VERSION], sort_keys=True).encode())
+    for ex, rows in zip(seen, _rows(seen, "rich" if kind == "crf" else "words")):
+        for array in (*rows.triplets(), training_labels(ex)):
+            digest.update(np.ascontiguousarray(array).tobytes())
+        digest.update(str(rows.n).encode())
+    return digest.hexdigest()
+
+
+def fit_cached(examples: Sequence[Example], kind: str = "crf", seed: int = 0, cache: str | Path | None = None,
+               **params: float) -> BlockModel:
+    """:func:`fit`, or with a ``cache`` folder the model an earlier call fitted on the same input
+    (:func:`fit_key`), saved there with exact weights: evaluating a change made after the model
+    (the extractor's rules) then needs no retraining, and labels as a fresh fit would."""
+    if cache is None:
+        return fit(examples, kind, seed, **params)
+    path = Path(cache) / f"{kind}-{fit_key(examples, kind, seed, **params)[:32]}.npz"
+    if path.exists():
+        return BlockModel.load(path)
+    model = fit(examples, kind, seed, **params)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    model.save(path, exact=True)
+    return model
 
 
 def _meta(examples: Sequence[Example], kind: str, seed: int, params: dict) -> dict:
