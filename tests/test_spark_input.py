@@ -276,3 +276,35 @@ def test_the_texts_are_written_once(tmp_path, small):
         assert not (tmp_path / "work" / "input" / "documents").exists() and (tmp_path / "work" / "input" / "records").exists()
     finally:
         given.close()
+
+
+@spark_test
+@slow_test
+@pytest.mark.usefixtures("spark")
+def test_the_reading_starts_with_the_records_job(tmp_path, small):
+    """Issue 32 (a job costs a fixed time on a small master): the reading's first job is the records
+    job itself, one task per reading task (no job samples a table of units to range-partition it);
+    the provenance is stored unsorted, and the ids still come in row order."""
+    from neardup.engines.spark import SparkEngine
+    from neardup.engines.spark_input import _tasks, plan
+    from neardup.engines.spark_input import read_inputs as read_on_executors
+    from neardup.input_stage import documents
+    from neardup.job import RunStats
+
+    folder = messy_folder(tmp_path, small)
+    engine = SparkEngine(master="local[2]", partitions=3, work=str(tmp_path / "work"))
+    context = engine.session().sparkContext
+    context.setJobGroup("reading", "the reading's jobs")
+    given = read_on_executors(engine, [str(folder)], "heuristic", RunStats(), split_bytes=SPLIT)
+    try:
+        tracker = context.statusTracker()
+        first = tracker.getJobInfo(min(tracker.getJobIdsForGroup("reading")))
+        assert first is not None and len(first.stageIds) == 1
+        stage = tracker.getStageInfo(first.stageIds[0])
+        tasks = len(set(_tasks(plan([str(folder)], split_bytes=SPLIT))))
+        assert stage is not None and stage.numTasks == tasks > 8
+        want = [record.id for record, _ in documents(read_inputs([str(folder)]), "heuristic", RunStats())]
+        assert list(given.ids()) == want and len(want) > 500
+    finally:
+        context.setJobGroup("", "")
+        given.close()
