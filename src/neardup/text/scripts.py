@@ -83,6 +83,12 @@ def _script_table() -> np.ndarray:
     return table
 
 
+@lru_cache(maxsize=1)
+def _ascii_non_latin() -> bytes:
+    """The ASCII bytes that are not a Latin letter by :func:`_script_table`."""
+    return bytes(np.flatnonzero(_script_table()[:128] != SCRIPTS.index("Latin")).tolist())
+
+
 def script_counts(texts: Sequence[str]) -> np.ndarray:
     """``(len(texts), len(SCRIPTS))`` counts of each document's letters by script."""
     out = np.zeros((len(texts), len(SCRIPTS)), dtype=np.int64)
@@ -91,12 +97,10 @@ def script_counts(texts: Sequence[str]) -> np.ndarray:
     ascii_docs = np.fromiter((t.isascii() for t in texts), dtype=bool, count=len(texts))
     idx = np.flatnonzero(~ascii_docs)
     table = _script_table()
-    if ascii_docs.any():  # ASCII letters are Latin: count them with one pass over the bytes
+    if ascii_docs.any():  # ASCII letters are Latin: each text's bytes with every other byte deleted, counted
+        others = _ascii_non_latin()
         sub = [texts[i] for i in np.flatnonzero(ascii_docs).tolist()]
-        lengths = np.fromiter(map(len, sub), dtype=np.int64, count=len(sub))
-        b = np.frombuffer("".join(sub).encode("ascii"), dtype=np.uint8)
-        doc = np.repeat(np.arange(len(sub)), lengths)
-        out[np.flatnonzero(ascii_docs), 1] = np.bincount(doc, weights=(table[b] == 1), minlength=len(sub))
+        out[np.flatnonzero(ascii_docs), 1] = [len(t.encode("ascii").translate(None, others)) for t in sub]
     if idx.shape[0]:
         sub = [texts[i] for i in idx.tolist()]
         lengths = np.fromiter(map(len, sub), dtype=np.int64, count=len(sub))
