@@ -308,3 +308,25 @@ def test_the_reading_starts_with_the_records_job(tmp_path, small):
     finally:
         context.setJobGroup("", "")
         given.close()
+
+
+def test_a_reading_task_imports_no_compiler(tmp_path):
+    """Issue 32: the records stage's function (what a reading task runs) needs no numba -- each of
+    Spark's Python workers would import it (half a second) before its first task."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "a.jsonl"
+    path.write_text(json.dumps({"id": "a", "text": STORY, "url": "https://www.example.com/a"}) + "\n")
+    code = f"""
+import sys
+import pandas as pd
+from neardup.engines.spark_input import read_units
+from neardup.io.readers import FIELDS
+units = [[(0, "records", {str(path)!r}, "a.jsonl", 0, -1, "")]]
+frames = list(read_units(False, FIELDS, "model", units)(iter([pd.DataFrame({{"id": [0]}})])))
+assert frames[0]["site"].tolist()[0] == "example.com" and frames[0]["script"].tolist()[0] == "Latin"
+print(sorted(m for m in sys.modules if m.split(".")[0] == "numba"))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

@@ -132,7 +132,7 @@ def read_units(prefer_html: bool, fields: Fields, extract: str, by_task: list[li
         from ..extract import get_extractor
         from ..input_stage import record_problem, text_of_record
         from ..io.readers import Record, read_document_file, read_jsonl, read_record_file
-        from ..relations import site_of
+        from ..io.records import site_of
         from ..text.scripts import document_scripts
 
         extractor = get_extractor(extract)
