@@ -154,3 +154,15 @@ def test_synth_shared_quotes_work_in_chinese():
     for q in shared:
         (s, e), (s2, e2) = q["a_chars"], q["b_chars"]
         assert docs[q["a"]]["text"][s:e] == docs[q["b"]]["text"][s2:e2] and "。" in docs[q["a"]]["text"][s:e]
+
+
+def test_ascii_texts_count_the_latin_letters_of_the_table():
+    """The ASCII shortcut of :func:`script_counts` (every byte but a Latin letter deleted) counts what the
+    code-point table says, digits, underscores and control bytes included."""
+    from neardup.text.scripts import SCRIPTS, _script_table, script_counts
+
+    texts = ["Hello, World_42!", "", "___", "a-b c\td\n", "".join(map(chr, range(128))), "x" * 1000]
+    table = _script_table()
+    want = [sum(int(table[ord(c)] == SCRIPTS.index("Latin")) for c in t) for t in texts]
+    assert script_counts(texts)[:, SCRIPTS.index("Latin")].tolist() == want
+    assert want[4] == 52

@@ -276,3 +276,57 @@ def test_the_texts_are_written_once(tmp_path, small):
         assert not (tmp_path / "work" / "input" / "documents").exists() and (tmp_path / "work" / "input" / "records").exists()
     finally:
         given.close()
+
+
+@spark_test
+@slow_test
+@pytest.mark.usefixtures("spark")
+def test_the_reading_starts_with_the_records_job(tmp_path, small):
+    """Issue 32 (a job costs a fixed time on a small master): the reading's first job is the records
+    job itself, one task per reading task (no job samples a table of units to range-partition it);
+    the provenance is stored unsorted, and the ids still come in row order."""
+    from neardup.engines.spark import SparkEngine
+    from neardup.engines.spark_input import _tasks, plan
+    from neardup.engines.spark_input import read_inputs as read_on_executors
+    from neardup.input_stage import documents
+    from neardup.job import RunStats
+
+    folder = messy_folder(tmp_path, small)
+    engine = SparkEngine(master="local[2]", partitions=3, work=str(tmp_path / "work"))
+    context = engine.session().sparkContext
+    context.setJobGroup("reading", "the reading's jobs")
+    given = read_on_executors(engine, [str(folder)], "heuristic", RunStats(), split_bytes=SPLIT)
+    try:
+        tracker = context.statusTracker()
+        first = tracker.getJobInfo(min(tracker.getJobIdsForGroup("reading")))
+        assert first is not None and len(first.stageIds) == 1
+        stage = tracker.getStageInfo(first.stageIds[0])
+        tasks = len(set(_tasks(plan([str(folder)], split_bytes=SPLIT))))
+        assert stage is not None and stage.numTasks == tasks > 8
+        want = [record.id for record, _ in documents(read_inputs([str(folder)]), "heuristic", RunStats())]
+        assert list(given.ids()) == want and len(want) > 500
+    finally:
+        context.setJobGroup("", "")
+        given.close()
+
+
+def test_a_reading_task_imports_no_compiler(tmp_path):
+    """Issue 32: the records stage's function (what a reading task runs) needs no numba -- each of
+    Spark's Python workers would import it (half a second) before its first task."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "a.jsonl"
+    path.write_text(json.dumps({"id": "a", "text": STORY, "url": "https://www.example.com/a"}) + "\n")
+    code = f"""
+import sys
+import pandas as pd
+from neardup.engines.spark_input import read_units
+from neardup.io.readers import FIELDS
+units = [[(0, "records", {str(path)!r}, "a.jsonl", 0, -1, "")]]
+frames = list(read_units(False, FIELDS, "model", units)(iter([pd.DataFrame({{"id": [0]}})])))
+assert frames[0]["site"].tolist()[0] == "example.com" and frames[0]["script"].tolist()[0] == "Latin"
+print(sorted(m for m in sys.modules if m.split(".")[0] == "numba"))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

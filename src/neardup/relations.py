@@ -31,6 +31,8 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 import numpy as np
 from numba import njit
 
+from .io.records import site_of
+
 if TYPE_CHECKING:
     from .align.aligner import AlignParams
 
@@ -297,28 +299,3 @@ class SiteCodes:
             return -1
         return self.codes.setdefault(site, len(self.codes))
 
-
-def site_of(record: object) -> str:
-    """A record's site (lower case; ``""``: none known): its ``site`` field, else the host of its
-    ``url`` field, else the host of its id when the id is a URL.  The codes only tell sites
-    apart, so any engine may number them its own way."""
-    fields = getattr(record, "fields", None) or {}
-    site = fields.get("site")
-    if not isinstance(site, str) or not site:
-        url = fields.get("url")
-        url = url if isinstance(url, str) else str(getattr(record, "id", ""))
-        site = _host(url)
-    return site.lower() if site else ""
-
-
-def _host(url: str) -> str:
-    """The host of an http(s) URL (``www.`` dropped), or ``""``."""
-    if not url.startswith(("http://", "https://")):
-        return ""
-    from urllib.parse import urlsplit
-
-    try:
-        host = urlsplit(url).hostname or ""
-    except ValueError:
-        return ""
-    return host[4:] if host.startswith("www.") else host

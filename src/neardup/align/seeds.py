@@ -25,7 +25,7 @@ from numba import njit, prange
 
 from ..text.normalize import CHAR, WORD, char_classes
 from ..text.fold import fold_table
-from ..text.scripts import MAX_UNIT, unit_cut
+from ..text.tokenize import MAX_UNIT, unit_cut
 
 #: One seed occurrence: its key, document and word position (16 bytes).
 SEED_RECORD = np.dtype([("key", "<u8"), ("doc", "<i4"), ("pos", "<i4")])
@@ -52,7 +52,7 @@ def _scan_doc(cps, lo, hi, table, fold, hashes, starts, ends):
 
     Code points are folded (``fold``: :func:`neardup.text.scripts.fold_table`; a dropped
     one -- a combining mark -- is skipped inside its word) and runs of CHAR characters are
-    cut into units (:func:`neardup.text.scripts.unit_cut`) as the tokenizer does."""
+    cut into units (:func:`neardup.text.tokenize.unit_cut`) as the tokenizer does."""
     n = lo
     tok = -1
     unit = 0

@@ -10,12 +10,11 @@ input file (or piece of one), never one per document:
    refused); each record file, document file or refusal is a *unit*, numbered in reading
    order; a plain JSONL file larger than ``split_bytes`` is cut into byte ranges, one unit
    each (a range reads the lines that begin in it);
-2. **records** (executors) -- each unit is read by the local readers
-   (:func:`~neardup.io.readers.read_jsonl` with its range,
-   :func:`~neardup.io.readers.read_record_file`, :func:`~neardup.io.readers.read_document_file`)
-   and each record judged by the local per-record rules
-   (:func:`~neardup.input_stage.record_problem`, then
-   :func:`~neardup.input_stage.text_of_record`: extraction and its checks); one row per item,
+2. **records** (executors) -- one task per partition of a range of task numbers, its units
+   inside the function; each unit is read by the local readers (:func:`~neardup.io.readers.read_jsonl`
+   with its range, :func:`~neardup.io.readers.read_record_file`, :func:`~neardup.io.readers.read_document_file`)
+   and each record judged by the local per-record rules (:func:`~neardup.input_stage.record_problem`,
+   then :func:`~neardup.input_stage.text_of_record`: extraction and its checks); one row per item,
    keyed by ``(unit, pos)`` -- the global order of (file, position) -- stored as Parquet
    (``input/records``);
 3. **ids** -- the local rule "the first record of an id wins" over the whole input: among the
@@ -26,7 +25,7 @@ input file (or piece of one), never one per document:
    unit's offset plus its index in the unit (when a duplicate was dropped, the index is
    recounted over the narrow ``(unit, pos)`` rows and joined to the texts); ``(row, text)`` is
    what the next stage reads from the records (the texts are not written again), and
-   ``(row, id, unit, line, site)`` is written sorted by row (the driver reads the ids in that order).
+   ``(row, id, unit, line, site)`` is written as the tasks number it (no sort: no job of its own).
 
 The run's account (read, kept, rejected by reason, skipped, encodings, notes, scripts) is made of
 aggregates; the first :data:`~neardup.job.MAX_LISTED_REJECTIONS` rejections are taken in order by
@@ -64,14 +63,12 @@ FILES_PER_TASK = 256
 #: Items a reading task hands to Spark at once (and at most this many characters of text).
 FLUSH_ROWS, FLUSH_CHARS = 2_000, 8 << 20
 
-# kinds of the records stage's rows
 DOCUMENT, REJECTED, FAILED, SKIPPED, META = 0, 1, 2, 3, 4
 #: The records stage's rows.  ``kind``: a document (passed every check but the unique id), a
 #: rejection before the id was seen, a rejection after it (the id still counts as seen), a
 #: skipped item, or the unit's own row (``line``: lines read; ``k``: 1 when it held a record).
 _RECORDS = ("unit int, pos int, kind byte, k int, id string, text string, source string, line long, "
             "reason string, detail string, encoding string, html_note boolean, site string, script string")
-_UNITS = "task int, unit int, what string, path string, arg string, start long, end long, detail string"
 
 
 @dataclass
@@ -124,8 +121,10 @@ def _tasks(units: list[Unit]) -> list[int]:
     return out
 
 
-def read_units(prefer_html: bool, fields: Fields, extract: str) -> Any:
-    """The ``mapInPandas`` function of the records stage (executors): units in, item rows out."""
+def read_units(prefer_html: bool, fields: Fields, extract: str, by_task: list[list[tuple]]) -> Any:
+    """The ``mapInPandas`` function of the records stage (executors): task numbers in (``id``), the
+    rows of the items of each task's units (``by_task[task]``: ``(unit, what, path, arg, start, end,
+    detail)``) out."""
 
     def run(frames: Iterator["pd.DataFrame"]) -> Iterator["pd.DataFrame"]:
         import pandas as pd
@@ -133,7 +132,7 @@ def read_units(prefer_html: bool, fields: Fields, extract: str) -> Any:
         from ..extract import get_extractor
         from ..input_stage import record_problem, text_of_record
         from ..io.readers import Record, read_document_file, read_jsonl, read_record_file
-        from ..relations import site_of
+        from ..io.records import site_of
         from ..text.scripts import document_scripts
 
         extractor = get_extractor(extract)
@@ -150,44 +149,44 @@ def read_units(prefer_html: bool, fields: Fields, extract: str) -> Any:
             rows, chars = [], 0
             return frame.astype({"unit": "int32", "pos": "int32", "kind": "int8", "k": "int32", "line": "int64"})
 
-        for units in frames:
-            for u in units.itertuples(index=False):
+        for tasks in frames:
+            for unit, what, path, arg, start, end, detail in (u for t in tasks["id"].tolist() for u in by_task[t]):
                 seen = [0, 0]
-                if u.what == "records" and u.end >= 0:
-                    items: Any = read_jsonl(Path(u.path), prefer_html, fields, int(u.start), int(u.end), seen)
-                elif u.what == "records":
-                    items = read_record_file(Path(u.path), u.arg, prefer_html, fields)
-                elif u.what == "document":
-                    items = iter([read_document_file(Path(u.path), u.arg)])
+                if what == "records" and end >= 0:
+                    items: Any = read_jsonl(Path(path), prefer_html, fields, start, end, seen)
+                elif what == "records":
+                    items = read_record_file(Path(path), arg, prefer_html, fields)
+                elif what == "document":
+                    items = iter([read_document_file(Path(path), arg)])
                 else:
-                    items = iter([Rejection(u.path, None, u.arg, u.detail or "")])
+                    items = iter([Rejection(path, None, arg, detail or "")])
                 k = 0
                 for pos, item in enumerate(items):
                     line = -1 if item.line is None else int(item.line)
                     if isinstance(item, Rejection):
                         kind = SKIPPED if item.skipped else REJECTED
-                        rows.append((u.unit, pos, kind, -1, None, None, item.source, line, item.reason,
+                        rows.append((unit, pos, kind, -1, None, None, item.source, line, item.reason,
                                      item.detail, None, False, None, None))
                         continue
                     assert isinstance(item, Record)
                     bad = record_problem(item, depth=False)
                     if bad is not None:
-                        rows.append((u.unit, pos, REJECTED, -1, None, None, bad.source, line, bad.reason,
+                        rows.append((unit, pos, REJECTED, -1, None, None, bad.source, line, bad.reason,
                                      bad.detail, None, False, None, None))
                         continue
                     got = text_of_record(item, extractor)
                     if isinstance(got, Rejection):
-                        rows.append((u.unit, pos, FAILED, -1, item.id, None, got.source, line, got.reason,
+                        rows.append((unit, pos, FAILED, -1, item.id, None, got.source, line, got.reason,
                                      got.detail, None, False, None, None))
                         continue
                     text = got[1]
-                    rows.append((u.unit, pos, DOCUMENT, k, item.id, text, None, line, None, None,
+                    rows.append((unit, pos, DOCUMENT, k, item.id, text, None, line, None, None,
                                  item.encoding, bool(item.html_in_text), site_of(item), None))
                     k += 1
                     chars += len(text)
                     if len(rows) >= FLUSH_ROWS or chars >= FLUSH_CHARS:
                         yield flush()
-                rows.append((u.unit, 1 << 30, META, seen[0], None, None, None, seen[1], None, None, None, False,
+                rows.append((unit, 1 << 30, META, seen[0], None, None, None, seen[1], None, None, None, False,
                              None, None))
             if rows:
                 yield flush()
@@ -201,7 +200,7 @@ _NAMES = [part.split()[0] for part in _RECORDS.split(", ")]
 @dataclass
 class SparkInput:
     """The documents the executors read (:func:`read_inputs`): ``n`` rows, their ``(row, text)`` as
-    :attr:`texts`, ``(row, id, unit, line, site)`` sorted by row at :attr:`provenance_path`."""
+    :attr:`texts`, ``(row, id, unit, line, site)`` at :attr:`provenance_path` (in no order)."""
 
     work: str
     n: int
@@ -223,11 +222,11 @@ class SparkInput:
 
     def ids(self) -> ArrowIds:
         """Every kept document's id, in row order, as one Arrow array (read by pyarrow from the
-        stored Parquet, already in row order)."""
+        stored Parquet and put in row order here: no Spark job sorts them for the runs that need no ids)."""
         import pyarrow as pa
 
-        ids = read_stored(self.provenance_path, ["id"])["id"]
-        return ArrowIds(ids.combine_chunks() if ids.num_chunks else pa.array([], pa.string()))
+        table = read_stored(self.provenance_path, ["row", "id"])
+        return ArrowIds(table.sort_by("row")["id"].combine_chunks() if table.num_rows else pa.array([], pa.string()))
 
     def where(self, rows: np.ndarray) -> list[tuple[str, int | None, str]]:
         """File, line and id of the documents ``rows`` (to name them in a rejection), in the order given."""
@@ -276,9 +275,12 @@ def _stages(spark: Any, engine: "SparkEngine", units: list[Unit], work: str, sta
     from pyspark.sql import functions as F
 
     tasks = _tasks(units)
-    table = [(t, i, u.what, u.path, u.arg, u.start, u.end, u.detail) for i, (t, u) in enumerate(zip(tasks, units))]
-    frame = spark.createDataFrame(table, _UNITS).repartitionByRange(tasks[-1] + 1 if tasks else 1, "task")
-    records = stored(frame.mapInPandas(read_units(prefer_html, fields, extract), _RECORDS), f"{work}/records")
+    by_task: list[list[tuple]] = [[] for _ in range(tasks[-1] + 1 if tasks else 1)]
+    for i, (t, u) in enumerate(zip(tasks, units)):
+        by_task[t].append((i, u.what, u.path, u.arg, u.start, u.end, u.detail))
+    # no table of units: no job samples (or shuffles) one to range-partition it
+    frame = spark.range(len(by_task), numPartitions=len(by_task))
+    records = stored(frame.mapInPandas(read_units(prefer_html, fields, extract, by_task), _RECORDS), f"{work}/records")
 
     # the ids: the first (unit, pos) of each id wins among the rows that name one (every other row is
     # a window of its own); then one aggregate of narrow columns: every count the account and the row
@@ -331,9 +333,7 @@ def _stages(spark: Any, engine: "SparkEngine", units: list[Unit], work: str, sta
             "k", (F.row_number().over(Window.partitionBy("unit").orderBy("pos")) - 1).cast("int"))
         docs = docs.drop("k").join(index, ["unit", "pos"])
     numbered = docs.join(F.broadcast(offs), "unit").withColumn("row", F.col("offset") + F.col("k"))
-    # sorted by row (a range-partitioned sort: part files in row order), so the driver reads the ids as they come
-    numbered.select("row", "id", "unit", "line", "site").orderBy("row").write.mode("overwrite").parquet(
-        f"{work}/provenance")
+    numbered.select("row", "id", "unit", "line", "site").write.mode("overwrite").parquet(f"{work}/provenance")
     return n, lines_before, numbered.select("row", "text")
 
 

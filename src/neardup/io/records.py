@@ -186,3 +186,29 @@ def record_time(record: Record) -> float | None:
         except ValueError:
             pass
     raise ValueError(f"time {value!r} is neither ISO 8601 nor a number")
+
+
+def site_of(record: object) -> str:
+    """A record's site (lower case; ``""``: none known): its ``site`` field, else the host of its
+    ``url`` field, else the host of its id when the id is a URL.  The codes only tell sites
+    apart, so any engine may number them its own way."""
+    fields = getattr(record, "fields", None) or {}
+    site = fields.get("site")
+    if not isinstance(site, str) or not site:
+        url = fields.get("url")
+        url = url if isinstance(url, str) else str(getattr(record, "id", ""))
+        site = _host(url)
+    return site.lower() if site else ""
+
+
+def _host(url: str) -> str:
+    """The host of an http(s) URL (``www.`` dropped), or ``""``."""
+    if not url.startswith(("http://", "https://")):
+        return ""
+    from urllib.parse import urlsplit
+
+    try:
+        host = urlsplit(url).hostname or ""
+    except ValueError:
+        return ""
+    return host[4:] if host.startswith("www.") else host

@@ -6,14 +6,16 @@ same amount of text in English, Turkish and Chinese.  Three things make it so:
 * **Units.**  In scripts written with spaces a unit is a word.  In scripts written without
   them (the tokenizer's ``CHAR`` class: Chinese, Japanese kana, Thai ...) a unit is a run of
   characters cut *by content*: between two characters ``a b`` of such a run a unit ends when
-  a hash of the pair ``(a, b)`` says so (one pair in two), and after :data:`MAX_UNIT`
+  a hash of the pair ``(a, b)`` says so (one pair in two), and after ``MAX_UNIT``
   characters at the latest.  Units are then 1.7-1.9 characters long on average, about a Chinese
   word (1.5-2 characters; a text of 1,000 Chinese characters translates into some 600-700
   English words), so 4 units of a seed are about 8 characters and a 12-unit passage about 23:
   the same text as 4 and 12 English words, not 4 and 12 characters.  Because the cuts depend
   only on the characters, a copied passage cuts the same way in both documents (an edit moves
   the cuts next to it only), which a fixed 2-character grid would not do.  The cut is
-  :func:`unit_cut`, used by every tokenizer kernel, so every method and engine agrees.
+  :func:`neardup.text.tokenize.unit_cut`, used by every tokenizer kernel, so every method and
+  engine agrees (there, with ``MAX_UNIT``: this module needs no compiler, so a task that only
+  detects scripts -- Spark's reading -- does not import numba).
 * **Folding** (:func:`fold_table`, :func:`fold_text`, in :mod:`.fold`): matching ignores letter case and the
   diacritics of Latin, Greek and Cyrillic letters (``ş ğ ç ö ü â`` -> ``s g c o u a``; web
   copies often lose them), and folds the Turkish dotted and dotless I both to ``i``
@@ -32,12 +34,8 @@ from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
-from numba import njit
 
 from .fold import TABLE_SIZE, fold_table, fold_text  # noqa: F401 (the folding is part of this module's story)
-
-#: The longest unit, in characters, in scripts written without spaces.
-MAX_UNIT = 4
 
 #: Script names, by id (0: not a letter of any listed script: digits, punctuation, spaces).
 SCRIPTS = ("none", "Latin", "Greek", "Cyrillic", "Armenian", "Hebrew", "Arabic", "Devanagari", "Thai",
@@ -57,15 +55,6 @@ _RANGES = (  # (first, last, script id); letters only count (see _script_table)
 )
 
 
-@njit(inline="always", cache=True)
-def unit_cut(prev, cp):
-    """Whether a unit ends between the characters ``prev`` and ``cp`` of a run written
-    without spaces (a content-defined cut, one pair in two)."""
-    h = (np.uint64(prev) * np.uint64(0x9E3779B97F4A7C15)) ^ (np.uint64(cp) * np.uint64(0xC2B2AE3D27D4EB4F))
-    h = (h ^ (h >> np.uint64(29))) * np.uint64(0xBF58476D1CE4E5B9)
-    return (h >> np.uint64(40)) & np.uint64(1) == np.uint64(0)
-
-
 @lru_cache(maxsize=1)
 def _script_table() -> np.ndarray:
     """``uint8`` script id of every code point below TABLE_SIZE (letters only; 0 otherwise)."""
@@ -83,6 +72,12 @@ def _script_table() -> np.ndarray:
     return table
 
 
+@lru_cache(maxsize=1)
+def _ascii_non_latin() -> bytes:
+    """The ASCII bytes that are not a Latin letter by :func:`_script_table`."""
+    return bytes(np.flatnonzero(_script_table()[:128] != SCRIPTS.index("Latin")).tolist())
+
+
 def script_counts(texts: Sequence[str]) -> np.ndarray:
     """``(len(texts), len(SCRIPTS))`` counts of each document's letters by script."""
     out = np.zeros((len(texts), len(SCRIPTS)), dtype=np.int64)
@@ -91,12 +86,10 @@ def script_counts(texts: Sequence[str]) -> np.ndarray:
     ascii_docs = np.fromiter((t.isascii() for t in texts), dtype=bool, count=len(texts))
     idx = np.flatnonzero(~ascii_docs)
     table = _script_table()
-    if ascii_docs.any():  # ASCII letters are Latin: count them with one pass over the bytes
+    if ascii_docs.any():  # ASCII letters are Latin: each text's bytes with every other byte deleted, counted
+        others = _ascii_non_latin()
         sub = [texts[i] for i in np.flatnonzero(ascii_docs).tolist()]
-        lengths = np.fromiter(map(len, sub), dtype=np.int64, count=len(sub))
-        b = np.frombuffer("".join(sub).encode("ascii"), dtype=np.uint8)
-        doc = np.repeat(np.arange(len(sub)), lengths)
-        out[np.flatnonzero(ascii_docs), 1] = np.bincount(doc, weights=(table[b] == 1), minlength=len(sub))
+        out[np.flatnonzero(ascii_docs), 1] = [len(t.encode("ascii").translate(None, others)) for t in sub]
     if idx.shape[0]:
         sub = [texts[i] for i in idx.tolist()]
         lengths = np.fromiter(map(len, sub), dtype=np.int64, count=len(sub))

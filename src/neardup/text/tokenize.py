@@ -24,7 +24,18 @@ from numba import njit, prange
 
 from ..hashing import xxh64_bytes
 from .normalize import CHAR, SEP, char_classes, normalize
-from .scripts import MAX_UNIT, unit_cut
+
+#: The longest unit, in characters, in scripts written without spaces.
+MAX_UNIT = 4
+
+
+@njit(inline="always", cache=True)
+def unit_cut(prev, cp):
+    """Whether a unit ends between the characters ``prev`` and ``cp`` of a run written
+    without spaces (a content-defined cut, one pair in two)."""
+    h = (np.uint64(prev) * np.uint64(0x9E3779B97F4A7C15)) ^ (np.uint64(cp) * np.uint64(0xC2B2AE3D27D4EB4F))
+    h = (h ^ (h >> np.uint64(29))) * np.uint64(0xBF58476D1CE4E5B9)
+    return (h >> np.uint64(40)) & np.uint64(1) == np.uint64(0)
 
 
 def encode_batch(texts: Sequence[str], fold_case: bool = True) -> tuple[np.ndarray, np.ndarray]:
@@ -73,7 +84,7 @@ def scan_tokens(buf, start, end, table, starts, ends, pos):
     """Write the byte spans of the tokens of ``buf[start:end]`` at ``starts/ends[pos:]``.
 
     Returns the number of tokens.  WORD characters join into tokens, runs of CHAR
-    characters are cut into units (:func:`neardup.text.scripts.unit_cut`, at most
+    characters are cut into units (:func:`unit_cut`, at most
     ``MAX_UNIT`` characters), SEP characters end tokens.  ASCII capitals are lower-cased
     in ``buf`` on the way.
     """
