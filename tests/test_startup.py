@@ -320,3 +320,48 @@ def test_compiling_kernels_shows_as_one_line_and_is_counted(capsys):
     with compile_notice(quiet=True):
         numba.njit(lambda x: x + 3)(1)
     assert capsys.readouterr().err == "" and CLOCK.compiled == 1
+
+
+def test_the_program_gives_blas_one_thread_unless_the_user_chose_or_the_command_trains(monkeypatch):
+    from neardup.__main__ import BLAS_THREADS, one_blas_thread
+
+    monkeypatch.delenv(BLAS_THREADS, raising=False)
+    one_blas_thread(["neardup", "train", "extract"])
+    assert BLAS_THREADS not in os.environ
+    one_blas_thread(["neardup", "extract", "pages.jsonl"])
+    assert os.environ[BLAS_THREADS] == "1"
+    monkeypatch.setenv(BLAS_THREADS, "4")
+    one_blas_thread(["neardup", "dedup", "docs.jsonl"])
+    assert os.environ[BLAS_THREADS] == "4"
+
+
+def test_a_program_run_has_one_blas_thread_and_train_has_blas_s_own():
+    """What numpy's OpenBLAS reads at its import, seen from inside a ``neardup`` run."""
+    pytest.importorskip("threadpoolctl")
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")}
+    code = """import sys
+import neardup.cli
+
+
+def threads():
+    import numpy  # noqa: F401 -- loads OpenBLAS, which reads its setting now
+    import threadpoolctl
+
+    print(*[p["num_threads"] for p in threadpoolctl.threadpool_info() if p["user_api"] == "blas"])
+    return 0
+
+
+neardup.cli.main = threads
+from neardup.__main__ import program
+
+sys.argv = ["neardup", sys.argv[1]]
+program()
+"""
+
+    def blas_threads(command: str) -> str:
+        return subprocess.run([sys.executable, "-c", code, command], env=env, capture_output=True, text=True,
+                              check=True).stdout.strip()
+
+    assert blas_threads("extract") == "1"
+    if (os.cpu_count() or 1) > 1:
+        assert blas_threads("train") != "1"  # OpenBLAS's own default: a thread per core
