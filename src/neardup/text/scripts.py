@@ -86,7 +86,7 @@ def script_counts(texts: Sequence[str]) -> np.ndarray:
     ascii_docs = np.fromiter((t.isascii() for t in texts), dtype=bool, count=len(texts))
     idx = np.flatnonzero(~ascii_docs)
     table = _script_table()
-    if ascii_docs.any():  # ASCII letters are Latin: each text's bytes with every other byte deleted, counted
+    if ascii_docs.any():  # ASCII letters are Latin: what is left of each text once its other bytes are deleted
         others = _ascii_non_latin()
         sub = [texts[i] for i in np.flatnonzero(ascii_docs).tolist()]
         out[np.flatnonzero(ascii_docs), 1] = [len(t.encode("ascii").translate(None, others)) for t in sub]
