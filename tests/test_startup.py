@@ -78,6 +78,24 @@ def test_cache_folder_respects_user_settings(tmp_path, monkeypatch):
     assert folder.name == f"numba-{kernel_cache.sources_digest()}"
 
 
+def test_a_new_cache_folder_keeps_only_the_older_folders_used_last(tmp_path, monkeypatch):
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    monkeypatch.setenv("NEARDUP_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(kernel_cache, "_tell_loaded_numba", lambda folder: None)  # this process's numba left alone
+    for age in range(6):  # numba-0 used last
+        old = tmp_path / f"numba-{age}"
+        old.mkdir()
+        os.utime(old, (1_000_000 - age, 1_000_000 - age))
+    (tmp_path / "spark").mkdir()
+    folder = kernel_cache.use_source_keyed_cache()
+    kept = sorted(p.name for p in tmp_path.iterdir())
+    assert kept == sorted(["numba-0", "numba-1", "numba-2", folder.name, "spark"])
+    os.utime(folder, (1, 1))
+    monkeypatch.delenv("NUMBA_CACHE_DIR")  # set by the first start
+    assert kernel_cache.use_source_keyed_cache() == folder  # a start on a folder made before: nothing removed
+    assert folder.stat().st_mtime > 1 and len(list(tmp_path.iterdir())) == 5  # and it is marked used
+
+
 @pytest.mark.slow
 def test_the_program_runs_kernels_from_the_keyed_folder(tmp_path):
     probe = ("import os, sys; sys.argv = ['neardup', 'methods']; from neardup.__main__ import program; program(); "

@@ -12,8 +12,10 @@ loaded, so the ``neardup`` program (:func:`neardup.__main__.program`) and the te
 (``tests/conftest.py``) call :func:`use_source_keyed_cache` first thing; ``import neardup``
 does not (a library leaves its host's environment alone: a program that imports neardup gets
 numba's own cache, beside the sources).  A user who sets ``NUMBA_CACHE_DIR`` keeps it (and
-numba's own, per-file checks).  Folders of older
-sources are left in place (a few MB each); delete ``~/.cache/neardup`` to reclaim them.
+numba's own, per-file checks).  Each upgrade or edit makes a new folder, so when one is made the
+folders of other sources are removed but for the :data:`KEPT_OLDER` used last (each start marks its
+folder used): a user who switches between a few versions compiles nothing again, and the cache does
+not grow with every version.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ import os
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent
+KEPT_OLDER = 3
+"""Folders of other kernel sources kept when a new folder is made (the ones used last)."""
 
 
 def kernel_sources() -> list[Path]:
@@ -62,15 +66,36 @@ def use_source_keyed_cache() -> Path | None:
     if os.environ.get("NUMBA_CACHE_DIR"):
         return None
     folder = cache_root() / f"numba-{sources_digest()}"
+    made = not folder.exists()
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError:
         return None
     if not os.access(folder, os.W_OK):
         return None
+    if made:
+        _prune_others(folder)
+    else:
+        os.utime(folder)  # used now: the folders kept are the ones used last
     os.environ["NUMBA_CACHE_DIR"] = str(folder)
     _tell_loaded_numba(folder)
     return folder
+
+
+def _prune_others(folder: Path) -> None:
+    """Remove the ``numba-*`` folders beside ``folder`` but for the :data:`KEPT_OLDER` used last
+    (a folder another process removes meanwhile is passed over)."""
+    import shutil
+
+    others = []
+    for other in folder.parent.glob("numba-*"):
+        try:
+            if other != folder and other.is_dir():
+                others.append((other.stat().st_mtime, other.name, other))
+        except OSError:
+            continue
+    for _, _, old in sorted(others, reverse=True)[KEPT_OLDER:]:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def _tell_loaded_numba(folder: Path) -> None:
