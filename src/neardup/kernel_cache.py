@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
+from typing import Iterable
 
 PACKAGE = Path(__file__).resolve().parent
 KEPT_OLDER = 3
@@ -74,7 +75,7 @@ def use_source_keyed_cache() -> Path | None:
     if not os.access(folder, os.W_OK):
         return None
     if made:
-        _prune_others(folder)
+        keep_used_last((p for p in folder.parent.glob("numba-*") if p != folder), KEPT_OLDER)
     else:
         os.utime(folder)  # used now: the folders kept are the ones used last
     os.environ["NUMBA_CACHE_DIR"] = str(folder)
@@ -82,20 +83,23 @@ def use_source_keyed_cache() -> Path | None:
     return folder
 
 
-def _prune_others(folder: Path) -> None:
-    """Remove the ``numba-*`` folders beside ``folder`` but for the :data:`KEPT_OLDER` used last
-    (a folder another process removes meanwhile is passed over)."""
+def keep_used_last(paths: Iterable[Path], keep: int) -> None:
+    """Remove all but the ``keep`` of ``paths`` (files or folders of a cache) used last, by
+    modification time, which a user of one marks with ``os.utime`` (one another process removes
+    meanwhile is passed over)."""
     import shutil
 
-    others = []
-    for other in folder.parent.glob("numba-*"):
+    found = []
+    for path in paths:
         try:
-            if other != folder and other.is_dir():
-                others.append((other.stat().st_mtime, other.name, other))
+            found.append((path.stat().st_mtime_ns, path.name, path))
         except OSError:
             continue
-    for _, _, old in sorted(others, reverse=True)[KEPT_OLDER:]:
-        shutil.rmtree(old, ignore_errors=True)
+    for _, _, old in sorted(found, reverse=True)[keep:]:
+        if old.is_dir():
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            old.unlink(missing_ok=True)
 
 
 def _tell_loaded_numba(folder: Path) -> None:

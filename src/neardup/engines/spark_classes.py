@@ -119,7 +119,7 @@ def _finish(part: Path, archive: Path) -> None:
 
 
 def _prune(folder: Path) -> None:
-    """Delete all but the :data:`KEEP` archives of ``folder`` used last (by modification time)."""
-    archives = sorted(folder.glob("classes-*.jsa"), key=lambda a: a.stat().st_mtime_ns, reverse=True)
-    for old in archives[KEEP:]:
-        old.unlink(missing_ok=True)
+    """Delete all but the :data:`KEEP` archives of ``folder`` used last."""
+    from ..kernel_cache import keep_used_last
+
+    keep_used_last(folder.glob("classes-*.jsa"), KEEP)
