@@ -216,3 +216,30 @@ def test_memory_bounded():
     finally:
         tracemalloc.stop()
     assert peak < size / 10  # far less than the output: nothing is kept
+
+
+def test_shards_hold_the_jsonl_records_in_order(tmp_path):
+    import pyarrow.dataset as ds
+    import pyarrow.parquet as pq
+
+    write_corpus(make_articles(), tmp_path / "jsonl", seed=3, n_docs=250, config=BUSY)
+    write_corpus(make_articles(), tmp_path / "shards", seed=3, n_docs=250, config=BUSY, shard_docs=100)
+    parts = sorted((tmp_path / "shards" / "docs").iterdir())
+    assert [p.name for p in parts] == ["part-00000.parquet", "part-00001.parquet", "part-00002.parquet"]
+    assert [pq.ParquetFile(p).metadata.num_rows for p in parts] == [100, 100, 50]
+    jsonl = [orjson.loads(line) for line in (tmp_path / "jsonl" / "docs.jsonl").read_bytes().splitlines()]
+    assert ds.dataset(parts).to_table().to_pylist() == jsonl
+    assert (tmp_path / "shards" / "truth.jsonl").read_bytes() == (tmp_path / "jsonl" / "truth.jsonl").read_bytes()
+    assert not (tmp_path / "shards" / "docs.jsonl").exists()
+
+
+def test_the_input_stage_reads_shards_as_the_jsonl(tmp_path):
+    from neardup.run import dedup_files
+
+    write_corpus(make_articles(), tmp_path / "jsonl", seed=4, n_docs=120, config=BUSY)
+    write_corpus(make_articles(), tmp_path / "shards", seed=4, n_docs=120, config=BUSY, shard_docs=50)
+    for name, source in (("a", tmp_path / "jsonl" / "docs.jsonl"), ("b", tmp_path / "shards" / "docs")):
+        dedup_files([str(source)], str(tmp_path / name))
+    for out in ("pairs.jsonl", "clusters.jsonl"):
+        assert (tmp_path / "a" / out).read_bytes() == (tmp_path / "b" / out).read_bytes()
+    assert (tmp_path / "a" / "pairs.jsonl").read_bytes()  # the corpus has pairs to compare

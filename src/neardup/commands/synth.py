@@ -15,6 +15,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     p.add_argument("-o", "--output", required=True, metavar="OUTDIR", help="folder for docs.jsonl and truth.jsonl")
     p.add_argument("--docs", type=int, help="number of documents (default: every story once)")
     p.add_argument("--seed", type=int, default=1, help="random seed (1)")
+    p.add_argument("--shards", type=int, metavar="N",
+                   help="write the documents as Parquet shards of N documents each (OUTDIR/docs/part-*.parquet) "
+                        "instead of docs.jsonl: the form Spark's tasks read a large corpus in")
     p.add_argument("--quiet", action="store_true", help="no summary on stderr")
     g = p.add_argument_group("simulation knobs")
     from dataclasses import fields
@@ -36,13 +39,16 @@ def run(args: argparse.Namespace) -> int:
     from ..evaluate.corpora import load_texts, shipped_articles
     from ..evaluate.synth import SynthConfig, write_corpus
 
+    from ..errors import UserError
     from ..job import RunStats
 
     rejected = RunStats()
     articles = (itertools.chain.from_iterable(load_texts(s, rejected) for s in args.sources) if args.sources
                 else shipped_articles())
     knobs = {f.name: getattr(args, f.name) for f in fields(SynthConfig) if getattr(args, f.name, None) is not None}
-    counts = write_corpus(articles, args.output, args.seed, args.docs, SynthConfig(**knobs))
+    if args.shards is not None and args.shards < 1:
+        raise UserError(f"--shards must be at least 1, not {args.shards}")
+    counts = write_corpus(articles, args.output, args.seed, args.docs, SynthConfig(**knobs), args.shards)
     for line in rejected.rejection_report(" ".join(args.sources)):
         print(line, file=sys.stderr)
     if not args.quiet:
@@ -50,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
         print(
             f"wrote {counts['docs']:,} documents ({kinds}) in {counts['clusters']:,} clusters, "
             f"{counts['containment']:,} containments, {counts['partial']:,} partial copies -> "
-            f"{args.output}/docs.jsonl, truth.jsonl",
+            f"{args.output}/{'docs/' if args.shards else 'docs.jsonl'}, truth.jsonl",
             file=sys.stderr,
         )
     return 0

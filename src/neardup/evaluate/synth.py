@@ -55,9 +55,11 @@ import random
 import re
 from collections import deque
 from collections.abc import Iterable, Iterator
+from contextlib import ExitStack, closing
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import orjson
@@ -492,15 +494,74 @@ def simulate(articles: Iterable[dict], seed: int, n_docs: int | None = None,
 
 
 def write_corpus(articles: Iterable[dict], out_dir: str | Path, seed: int, n_docs: int | None = None,
-                 config: SynthConfig | None = None) -> dict:
+                 config: SynthConfig | None = None, shard_docs: int | None = None) -> dict:
     """Write ``docs.jsonl`` and ``truth.jsonl`` into ``out_dir``; return the counts.
 
-    Counts: ``docs``, ``clusters``, ``containment``, ``partial`` and documents per kind.
+    With ``shard_docs``, the documents go to Parquet shards of that many documents each instead
+    (``docs/part-00000.parquet``, ...: the same records, in the same order), the form in which
+    Spark's tasks read a multi-million-document corpus.  Counts: ``docs``, ``clusters``,
+    ``containment``, ``partial`` and documents per kind.
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     sim = Syndicator(articles, seed, config)
-    with open(out / "docs.jsonl", "wb") as fd, open(out / "truth.jsonl", "wb") as ft:
+    with ExitStack() as stack:
+        ft = stack.enter_context(open(out / "truth.jsonl", "wb"))
+        if shard_docs is None:
+            fd = stack.enter_context(open(out / "docs.jsonl", "wb"))
+        else:
+            shards = stack.enter_context(closing(_Shards(out / "docs", shard_docs)))
         for what, rec in sim.run(n_docs):
-            (fd if what == "doc" else ft).write(orjson.dumps(rec) + b"\n")
+            if what != "doc":
+                ft.write(orjson.dumps(rec) + b"\n")
+            elif shard_docs is None:
+                fd.write(orjson.dumps(rec) + b"\n")
+            else:
+                shards.put(rec)
     return {**sim.counts, "seed": seed, "config": asdict(sim.config)}
+
+
+#: The fields of a simulated document, in the order of its record.
+DOC_FIELDS = ("id", "url", "site", "cluster", "time", "kind", "source", "text", "html")
+#: Rows of a row group in a shard: Spark's reading tasks split a shard at its row groups.
+SHARD_ROW_GROUP = 10_000
+
+
+class _Shards:
+    """Documents, in order, into Parquet shards of ``size`` documents each in ``folder``
+    (zstd; row groups of :data:`SHARD_ROW_GROUP`): one row group is held at a time."""
+
+    def __init__(self, folder: Path, size: int):
+        import pyarrow as pa
+
+        folder.mkdir(parents=True, exist_ok=True)
+        self.folder, self.size = folder, size
+        self.schema = pa.schema([(name, pa.int64() if name == "cluster" else pa.string()) for name in DOC_FIELDS])
+        self.rows: list[dict] = []
+        self.writer: Any = None
+        self.shard = self.in_shard = 0
+
+    def put(self, rec: dict) -> None:
+        self.rows.append(rec)
+        self.in_shard += 1
+        if len(self.rows) >= SHARD_ROW_GROUP or self.in_shard == self.size:
+            self._flush()
+        if self.in_shard == self.size:
+            self.writer.close()
+            self.writer, self.in_shard, self.shard = None, 0, self.shard + 1
+
+    def _flush(self) -> None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        if self.rows:
+            if self.writer is None:
+                path = self.folder / f"part-{self.shard:05d}.parquet"
+                self.writer = pq.ParquetWriter(path, self.schema, compression="zstd")
+            self.writer.write_table(pa.Table.from_pylist(self.rows, self.schema))
+            self.rows.clear()
+
+    def close(self) -> None:
+        self._flush()
+        if self.writer is not None:
+            self.writer.close()
