@@ -32,6 +32,11 @@ Usage::
     .venv/bin/python bench/bench_scale.py --corpus DOCS.jsonl --docs 5000     # any corpus
     .venv/bin/python bench/bench_scale.py --growth 25000,200000 --engines spark,spark-driver
     .venv/bin/python bench/bench_scale.py --growth 25000,200000 --engines local,spark --relations
+    .venv/bin/python bench/bench_scale.py --growth 3000000 --engines local,spark --shards 250000 --partitions 32
+
+With both ``local`` and ``spark`` at the largest ``--growth`` size (minhash), the capacity plan is made
+from that size's runs: core-hours from the Spark tasks' run time, hours on 50 executors of 8 cores and
+their price at ``--core-hour-price``.
 """
 
 from __future__ import annotations
@@ -59,13 +64,15 @@ PLAN_DOCS = 1_000_000_000
 TASK_BYTES = 256 << 20
 
 
-def corpus_for(docs: int, workdir: Path, seed: int | None = None) -> Path:
-    """The cached simulated corpus of ``docs`` documents (made from Reuters-21578 if missing)."""
-    path = workdir / (f"synth{docs}" if seed is None else f"synth{docs}-seed{seed}") / "docs.jsonl"
+def corpus_for(docs: int, workdir: Path, seed: int | None = None, shards: int | None = None) -> Path:
+    """The cached simulated corpus of ``docs`` documents (made from Reuters-21578 if missing): its
+    ``docs.jsonl``, or with ``shards`` its folder of Parquet shards of that many documents."""
+    folder = workdir / (f"synth{docs}" if seed is None else f"synth{docs}-seed{seed}")
+    path = folder / ("docs" if shards else "docs.jsonl")
     if not path.exists():
         source = DATA_DIR / "reuters21578"
-        more = [] if seed is None else ["--seed", str(seed)]
-        subprocess.run([NEARDUP, "synth", str(source), "--docs", str(docs), "-o", str(path.parent), *more], check=True)
+        more = ([] if seed is None else ["--seed", str(seed)]) + ([] if not shards else ["--shards", str(shards)])
+        subprocess.run([NEARDUP, "synth", str(source), "--docs", str(docs), "-o", str(folder), *more], check=True)
     return path
 
 
@@ -116,7 +123,8 @@ def _lines(path: str):
 
 
 def shuffle_by_stage(events: str, summary: dict) -> dict:
-    """Shuffle bytes written/read per neardup stage, from the Spark event log."""
+    """Shuffle bytes written/read and the tasks' seconds (``task_s``: the executors' run time, the
+    core-seconds a cluster is paid for) per neardup stage, from the Spark event log."""
     bounds, t = [], summary["started"]
     for stage, seconds in summary["seconds"].items():
         if stage != "total":
@@ -136,14 +144,19 @@ def shuffle_by_stage(events: str, summary: dict) -> dict:
             w = metrics.get("Shuffle Write Metrics", {}).get("Shuffle Bytes Written", 0)
             r = metrics.get("Shuffle Read Metrics", {})
             read = r.get("Remote Bytes Read", 0) + r.get("Local Bytes Read", 0)
-            row = out.setdefault(stage, {"written": 0, "read": 0})
+            row = out.setdefault(stage, {"written": 0, "read": 0, "task_s": 0.0})
             row["written"] += w
             row["read"] += read
+            row["task_s"] += metrics.get("Executor Run Time", 0) / 1000
     return out
 
 
-def plan(docs: int, local: dict, spark: dict | None, num_perm: int, bands: int) -> list[str]:
-    """The billion-document capacity plan, scaled from the measured per-document costs."""
+def plan(docs: int, local: dict, spark: dict | None, num_perm: int, bands: int, price: float,
+         executors: int = 50, cores: int = 8) -> list[str]:
+    """The billion-document capacity plan, scaled from the measured per-document costs: storage and
+    shuffle, the executors' core-hours (the tasks' run time; the wall time of both cores as the upper
+    figure: it counts the gaps between jobs), the hours on ``executors`` x ``cores`` and their price at
+    ``price`` per core-hour."""
     scale = PLAN_DOCS / docs
     sig = 4 * num_perm
     key = bands * (4 + 8 + 8)  # band, key, row per band
@@ -158,9 +171,12 @@ def plan(docs: int, local: dict, spark: dict | None, num_perm: int, bands: int) 
             lines.append(f"| Spark shuffle written, {stage} | {s['written'] / docs:.0f} B | "
                          f"{s['written'] * scale / 1e12:.2f} TB |")
         lines.append(f"| Spark shuffle written, all stages | {total_w / docs:.0f} B | {total_w * scale / 1e12:.2f} TB |")
-        core_s = spark["seconds"] * 2  # local[2]: two cores busy
-        lines.append(f"| Spark core-seconds (local[2]) | {core_s * 1e6 / docs:.1f} us | "
-                     f"{core_s * scale / 3600:,.0f} core-hours |")
+        for what, core_s in (("tasks' run time", sum(s["task_s"] for s in spark["shuffle"].values())),
+                             ("wall time x 2 cores (local[2])", spark["seconds"] * 2)):
+            hours = core_s * scale / 3600
+            lines.append(f"| Spark core-seconds, {what} | {core_s * 1e6 / docs:.1f} us | {hours:,.0f} core-hours: "
+                         f"{hours / (executors * cores):.1f} h on {executors} x {cores} cores, "
+                         f"${hours * price:,.0f} at ${price}/core-hour |")
     return lines
 
 
@@ -174,13 +190,17 @@ def main() -> None:
     p.add_argument("--workdir", default=str(REPO_ROOT / "bench" / "results" / "scale"))
     p.add_argument("--growth", help="corpus sizes (comma-separated): the driver's memory growth per document")
     p.add_argument("--relations", action="store_true", help="--growth at dedup's defaults (relations on; off without)")
+    p.add_argument("--shards", type=int, help="simulated corpora as Parquet shards of this many documents")
+    p.add_argument("--core-hour-price", type=float, default=0.048,
+                   help="US$ per core-hour of the plan (0.048: an on-demand 8-vCPU 32 GB general-purpose "
+                        "instance, AWS m5.2xlarge in us-east-1, at $0.384/h list price)")
     args = p.parse_args()
     workdir = Path(args.workdir)
     workdir.mkdir(parents=True, exist_ok=True)
     if args.growth:
         growth(sorted(int(n) for n in args.growth.split(",")), args, workdir)
         return
-    corpus = Path(args.corpus) if args.corpus else corpus_for(args.docs, workdir)
+    corpus = Path(args.corpus) if args.corpus else corpus_for(args.docs, workdir, shards=args.shards)
     # warm numba's on-disk cache, so the timed runs measure the work
     subprocess.run([NEARDUP, "dedup", str(REPO_ROOT / "examples" / "sample.jsonl"), "-o", str(workdir / "warm"),
                     "--method", args.method, "--quiet"], check=True)
@@ -225,7 +245,8 @@ def main() -> None:
         from neardup.methods import get_method
 
         m = get_method("minhash")
-        lines += ["", *plan(docs, results["local"], results.get("spark"), m.num_perm, m.banding().bands)]
+        lines += ["", *plan(docs, results["local"], results.get("spark"), m.num_perm, m.banding().bands,
+                            args.core_hour_price)]
     (workdir / "scale.json").write_text(json.dumps(results, indent=2))
     (workdir / "scale.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
@@ -238,7 +259,7 @@ def growth(sizes: list[int], args: argparse.Namespace, workdir: Path) -> None:
     results: dict[str, dict[int, dict]] = {}
     for engine in args.engines.split(","):
         for docs in sizes:
-            corpus = corpus_for(docs, workdir, seed=5)
+            corpus = corpus_for(docs, workdir, seed=5, shards=args.shards)
             out = workdir / f"growth-{engine}-{docs}"
             events = str(workdir / f"events-growth-{engine}-{docs}")
             shutil.rmtree(events, ignore_errors=True)
@@ -275,6 +296,16 @@ def growth(sizes: list[int], args: argparse.Namespace, workdir: Path) -> None:
     for engine, by_size in results.items():
         for docs, r in by_size.items():
             lines.append(f"\n{engine} {docs:,} stages (s): " + ", ".join(f"{k} {v:.1f}" for k, v in r["stages"].items()))
+            if "shuffle" in r:
+                lines.append(f"{engine} {docs:,} tasks' run time (s): " + ", ".join(
+                    f"{k} {v['task_s']:.1f}" for k, v in r["shuffle"].items()))
+    if hi in results.get("local", {}) and hi in results.get("spark", {}) and args.method == "minhash":
+        from neardup.methods import get_method
+
+        m = get_method("minhash")
+        lines += ["", f"Plan from the {hi:,}-document runs:", "",
+                  *plan(hi, results["local"][hi], results["spark"][hi], m.num_perm, m.banding().bands,
+                        args.core_hour_price)]
     (workdir / "growth.json").write_text(json.dumps(results, indent=2))
     (workdir / "growth.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
