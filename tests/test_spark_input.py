@@ -321,7 +321,7 @@ def test_a_reading_task_imports_no_compiler(tmp_path):
     code = f"""
 import sys
 import pandas as pd
-from neardup.engines.spark_input import read_units
+from neardup.engines.spark_records import read_units
 from neardup.io.readers import FIELDS
 units = [[(0, "records", {str(path)!r}, "a.jsonl", 0, -1, "")]]
 frames = list(read_units(False, FIELDS, "model", units)(iter([pd.DataFrame({{"id": [0]}})])))
