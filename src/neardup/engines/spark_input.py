@@ -16,16 +16,21 @@ input file (or piece of one), never one per document:
    and each record judged by the local per-record rules (:func:`~neardup.input_stage.record_problem`,
    then :func:`~neardup.input_stage.text_of_record`: extraction and its checks); one row per item,
    keyed by ``(unit, pos)`` -- the global order of (file, position) -- stored as Parquet
-   (``input/records``);
+   (``input/records``); given the method's sketching (``sketching``: a method whose sketches need
+   nothing of the whole collection), the task sketches its documents there too, their sketch
+   columns stored beside their texts (:mod:`.spark_records`);
 3. **ids** -- the local rule "the first record of an id wins" over the whole input: among the
    records that passed the id's checks, every ``(unit, pos)`` but the first of its id is a
-   "duplicate id" (a window over the ids alone: no text is shuffled);
+   "duplicate id" (a window over the ids alone: no text is shuffled), counted with the account
+   in one aggregate, run as one Spark job (:func:`one_job`);
 4. **rows** -- the kept documents are numbered from 0 in ``(unit, pos)`` order: each unit's
    count (one number per unit in the driver) gives its offset, and a document's row is its
    unit's offset plus its index in the unit (when a duplicate was dropped, the index is
-   recounted over the narrow ``(unit, pos)`` rows and joined to the texts); ``(row, text)`` is
-   what the next stage reads from the records (the texts are not written again), and
-   ``(row, id, unit, line, site)`` is written as the tasks number it (no sort: no job of its own).
+   recounted over the narrow ``(unit, pos)`` rows and joined to the texts; the offsets are a
+   local table, broadcast by the JVM); ``(row, text)`` is what the next stage reads from the
+   records (the texts are not written again), so are ``(row, sketch columns)`` when the tasks
+   sketched, and ``(row, id, unit, line, site)`` is written as the tasks number it (no sort: no
+   job of its own).
 
 The run's account (read, kept, rejected by reason, skipped, encodings, notes, scripts) is made of
 aggregates; the first :data:`~neardup.job.MAX_LISTED_REJECTIONS` rejections are taken in order by
@@ -54,6 +59,7 @@ from .spark_records import DOCUMENT, FAILED, META, RECORDS, REJECTED, SKIPPED, S
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ..methods.base import Method
     from .spark import SparkEngine
 
 #: A plain JSONL file larger than this is read by several tasks, one byte range each.
@@ -123,8 +129,8 @@ class SparkInput:
     #: unit's offset, read by the stage that needs the texts) -- the texts are written once, by the
     #: records stage, not copied into shards of their own.
     texts: Any = None
-    #: ``(row, ...)``: the sketch stage's columns, when the reading tasks made them (``sketching``
-    #: given to :func:`read_inputs`); else ``None``.
+    #: ``(row, ...)``: the sketch stage's columns, when the reading tasks made them (a ``method`` given
+    #: to :func:`read_inputs` that could), spread as the engine spreads the texts; else ``None``.
     sketches: Any = None
     stack: ExitStack = field(default_factory=ExitStack)
 
@@ -167,19 +173,25 @@ class SparkInput:
 
 def read_inputs(engine: "SparkEngine", inputs: Sequence[str], extract: str, stats: RunStats, strict: bool = False,
                 fields: Fields = FIELDS, prefer_html: bool = False, file_ids: str = "auto",
-                split_bytes: int = SPLIT_BYTES, sketching: Sketching | None = None) -> SparkInput:
+                split_bytes: int = SPLIT_BYTES, method: "Method | None" = None) -> SparkInput:
     """Read ``inputs`` on the executors (see the module docstring); the account goes into ``stats``
     as the local input stage would put it (with ``strict``, the first rejection raises
-    :class:`~neardup.errors.InputError`); with ``sketching``, the reading tasks sketch the documents
-    too (:attr:`SparkInput.sketches`).  Close the result when done (its work folder goes)."""
+    :class:`~neardup.errors.InputError`); given the ``method`` to run, the reading tasks sketch the
+    documents too when its sketches need nothing of the whole collection
+    (:func:`~.spark_stages.early_sketching`; :attr:`SparkInput.sketches`).  Close the result when
+    done (its work folder goes)."""
     units = plan(inputs, file_ids, split_bytes)
     stack = ExitStack()
     try:
         work = stack.enter_context(engine.workdir()) + "/input"
         with engine.running() as spark:
+            from .spark_stages import early_sketching, spread  # pyspark's: the session started
+
+            sketching = None if method is None else early_sketching(method)
             n, lines_before, numbered = _stages(spark, units, work, stats, strict, fields, prefer_html, extract,
                                                 sketching)
-        sketches = None if sketching is None else numbered.select("row", *sketching.names)
+        sketches = None if sketching is None else spread(numbered.select("row", *sketching.names),
+                                                         engine.shuffle_seed, engine.partitions or 8)
         return SparkInput(work, n, units, lines_before, numbered.select("row", "text"), sketches, stack)
     except BaseException:
         stack.close()

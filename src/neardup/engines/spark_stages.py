@@ -137,6 +137,14 @@ def sketch(docs: DataFrame, method: Method, layout: SketchLayout, stats: object 
                             f"row long, {sketch_columns(layout, keys_of)}")
 
 
+def spread(rows: DataFrame, seed: int | None, partitions: int) -> DataFrame:
+    """``rows`` (with a column ``row``) shuffled over ``partitions`` by a hash of ``seed`` and scrambled
+    inside each (tests of order independence); as they are without a seed."""
+    if seed is None:
+        return rows
+    return rows.repartition(partitions, F.xxhash64(F.col("row"), F.lit(seed))).sortWithinPartitions(F.rand(seed))
+
+
 def sketcher(method: Method, layout: SketchLayout, stats: object = None,
              keys_of: Callable[[Sketches], np.ndarray] | None = None
              ) -> Callable[[list[str], np.ndarray | None], pd.DataFrame]:
