@@ -321,7 +321,7 @@ def test_a_reading_task_imports_no_compiler(tmp_path):
     code = f"""
 import sys
 import pandas as pd
-from neardup.engines.spark_input import read_units
+from neardup.engines.spark_records import read_units
 from neardup.io.readers import FIELDS
 units = [[(0, "records", {str(path)!r}, "a.jsonl", 0, -1, "")]]
 frames = list(read_units(False, FIELDS, "model", units)(iter([pd.DataFrame({{"id": [0]}})])))
@@ -330,3 +330,69 @@ print(sorted(m for m in sys.modules if m.split(".")[0] == "numba"))
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+@spark_test
+@slow_test
+@pytest.mark.usefixtures("spark")
+def test_the_reading_is_four_jobs(tmp_path, small):
+    """Issue 32 (a job costs a fixed time on a small master): reading a clean input is four Spark jobs --
+    the records, the ids and the account (one job: its shuffles stages of it, not jobs of their own),
+    the units' offsets (a local table) and the provenance -- with the reading tasks sketching or not."""
+    from neardup.engines.spark import SparkEngine
+    from neardup.engines.spark_input import read_inputs as read_on_executors
+    from neardup.job import RunStats
+    from neardup.methods import get_method
+
+    engine = SparkEngine(master="local[2]", partitions=3, work=str(tmp_path / "work"))
+    context = engine.session().sparkContext
+    for i, method in enumerate((None, get_method("minhash"))):
+        context.setJobGroup(f"reading{i}", "the reading's jobs")
+        given = read_on_executors(engine, [str(small)], "heuristic", RunStats(), method=method)
+        try:
+            assert (given.sketches is None) == (method is None) and given.n == 600 and len(context.statusTracker().getJobIdsForGroup(f"reading{i}")) == 4
+        finally:
+            context.setJobGroup("", "")
+            given.close()
+
+
+@spark_test
+@slow_test
+@pytest.mark.usefixtures("spark")
+def test_the_reading_tasks_sketch_as_the_sketch_stage(tmp_path, small):
+    """Issue 32: for a method that needs nothing of the whole collection, the reading tasks sketch their
+    own documents (one pass over the texts): numbered as the texts are (a duplicate id's record dropped,
+    the rows after it shifted), the same sketches, ``good`` and keys as the sketch stage makes of the
+    stored texts; a method whose sketches need the collection (statistics, or table keys chosen for the
+    number of documents) is sketched after the reading."""
+    import numpy as np
+
+    from neardup.engines import spark_stages as st
+    from neardup.engines.codec import SketchLayout
+    from neardup.engines.spark import SparkEngine
+    from neardup.engines.spark_input import read_inputs as read_on_executors
+    from neardup.job import RunStats
+    from neardup.methods import get_method
+
+    assert st.early_sketching(get_method("simhash")) is None  # statistics
+    assert st.early_sketching(get_method("simhash", weighting="uniform")) is None  # blocks chosen for n
+    folder = messy_folder(tmp_path, small)
+    engine = SparkEngine(master="local[2]", partitions=3, work=str(tmp_path / "work"), split_bytes=SPLIT)
+    for method in (get_method("minhash"), get_method("ffp"), get_method("simhash", weighting="uniform", blocks=6)):
+        given = read_on_executors(engine, [str(folder)], "heuristic", RunStats(), method=method)
+        try:
+            plan = method.candidate_plan()
+            keys_of = None if plan.kind == "set_join" else st.candidate_keys(method, plan, given.n)
+            want = st.sketch(given.texts, method, SketchLayout.probe(method), keys_of=keys_of).toPandas()
+            assert given.sketches is not None
+            got = given.sketches.toPandas()
+            assert sorted(got["row"]) == list(range(given.n)) and given.n > 500
+            want, got = (f.sort_values("row", ignore_index=True) for f in (want, got))
+            assert list(got.columns) == list(want.columns)
+            for name in want.columns:
+                same = [(a is None and b is None) or (a is not None and b is not None and bytes(a) == bytes(b))
+                        if name.startswith(("c_", "l_")) else np.array_equal(a, b) if name == "keys" else a == b
+                        for a, b in zip(got[name], want[name])]
+                assert all(same), name
+        finally:
+            given.close()

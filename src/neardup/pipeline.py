@@ -305,7 +305,7 @@ class Deduplicator:
         listed = 1 if self.strict else MAX_LISTED_REJECTIONS
         given = None
         try:
-            given = read(inputs, self.extract, stats, self.strict, self.fields, prefer_html)
+            given = read(inputs, self.extract, stats, self.strict, self.fields, prefer_html, method=method)
             engine: Any = self.engine
             if aligner is not None:
                 aligner.use_input(given)

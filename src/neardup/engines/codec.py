@@ -54,11 +54,13 @@ class SketchLayout:
         cols += [f"{f} binary" for f in self.fields(prefix)[1:]]
         return ", ".join(cols)
 
-    def encode(self, rows: np.ndarray, sk: Sketches) -> "pd.DataFrame":
-        """One table row per document of ``sk`` (``rows``: their global row numbers)."""
+    def encode(self, rows: np.ndarray | None, sk: Sketches) -> "pd.DataFrame":
+        """One table row per document of ``sk`` (``rows``: their global row numbers, a column
+        ``row``; ``None``: no such column, the rows not known yet)."""
         import pandas as pd
 
-        out: dict[str, object] = {"row": np.asarray(rows, np.int64), "usable": sk.usable.astype(bool)}
+        out: dict[str, object] = {} if rows is None else {"row": np.asarray(rows, np.int64)}
+        out["usable"] = sk.usable.astype(bool)
         for k, _, _ in self.columns:
             out[f"c_{k}"] = _row_bytes(sk.columns[k])
         sizes = sk.list_sizes()

@@ -13,7 +13,8 @@ Needs the optional extra ``neardup[spark]`` (pyspark 4; Java 17+).  How a run go
 2. **stages** (executors) -- :mod:`.spark_stages`: for a corpus-dependent method the
    collection's statistics first (each batch's count tables summed by key, read by the
    driver and sent back inside the next stage's function), sketches by ``mapInPandas``
-   calling the method's compiled kernels, candidates as the method's
+   calling the method's compiled kernels (when the method needs no statistics, by the tasks
+   that read a file job's inputs: :mod:`.spark_records`), candidates as the method's
    :class:`~neardup.methods.base.CandidatePlan` says -- its keys grouped, a
    prefix-filtered set join, or (``hamming``) a ``groupBy`` on the permuted tables' keys of
    its fingerprints, kept within the radius --, verification by the method's ``score`` (each
@@ -221,8 +222,8 @@ class SparkEngine:
         texts of the input the executors read (a :class:`~.spark_input.SparkInput`: its stored records).
         With ``partitions``, the stored texts are split into about that many input partitions (by row
         group; no shuffle of the texts).  With ``shuffle_seed``, the rows are shuffled over the
-        partitions by a seeded hash and scrambled inside each."""
-        from pyspark.sql import functions as F
+        partitions by a seeded hash and scrambled inside each (:func:`~.spark_stages.spread`)."""
+        from .spark_stages import spread
 
         path = source if isinstance(source, str) else source.records_path
         if self.partitions is not None and self.shuffle_seed is None:
@@ -230,11 +231,7 @@ class SparkEngine:
             spark.conf.set("spark.sql.files.maxPartitionBytes", str(max(1 << 20, size // self.partitions + 1)))
         # the schema known: no job reads a footer for it
         docs = spark.read.schema("row long, text string").parquet(path) if isinstance(source, str) else source.texts
-        if self.shuffle_seed is not None:
-            parts = self.partitions or 8
-            docs = (docs.repartition(parts, F.xxhash64(F.col("row"), F.lit(self.shuffle_seed)))
-                    .sortWithinPartitions(F.rand(self.shuffle_seed)))
-        return docs
+        return spread(docs, self.shuffle_seed, self.partitions or 8)
 
     # -- partial -----------------------------------------------------------------------
     def partial_detector(self, **options: Any) -> Any:
@@ -323,15 +320,16 @@ class SparkEngine:
                 return result
 
     def read_files(self, inputs: Sequence[str], extract: str, stats: RunStats, strict: bool = False,
-                   fields: Any = None, prefer_html: bool = False) -> Any:
+                   fields: Any = None, prefer_html: bool = False, method: Method | None = None) -> Any:
         """The input stage on the executors (:func:`.spark_input.read_inputs`): a
-        :class:`~.spark_input.SparkInput` to give :meth:`dedup` instead of text batches."""
+        :class:`~.spark_input.SparkInput` to give :meth:`dedup` instead of text batches (and, when
+        they can, the reading tasks' sketches for ``method``)."""
         from ..io.readers import FIELDS
         from .spark_input import read_inputs
 
         t = time.perf_counter()
         given = read_inputs(self, inputs, extract, stats, strict, fields or FIELDS, prefer_html,
-                            split_bytes=self.split_bytes)
+                            split_bytes=self.split_bytes, method=method)
         stats.timed("read", t)
         return given
 
@@ -352,7 +350,8 @@ class SparkEngine:
             collection, info = collection_statistics(method, docs, n, f"{work}/statistics")
             t = stats.timed("statistics", t)
         keys_of = None if plan.kind == "set_join" else st.candidate_keys(method, plan, n)
-        sketches, by_row = stored_by_row(st.sketch(docs, method, layout, collection, keys_of), f"{work}/sketches")
+        made = getattr(documents, "sketches", None) or st.sketch(docs, method, layout, collection, keys_of)  # readers' first
+        sketches, by_row = stored_by_row(made, f"{work}/sketches")
         t = stats.timed("sketch", t)
         with st.narrow_batches(spark):  # every stage from here has rows of a few numbers
             threshold = method.decision_threshold()

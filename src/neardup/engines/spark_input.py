@@ -16,16 +16,21 @@ input file (or piece of one), never one per document:
    and each record judged by the local per-record rules (:func:`~neardup.input_stage.record_problem`,
    then :func:`~neardup.input_stage.text_of_record`: extraction and its checks); one row per item,
    keyed by ``(unit, pos)`` -- the global order of (file, position) -- stored as Parquet
-   (``input/records``);
+   (``input/records``); given the method's sketching (``sketching``: a method whose sketches need
+   nothing of the whole collection), the task sketches its documents there too, their sketch
+   columns stored beside their texts (:mod:`.spark_records`);
 3. **ids** -- the local rule "the first record of an id wins" over the whole input: among the
    records that passed the id's checks, every ``(unit, pos)`` but the first of its id is a
-   "duplicate id" (a window over the ids alone: no text is shuffled);
+   "duplicate id" (a window over the ids alone: no text is shuffled), counted with the account
+   in one aggregate, run as one Spark job (:func:`one_job`);
 4. **rows** -- the kept documents are numbered from 0 in ``(unit, pos)`` order: each unit's
    count (one number per unit in the driver) gives its offset, and a document's row is its
    unit's offset plus its index in the unit (when a duplicate was dropped, the index is
-   recounted over the narrow ``(unit, pos)`` rows and joined to the texts); ``(row, text)`` is
-   what the next stage reads from the records (the texts are not written again), and
-   ``(row, id, unit, line, site)`` is written as the tasks number it (no sort: no job of its own).
+   recounted over the narrow ``(unit, pos)`` rows and joined to the texts; the offsets are a
+   local table, broadcast by the JVM); ``(row, text)`` is what the next stage reads from the
+   records (the texts are not written again), so are ``(row, sketch columns)`` when the tasks
+   sketched, and ``(row, id, unit, line, site)`` is written as the tasks number it (no sort: no
+   job of its own).
 
 The run's account (read, kept, rejected by reason, skipped, encodings, notes, scripts) is made of
 aggregates; the first :data:`~neardup.job.MAX_LISTED_REJECTIONS` rejections are taken in order by
@@ -38,9 +43,8 @@ error, not a malformed line) loses the rest of that byte range, not of the whole
 from __future__ import annotations
 
 import os
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 import numpy as np
@@ -50,27 +54,18 @@ from ..io.ids import ArrowIds
 from ..io.readers import FIELDS, Fields, Rejection, inputs_entries
 from ..job import MAX_LISTED_REJECTIONS, RunStats
 from .shards import read_stored, stored
+from .spark_records import DOCUMENT, FAILED, META, RECORDS, REJECTED, SKIPPED, Sketching, read_units
 
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ..methods.base import Method
     from .spark import SparkEngine
 
 #: A plain JSONL file larger than this is read by several tasks, one byte range each.
 SPLIT_BYTES = 64 << 20
 #: Document files (one ``.txt``/``.html`` each) read by one task, at most.
 FILES_PER_TASK = 256
-#: Items a reading task hands to Spark at once (and at most this many characters of text).
-FLUSH_ROWS, FLUSH_CHARS = 2_000, 8 << 20
-
-DOCUMENT, REJECTED, FAILED, SKIPPED, META = 0, 1, 2, 3, 4
-#: The records stage's rows.  ``kind``: a document (passed every check but the unique id), a
-#: rejection before the id was seen, a rejection after it (the id still counts as seen), a
-#: skipped item, or the unit's own row (``line``: lines read; ``k``: 1 when it held a record).
-_RECORDS = ("unit int, pos int, kind byte, k int, id string, text string, source string, line long, "
-            "reason string, detail string, encoding string, html_note boolean, site string, script string")
-
-
 @dataclass
 class Unit:
     """One piece of the input a task reads: ``what`` is ``records`` (a record file, or the byte
@@ -121,82 +116,6 @@ def _tasks(units: list[Unit]) -> list[int]:
     return out
 
 
-def read_units(prefer_html: bool, fields: Fields, extract: str, by_task: list[list[tuple]]) -> Any:
-    """The ``mapInPandas`` function of the records stage (executors): task numbers in (``id``), the
-    rows of the items of each task's units (``by_task[task]``: ``(unit, what, path, arg, start, end,
-    detail)``) out."""
-
-    def run(frames: Iterator["pd.DataFrame"]) -> Iterator["pd.DataFrame"]:
-        import pandas as pd
-
-        from ..extract import get_extractor
-        from ..input_stage import record_problem, text_of_record
-        from ..io.readers import Record, read_document_file, read_jsonl, read_record_file
-        from ..io.records import site_of
-        from ..text.scripts import document_scripts
-
-        extractor = get_extractor(extract)
-        rows: list[tuple] = []
-        chars = 0
-
-        def flush() -> "pd.DataFrame":
-            nonlocal rows, chars
-            cols = list(zip(*rows))
-            frame = pd.DataFrame({name: list(col) for name, col in zip(_NAMES, cols)})
-            docs = frame["kind"] == DOCUMENT
-            if docs.any():
-                frame.loc[docs, "script"] = document_scripts(frame.loc[docs, "text"].tolist())
-            rows, chars = [], 0
-            return frame.astype({"unit": "int32", "pos": "int32", "kind": "int8", "k": "int32", "line": "int64"})
-
-        for tasks in frames:
-            for unit, what, path, arg, start, end, detail in (u for t in tasks["id"].tolist() for u in by_task[t]):
-                seen = [0, 0]
-                if what == "records" and end >= 0:
-                    items: Any = read_jsonl(Path(path), prefer_html, fields, start, end, seen)
-                elif what == "records":
-                    items = read_record_file(Path(path), arg, prefer_html, fields)
-                elif what == "document":
-                    items = iter([read_document_file(Path(path), arg)])
-                else:
-                    items = iter([Rejection(path, None, arg, detail or "")])
-                k = 0
-                for pos, item in enumerate(items):
-                    line = -1 if item.line is None else int(item.line)
-                    if isinstance(item, Rejection):
-                        kind = SKIPPED if item.skipped else REJECTED
-                        rows.append((unit, pos, kind, -1, None, None, item.source, line, item.reason,
-                                     item.detail, None, False, None, None))
-                        continue
-                    assert isinstance(item, Record)
-                    bad = record_problem(item, depth=False)
-                    if bad is not None:
-                        rows.append((unit, pos, REJECTED, -1, None, None, bad.source, line, bad.reason,
-                                     bad.detail, None, False, None, None))
-                        continue
-                    got = text_of_record(item, extractor)
-                    if isinstance(got, Rejection):
-                        rows.append((unit, pos, FAILED, -1, item.id, None, got.source, line, got.reason,
-                                     got.detail, None, False, None, None))
-                        continue
-                    text = got[1]
-                    rows.append((unit, pos, DOCUMENT, k, item.id, text, None, line, None, None,
-                                 item.encoding, bool(item.html_in_text), site_of(item), None))
-                    k += 1
-                    chars += len(text)
-                    if len(rows) >= FLUSH_ROWS or chars >= FLUSH_CHARS:
-                        yield flush()
-                rows.append((unit, 1 << 30, META, seen[0], None, None, None, seen[1], None, None, None, False,
-                             None, None))
-            if rows:
-                yield flush()
-
-    return run
-
-
-_NAMES = [part.split()[0] for part in _RECORDS.split(", ")]
-
-
 @dataclass
 class SparkInput:
     """The documents the executors read (:func:`read_inputs`): ``n`` rows, their ``(row, text)`` as
@@ -210,6 +129,9 @@ class SparkInput:
     #: unit's offset, read by the stage that needs the texts) -- the texts are written once, by the
     #: records stage, not copied into shards of their own.
     texts: Any = None
+    #: ``(row, ...)``: the sketch stage's columns, when the reading tasks made them (a ``method`` given
+    #: to :func:`read_inputs` that could), spread as the engine spreads the texts; else ``None``.
+    sketches: Any = None
     stack: ExitStack = field(default_factory=ExitStack)
 
     @property
@@ -251,26 +173,37 @@ class SparkInput:
 
 def read_inputs(engine: "SparkEngine", inputs: Sequence[str], extract: str, stats: RunStats, strict: bool = False,
                 fields: Fields = FIELDS, prefer_html: bool = False, file_ids: str = "auto",
-                split_bytes: int = SPLIT_BYTES) -> SparkInput:
+                split_bytes: int = SPLIT_BYTES, method: "Method | None" = None) -> SparkInput:
     """Read ``inputs`` on the executors (see the module docstring); the account goes into ``stats``
     as the local input stage would put it (with ``strict``, the first rejection raises
-    :class:`~neardup.errors.InputError`).  Close the result when done (its work folder goes)."""
+    :class:`~neardup.errors.InputError`); given the ``method`` to run, the reading tasks sketch the
+    documents too when its sketches need nothing of the whole collection
+    (:func:`~.spark_stages.early_sketching`; :attr:`SparkInput.sketches`).  Close the result when
+    done (its work folder goes)."""
     units = plan(inputs, file_ids, split_bytes)
     stack = ExitStack()
     try:
         work = stack.enter_context(engine.workdir()) + "/input"
         with engine.running() as spark:
-            n, lines_before, texts = _stages(spark, engine, units, work, stats, strict, fields, prefer_html, extract)
-        return SparkInput(work, n, units, lines_before, texts, stack)
+            from .spark_stages import early_sketching, spread  # pyspark's: the session started
+
+            sketching = None if method is None else early_sketching(method)
+            n, lines_before, numbered = _stages(spark, units, work, stats, strict, fields, prefer_html, extract,
+                                                sketching)
+        sketches = None if sketching is None else spread(numbered.select("row", *sketching.names),
+                                                         engine.shuffle_seed, engine.partitions or 8)
+        return SparkInput(work, n, units, lines_before, numbered.select("row", "text"), sketches, stack)
     except BaseException:
         stack.close()
         raise
 
 
-def _stages(spark: Any, engine: "SparkEngine", units: list[Unit], work: str, stats: RunStats, strict: bool,
-            fields: Fields, prefer_html: bool, extract: str) -> tuple[int, np.ndarray, Any]:
+def _stages(spark: Any, units: list[Unit], work: str, stats: RunStats, strict: bool, fields: Fields,
+            prefer_html: bool, extract: str, sketching: Sketching | None) -> tuple[int, np.ndarray, Any]:
     """Stages 2-4 and the account (see the module docstring); returns the rows, each unit's
-    lines before it in its file and the kept documents' ``(row, text)`` (not computed yet)."""
+    lines before it in its file and the kept documents' stored records with their ``row`` (not
+    computed yet)."""
+    import pandas as pd
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
@@ -280,7 +213,9 @@ def _stages(spark: Any, engine: "SparkEngine", units: list[Unit], work: str, sta
         by_task[t].append((i, u.what, u.path, u.arg, u.start, u.end, u.detail))
     # no table of units: no job samples (or shuffles) one to range-partition it
     frame = spark.range(len(by_task), numPartitions=len(by_task))
-    records = stored(frame.mapInPandas(read_units(prefer_html, fields, extract, by_task), _RECORDS), f"{work}/records")
+    schema = RECORDS if sketching is None else f"{RECORDS}, {sketching.columns}"
+    records = stored(frame.mapInPandas(read_units(prefer_html, fields, extract, by_task, sketching), schema),
+                     f"{work}/records")
 
     # the ids: the first (unit, pos) of each id wins among the rows that name one (every other row is
     # a window of its own); then one aggregate of narrow columns: every count the account and the row
@@ -290,8 +225,10 @@ def _stages(spark: Any, engine: "SparkEngine", units: list[Unit], work: str, sta
                                F.when(~named, F.col("pos"))).orderBy("unit", "pos")
     flagged = records.drop("text", "source", "detail").withColumn(
         "dup", named & (F.row_number().over(first) > 1))
-    tally = read_stored_frame(flagged.groupBy("unit", "kind", "dup", "reason", "encoding", "html_note", "script").agg(
-        F.count("*").alias("count"), F.sum("k").alias("k"), F.sum("line").alias("line")), f"{work}/tally")
+    with one_job(spark):
+        tally = read_stored_frame(flagged.groupBy("unit", "kind", "dup", "reason", "encoding", "html_note", "script")
+                                  .agg(F.count("*").alias("count"), F.sum("k").alias("k"), F.sum("line").alias("line")),
+                                  f"{work}/tally")
     n_dups = int(tally.loc[tally["dup"], "count"].sum())
     if n_dups:
         dups = stored(flagged.where("dup").select("unit", "pos", "id", "line"), f"{work}/duplicates")
@@ -326,7 +263,9 @@ def _stages(spark: Any, engine: "SparkEngine", units: list[Unit], work: str, sta
                            minlength=len(units)).astype(np.int64)
     offsets = np.concatenate([[0], np.cumsum(per_unit)[:-1]]) if len(units) else per_unit
     n = int(per_unit.sum())
-    offs = spark.createDataFrame([(i, int(o)) for i, o in enumerate(offsets.tolist()) if per_unit[i]],
+    # a local table (made from Arrow): broadcast by the JVM, no Python worker started to unpickle a list's rows
+    has = np.flatnonzero(per_unit)
+    offs = spark.createDataFrame(pd.DataFrame({"unit": has.astype(np.int32), "offset": offsets[has]}),
                                  "unit int, offset long")
     if n_dups:  # a dropped duplicate shifts the rest of its unit: recount over the narrow rows
         index = docs.select("unit", "pos").withColumn(
@@ -334,7 +273,23 @@ def _stages(spark: Any, engine: "SparkEngine", units: list[Unit], work: str, sta
         docs = docs.drop("k").join(index, ["unit", "pos"])
     numbered = docs.join(F.broadcast(offs), "unit").withColumn("row", F.col("offset") + F.col("k"))
     numbered.select("row", "id", "unit", "line", "site").write.mode("overwrite").parquet(f"{work}/provenance")
-    return n, lines_before, numbered.select("row", "text")
+    return n, lines_before, numbered
+
+
+@contextmanager
+def one_job(spark: Any) -> Iterator[None]:
+    """The queries run inside each one Spark job, their shuffles stages of it: adaptive query execution
+    (which runs each shuffle's map stage as a job of its own, to plan the rest from its sizes) off,
+    for small narrow queries that have nothing to re-plan; restored after."""
+    before = spark.conf.get(_ADAPTIVE)
+    spark.conf.set(_ADAPTIVE, "false")
+    try:
+        yield
+    finally:
+        spark.conf.set(_ADAPTIVE, before)
+
+
+_ADAPTIVE = "spark.sql.adaptive.enabled"
 
 
 def read_stored_frame(frame: Any, path: str) -> "pd.DataFrame":

@@ -47,6 +47,7 @@ from ..index.hamming import choose_blocks, hamming_distances, table_keys
 from ..methods.base import CandidatePlan, Method, Sketches
 from .codec import SketchLayout
 from .shards import RowGroups, read_stored, stored
+from .spark_records import Sketching
 
 #: Pairs a pair-making task hands to Spark at once.
 FLUSH_PAIRS = 1 << 20
@@ -129,28 +130,66 @@ def summed_statistics(docs: DataFrame, count: Callable[[list[str]], Any], templa
 
 def sketch(docs: DataFrame, method: Method, layout: SketchLayout, stats: object = None,
            keys_of: Callable[[Sketches], np.ndarray] | None = None) -> DataFrame:
-    """``(row, text)`` -> one encoded sketch row per document and ``good`` (see the module docstring).
+    """``(row, text)`` -> one encoded sketch row per document and ``good`` (see the module docstring):
+    :func:`sketcher`'s work on each Arrow batch, its columns :func:`sketch_columns`."""
+    made = sketcher(method, layout, stats, keys_of)
+    return docs.mapInPandas(_batches(lambda frame: made(frame["text"].tolist(), frame["row"].to_numpy(np.int64))),
+                            f"row long, {sketch_columns(layout, keys_of)}")
+
+
+def spread(rows: DataFrame, seed: int | None, partitions: int) -> DataFrame:
+    """``rows`` (with a column ``row``) shuffled over ``partitions`` by a hash of ``seed`` and scrambled
+    inside each (tests of order independence); as they are without a seed."""
+    if seed is None:
+        return rows
+    return rows.repartition(partitions, F.xxhash64(F.col("row"), F.lit(seed))).sortWithinPartitions(F.rand(seed))
+
+
+def sketcher(method: Method, layout: SketchLayout, stats: object = None,
+             keys_of: Callable[[Sketches], np.ndarray] | None = None
+             ) -> Callable[[list[str], np.ndarray | None], pd.DataFrame]:
+    """The sketch stage's work on one batch of texts (and their rows, or ``None``: the columns
+    without ``row``): the encoded sketches (:class:`~.codec.SketchLayout`), ``good`` and the keys.
 
     ``stats``: the collection's statistics, for a corpus-dependent method (applied to each
     batch: ``apply_statistics`` works row by row); otherwise ``finish`` of one batch is
-    the batch's part of the collection's sketches.  ``keys_of``: the candidate keys of a
-    ``keys`` or ``hamming`` plan (:func:`candidate_keys`) made here too, from the sketches in
-    hand, as a column ``keys`` (null for a document without features): the candidates stage
-    then explodes them in Spark instead of sending every sketch through Python once more.
+    the batch's part of the collection's sketches -- which is what lets a reading task sketch
+    its own documents before any row is numbered (:mod:`.spark_records`).  ``keys_of``: the
+    candidate keys of a ``keys`` or ``hamming`` plan (:func:`candidate_keys`) made here too,
+    from the sketches in hand, as a column ``keys`` (null for a document without features):
+    the candidates stage then explodes them in Spark instead of sending every sketch through
+    Python once more.
     """
 
-    def fn(frame: pd.DataFrame) -> pd.DataFrame:
-        part = method.sketch(method.prepare(frame["text"].tolist()))
+    def fn(texts: list[str], rows: np.ndarray | None) -> pd.DataFrame:
+        one_thread()
+        part = method.sketch(method.prepare(texts))
         sk = method.finish([part]) if stats is None else method.apply_statistics(part, stats)
-        out = layout.encode(frame["row"].to_numpy(np.int64), sk)
+        out = layout.encode(rows, sk)
         out["good"] = part.usable.astype(bool)
         if keys_of is not None:
             keys = np.ascontiguousarray(keys_of(sk)).view(np.int64)
             out["keys"] = [k if ok else None for k, ok in zip(keys, sk.usable)]
         return out
 
-    more = "" if keys_of is None else ", keys array<long>"
-    return docs.mapInPandas(_batches(fn), f"{layout.schema()}, good boolean{more}")
+    return fn
+
+
+def early_sketching(method: Method) -> Sketching | None:
+    """The sketch stage's work handed to the reading tasks (:mod:`.spark_records`), when a document's
+    sketch and keys need nothing of the whole collection: no statistics (``corpus_dependent``), no
+    table keys chosen for the number of documents (a ``hamming`` plan without ``blocks``); else ``None``."""
+    plan = method.candidate_plan()
+    if method.corpus_dependent or (plan.kind == "hamming" and not plan.blocks):
+        return None
+    layout = SketchLayout.probe(method)
+    keys_of = None if plan.kind == "set_join" else candidate_keys(method, plan, 0)  # no count asked for
+    return Sketching(sketcher(method, layout, None, keys_of), sketch_columns(layout, keys_of))
+
+
+def sketch_columns(layout: SketchLayout, keys_of: object = None) -> str:
+    """Spark DDL of :func:`sketcher`'s columns but ``row``."""
+    return layout.schema().split(", ", 1)[1] + ", good boolean" + ("" if keys_of is None else ", keys array<long>")
 
 
 # ---------------------------------------------------------------------------- candidates
