@@ -5,7 +5,9 @@
   stars: no extra Java packages;
 * :func:`clusters` -- the local clustering (:func:`neardup.cluster.clusters_from_pairs`)
   of each component's pairs, in ``(a, b)`` order: label propagation, leader and
-  components never cross a component, so per component they give the local answer.
+  components never cross a component, so per component they give the local answer;
+* :func:`clustered` -- the two, or, when the pairs are few enough for one call
+  (:data:`PAIRS_PER_GROUP`), the local clustering of all of them in one task: no components needed.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from ..cluster import cluster_labels, clusters_from_pairs
+from .shards import stored
 from .spark_stages import one_thread
 
 if TYPE_CHECKING:
@@ -25,6 +28,8 @@ if TYPE_CHECKING:
 
 #: Pairs clustered in one call, about (components are dealt into groups of this size).
 PAIRS_PER_GROUP = 500_000
+#: The clusters' columns: the first member and the members, sorted.
+CLUSTERED = "first long, members array<long>"
 #: Rounds of large-star + small-star at most (each at least halves the components' depth).
 MAX_STAR_ROUNDS = 64
 
@@ -129,6 +134,28 @@ def cluster_group(frame: pd.DataFrame, clustering: str) -> tuple[np.ndarray, lis
                                       frame["score"].to_numpy(np.float64), clustering)
 
 
+def clustered(pairs: DataFrame, n_pairs: int, clustering: str, path: str) -> DataFrame:
+    """``(first, members)`` of every cluster of two or more rows of the ``n_pairs`` ``pairs``: when they
+    are at most :data:`PAIRS_PER_GROUP`, one group -- read into one partition (no shuffle) and clustered
+    by one call, the local engine's own, in one Spark job where the components and the groups' shuffle
+    are four; otherwise the :func:`connected_components` (stored at ``path``), then :func:`clusters`."""
+    if n_pairs <= PAIRS_PER_GROUP:
+        def whole(frames: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+            got = [frame for frame in frames if len(frame)]
+            if got:
+                yield _clusters_of(pd.concat(got, ignore_index=True), clustering)
+
+        return pairs.select("a", "b", "score").coalesce(1).mapInPandas(whole, CLUSTERED)
+    components = stored(connected_components(pairs), path)
+    return clusters(pairs, components, clustering, group_count(pairs.sparkSession, n_pairs))
+
+
+def _clusters_of(frame: pd.DataFrame, clustering: str) -> pd.DataFrame:
+    """:data:`CLUSTERED` of a group's pairs (:func:`cluster_group`)."""
+    nodes, found = cluster_group(frame, clustering)
+    return pd.DataFrame({"first": [int(nodes[g[0]]) for g in found], "members": [nodes[g] for g in found]})
+
+
 def clusters(pairs: DataFrame, components: DataFrame, clustering: str, groups: int) -> DataFrame:
     """``(first, members)`` of every cluster of two or more rows (members sorted).
 
@@ -137,9 +164,5 @@ def clusters(pairs: DataFrame, components: DataFrame, clustering: str, groups: i
     would alone, and one call per group instead of per component keeps Python's
     per-call cost off a million small components.
     """
-
-    def fn(frame: pd.DataFrame) -> pd.DataFrame:
-        nodes, found = cluster_group(frame, clustering)
-        return pd.DataFrame({"first": [int(nodes[g[0]]) for g in found], "members": [nodes[g] for g in found]})
-
-    return grouped(pairs, components, groups).groupBy("group").applyInPandas(fn, "first long, members array<long>")
+    return (grouped(pairs, components, groups).groupBy("group")
+            .applyInPandas(lambda frame: _clusters_of(frame, clustering), CLUSTERED))

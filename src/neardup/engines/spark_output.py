@@ -32,12 +32,12 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import numpy as np
 
 from .base import Destination, Written
-from .shards import read_stored, stored
+from .shards import read_stored, stored, stored_maxima
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -65,11 +65,10 @@ def written(pairs: "DataFrame", n_pairs: int, clusters: "DataFrame | None", unus
     """Write ``pairs`` ``(a, b, score)`` and ``clusters`` ``(first, members)`` (``None``: no pair) with the
     ids at ``ids_path`` (its ``row`` and ``id`` columns) into ``into``; count them and the ``unusable`` rows
     (naming the first ``listed``).  With ``relating``, the pairs are typed and the copies clustered first
-    (:func:`~.spark_relations.related`: ``clusters`` is then ``None``)."""
-    from pyspark.sql import functions as F
-
+    (:func:`~.spark_relations.related`: ``clusters`` is then ``None``).  The two tables and the unusable
+    rows are independent: their jobs are submitted together (:func:`together`)."""
     spark = pairs.sparkSession
-    ids = spark.read.parquet(ids_path).select("row", "id")
+    ids = spark.read.schema("row long, id string").parquet(ids_path)  # the schema given: no job reads a footer
     typed = None
     if relating is not None:
         from .spark_relations import CLUSTERS, related
@@ -78,22 +77,62 @@ def written(pairs: "DataFrame", n_pairs: int, clusters: "DataFrame | None", unus
         if clusters is None:
             clusters = spark.createDataFrame([], CLUSTERS)
     elif clusters is None:
-        clusters = spark.createDataFrame([], "first long, members array<long>")
-    _write_table(_pair_rows(pairs, ids, into.fmt, typed is not None), ["row_a", "row_b"], into, "pairs")
+        from .spark_components import CLUSTERED
+
+        clusters = spark.createDataFrame([], CLUSTERED)
     # no member removed anywhere: the local writer's Parquet column of empty lists holds nulls' lists
     empty = ("removed",) if typed is not None and not typed["duplicates_removable"] else ()
-    _write_table(_cluster_rows(clusters, ids, into.fmt, f"{work}/cluster_places", typed is not None), ["number"],
-                 into, "clusters", empty)
-    sizes = F.size("members")
-    got = clusters.agg(F.count(F.lit(1)), F.sum(sizes), F.max(sizes)).first()
+    made = clusters
+
+    def cluster_table() -> tuple[int, int, int]:
+        rows, counts = _cluster_rows(made, ids, into.fmt, f"{work}/cluster_places", typed is not None)
+        _write_table(rows, ["number"], into, "clusters", empty)
+        return counts
+
+    _, (n_clusters, in_clusters, largest), (bad, named) = together(
+        lambda: _write_table(_pair_rows(pairs, ids, into.fmt, typed is not None), ["row_a", "row_b"], into, "pairs"),
+        cluster_table, lambda: _unusable(unusable, listed, f"{work}/unusable"))
+    return Written(n, bad, named, n_pairs, candidate_pairs, n_clusters, in_clusters, largest, info, typed)
+
+
+def _unusable(unusable: "DataFrame", listed: int, path: str) -> tuple[int, np.ndarray]:
+    """How many ``unusable`` rows there are, and the first ``listed`` of them (stored at ``path`` and
+    read back; no job when there is none)."""
+    from pyspark.sql import functions as F
+
     bad = unusable.agg(F.count(F.lit(1))).first()
-    assert got is not None and bad is not None  # aggregates without grouping: one row each
-    n_clusters, in_clusters, largest = (int(v or 0) for v in got)
+    assert bad is not None  # an aggregate without grouping: one row
     named = np.zeros(0, np.int64)
-    if bad[0] and listed:  # the first unusable rows, to name them (no job when there is none)
-        stored(unusable.orderBy("row").limit(listed), f"{work}/unusable")
-        named = np.sort(read_stored(f"{work}/unusable", ["row"])["row"].to_numpy().astype(np.int64))
-    return Written(n, int(bad[0]), named, n_pairs, candidate_pairs, n_clusters, in_clusters, largest, info, typed)
+    if bad[0] and listed:
+        stored(unusable.orderBy("row").limit(listed), path)
+        named = np.sort(read_stored(path, ["row"])["row"].to_numpy().astype(np.int64))
+    return int(bad[0]), named
+
+
+def together(*calls: Callable[[], Any]) -> list[Any]:
+    """The answers of ``calls``, each run in a thread of its own (pyspark's, which carries the caller's
+    job group and properties to the jobs it submits), all waited for; the first error raised, once
+    all have ended.  Independent Spark jobs so submitted run side by side: on a small master a job's
+    tasks are few and short, and what it costs is the driver's time around them, which overlaps."""
+    from pyspark import InheritableThread
+
+    answers: list[Any] = [None] * len(calls)
+    errors: list[BaseException] = []
+
+    def run(i: int) -> None:
+        try:
+            answers[i] = calls[i]()
+        except BaseException as error:  # re-raised in the caller's thread below
+            errors.append(error)
+
+    threads = [InheritableThread(target=run, args=(i,)) for i in range(len(calls))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
+    return answers
 
 
 def _pair_rows(pairs: "DataFrame", ids: "DataFrame", fmt: str, typed: bool) -> "DataFrame":
@@ -120,10 +159,12 @@ def _pair_rows(pairs: "DataFrame", ids: "DataFrame", fmt: str, typed: bool) -> "
     return named.mapInPandas(fn, _schema("row_a long, row_b long", fmt, "pairs", typed))
 
 
-def _cluster_rows(clusters: "DataFrame", ids: "DataFrame", fmt: str, path: str, typed: bool) -> "DataFrame":
-    """The ``clusters`` table's rows with the ``number`` they sort by (the rank of the first member);
-    ``typed``: ``clusters`` holds the representative and each member's kept document and coverage
-    (:data:`~.spark_relations.CLUSTERS`), the rows the removed members."""
+def _cluster_rows(clusters: "DataFrame", ids: "DataFrame", fmt: str, path: str,
+                  typed: bool) -> tuple["DataFrame", tuple[int, int, int]]:
+    """The ``clusters`` table's rows with the ``number`` they sort by (the rank of the first member),
+    and the clusters' counts (:func:`_numbers`); ``typed``: ``clusters`` holds the representative and
+    each member's kept document and coverage (:data:`~.spark_relations.CLUSTERS`), the rows the
+    removed members."""
     from pyspark.sql import functions as F
 
     if typed:
@@ -139,7 +180,8 @@ def _cluster_rows(clusters: "DataFrame", ids: "DataFrame", fmt: str, path: str, 
         fields = ["pos", "id"]
     grouped = members.groupBy("first").agg(F.sort_array(F.collect_list(F.struct(*fields))).alias("m"))
     columns = [F.col(f"m.{c}").alias(c) for c in fields[1:]]
-    numbered = grouped.join(_numbers(clusters, path), "first").select("number", *columns)
+    numbers, counts = _numbers(clusters, path)
+    numbered = grouped.join(numbers, "first").select("number", *columns)
 
     def fn(frames: Iterator["pd.DataFrame"]) -> Iterator["pd.DataFrame"]:
         from ..io.dedup_rows import Cluster, cluster_row, removed_of
@@ -156,13 +198,16 @@ def _cluster_rows(clusters: "DataFrame", ids: "DataFrame", fmt: str, path: str, 
                 rows.append(cluster_row(Cluster(number, names, representative, removed), typed=True))
             yield _frame({"number": frame["number"].to_numpy()}, rows, fmt, "clusters", typed)
 
-    return numbered.mapInPandas(fn, _schema("number long", fmt, "clusters", typed))
+    return numbered.mapInPandas(fn, _schema("number long", fmt, "clusters", typed)), counts
 
 
-def _numbers(clusters: "DataFrame", path: str) -> "DataFrame":
-    """``(first, number)``: each cluster's number, the rank of its first member.  The firsts sorted
-    (range partitions, in order) are placed as ``(partition, position in it)`` and stored; the
-    partitions' sizes (one row per partition) give their offsets."""
+def _numbers(clusters: "DataFrame", path: str) -> tuple["DataFrame", tuple[int, int, int]]:
+    """``(first, number)``: each cluster's number, the rank of its first member; and the clusters'
+    count, the documents in them and the largest one's size.  The firsts sorted (range partitions,
+    in order) are placed as ``(partition, position in it)`` and stored, with each cluster's size and
+    the running total of the sizes in its partition: the largest position, running total and size of
+    each part file, read from the footers (:func:`~.shards.stored_maxima`: no job), give the
+    partitions' offsets and the counts."""
     from pyspark.sql import functions as F
 
     def fn(frames: Iterator["pd.DataFrame"]) -> Iterator["pd.DataFrame"]:
@@ -170,20 +215,29 @@ def _numbers(clusters: "DataFrame", path: str) -> "DataFrame":
         from pyspark import TaskContext
 
         context = TaskContext.get()
-        part, pos = (context.partitionId() if context is not None else 0), 0
+        part, pos, through = (context.partitionId() if context is not None else 0), 0, 0
         for frame in frames:
+            sizes = frame["size"].to_numpy(np.int64)
+            running = through + np.cumsum(sizes)
             yield pd.DataFrame({"first": frame["first"], "part": np.int32(part),
-                                "pos": np.arange(pos, pos + len(frame), dtype=np.int64)})
-            pos += len(frame)
+                                "pos": np.arange(pos, pos + len(frame), dtype=np.int64), "through": running,
+                                "size": sizes})
+            pos, through = pos + len(frame), int(running[-1]) if len(frame) else through
 
-    places = stored(clusters.select("first").orderBy("first").mapInPandas(fn, "first long, part int, pos long"), path)
-    stored(places.groupBy("part").count(), f"{path}-sizes")
-    sizes = read_stored(f"{path}-sizes", ["part", "count"])
-    offsets = np.zeros(int(max(sizes["part"].to_pylist(), default=-1)) + 2, np.int64)
-    offsets[sizes["part"].to_numpy() + 1] = sizes["count"].to_numpy()
+    sized = clusters.select("first", F.size("members").cast("long").alias("size")).orderBy("first")
+    places = stored(sized.mapInPandas(fn, "first long, part int, pos long, through long, size long"), path)
+    count: dict[int, int] = {}
+    members: dict[int, int] = {}
+    largest = 0
+    for part, pos, through, size in stored_maxima(path, ["part", "pos", "through", "size"]):
+        count[part], members[part] = max(count.get(part, 0), pos + 1), max(members.get(part, 0), through)
+        largest = max(largest, size)
+    offsets = np.zeros(max(count, default=-1) + 2, np.int64)
+    offsets[np.asarray(list(count), np.int64) + 1] = list(count.values())
     offsets = np.cumsum(offsets)
     table = F.array(*[F.lit(int(o)) for o in offsets[:-1]]) if offsets.shape[0] > 1 else F.array(F.lit(0))
-    return places.select("first", (F.element_at(table, F.col("part") + 1) + F.col("pos")).alias("number"))
+    numbers = places.select("first", (F.element_at(table, F.col("part") + 1) + F.col("pos")).alias("number"))
+    return numbers, (int(offsets[-1]), sum(members.values()), largest)
 
 
 def _columns(table: str, typed: bool) -> list[tuple[str, str]]:
