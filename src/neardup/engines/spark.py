@@ -375,7 +375,7 @@ class SparkEngine:
             t = stats.timed("verify", t)
             made = None
             if n_pairs and cluster is not None:
-                made = stored(clustered(pairs, n_pairs, cluster, f"{work}/components"), f"{work}/clusters")
+                made = clustered(pairs, n_pairs, cluster, f"{work}/components", f"{work}/clusters")
             t = stats.timed("cluster", t)
         count = n_pairs if method.verifies else int(n_cands)
         return pairs, n_pairs, made, sketches.where("NOT good").select("row"), count, info, t

@@ -7,9 +7,10 @@ aggregates -- the driver holds no per-document or per-pair array (issue 32).
   (:func:`~neardup.io.dedup_rows.pair_row`, then orjson for JSONL), sorted globally by ``(a, b)``
   and written by Spark: a global sort writes part files whose name order is the sort order, so the
   parts read one after another are the local file;
-* **clusters** -- numbered by their first member's rank (the sorted firsts counted per range
-  partition: a few numbers per partition come to the driver), the members joined with their ids
-  in member order, the row made by :func:`~neardup.io.dedup_rows.cluster_row` (the representative
+* **clusters** -- numbered by their first member's rank: the clusters are stored sorted by first
+  member (:func:`~.spark_components.stored_in_order`), so a cluster's number is the rows of the
+  part files before its own (their footers' counts: a few numbers per file come to the driver)
+  plus its row index in its file; the members joined with their ids in member order, the row made by :func:`~neardup.io.dedup_rows.cluster_row` (the representative
   is the first member: relations are off), sorted by number and written the same way;
 * **one file or parts** -- the part files land in ``pairs/`` and ``clusters/``, renamed
   ``part-00000.jsonl`` (or ``.parquet``) ... in order (Spark's marker and checksum files removed).
@@ -18,9 +19,11 @@ aggregates -- the driver holds no per-document or per-pair array (issue 32).
   bytes in order, :data:`COPY_BYTES` at a time: the local engine's file, byte for byte.  A Parquet
   table's single file is written by pyarrow from the parts a row group at a time (:func:`_join_parquet`):
   the local file too;
-* **counts** -- pairs, clusters, documents in clusters, the largest cluster and the unusable rows
-  are Spark aggregates (one row each); the first unusable rows (as many as a summary names) are
-  stored and read back, to name them in the account.
+* **counts** -- clusters, documents in clusters and the largest cluster from the stored clusters'
+  footers (each file's rows, largest running total of sizes and largest size), the unusable rows an
+  aggregate (one row); the first unusable rows (as many as a summary names) are stored and read back,
+  to name them in the account.  The two tables and the unusable rows are independent: their jobs run
+  side by side (:func:`together`).
 
 The output folder is the job's temporary one (:class:`~neardup.io.writers.OutputFolder`), placed
 whole when the job ends well and removed when it fails: a failed Spark run leaves no part file.
@@ -37,11 +40,11 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 import numpy as np
 
 from .base import Destination, Written
-from .shards import read_stored, stored, stored_maxima
+from .shards import read_stored, stored, stored_files
 
 if TYPE_CHECKING:
     import pandas as pd
-    from pyspark.sql import DataFrame
+    from pyspark.sql import Column, DataFrame
 
     from .base import Relating
 
@@ -62,30 +65,30 @@ TYPED_COLUMNS = {"pairs": [("relation", "string"), ("coverage_a", "double"), ("c
 def written(pairs: "DataFrame", n_pairs: int, clusters: "DataFrame | None", unusable: "DataFrame", ids_path: str,
             n: int, candidate_pairs: int, info: dict[str, Any], into: Destination, listed: int, work: str,
             relating: "Relating | None" = None) -> Written:
-    """Write ``pairs`` ``(a, b, score)`` and ``clusters`` ``(first, members)`` (``None``: no pair) with the
+    """Write ``pairs`` ``(a, b, score)`` and ``clusters`` ``(first, members)`` (stored in order at
+    ``work/clusters``: :func:`~.spark_components.stored_in_order`; ``None``: no pair) with the
     ids at ``ids_path`` (its ``row`` and ``id`` columns) into ``into``; count them and the ``unusable`` rows
     (naming the first ``listed``).  With ``relating``, the pairs are typed and the copies clustered first
     (:func:`~.spark_relations.related`: ``clusters`` is then ``None``).  The two tables and the unusable
     rows are independent: their jobs are submitted together (:func:`together`)."""
+    from .spark_relations import CLUSTERS, related
+
     spark = pairs.sparkSession
     ids = spark.read.schema("row long, id string").parquet(ids_path)  # the schema given: no job reads a footer
     typed = None
     if relating is not None:
-        from .spark_relations import CLUSTERS, related
-
         pairs, n_pairs, clusters, typed = related(pairs, relating, work)
-        if clusters is None:
-            clusters = spark.createDataFrame([], CLUSTERS)
-    elif clusters is None:
-        from .spark_components import CLUSTERED
+    if clusters is None:  # no pair (or no copy): an empty table, stored as the clusters are
+        from .spark_components import CLUSTERED, stored_in_order
 
-        clusters = spark.createDataFrame([], CLUSTERED)
+        clusters = stored_in_order(spark.createDataFrame([], CLUSTERED if typed is None else CLUSTERS), True,
+                                   f"{work}/clusters")
     # no member removed anywhere: the local writer's Parquet column of empty lists holds nulls' lists
     empty = ("removed",) if typed is not None and not typed["duplicates_removable"] else ()
     made = clusters
 
     def cluster_table() -> tuple[int, int, int]:
-        rows, counts = _cluster_rows(made, ids, into.fmt, f"{work}/cluster_places", typed is not None)
+        rows, counts = _cluster_rows(made, ids, into.fmt, f"{work}/clusters", typed is not None)
         _write_table(rows, ["number"], into, "clusters", empty)
         return counts
 
@@ -167,21 +170,21 @@ def _cluster_rows(clusters: "DataFrame", ids: "DataFrame", fmt: str, path: str,
     removed members."""
     from pyspark.sql import functions as F
 
+    number, counts = _numbers(path)
+    clusters = clusters.withColumn("number", number)
     if typed:
-        members = (clusters.select("first", "representative", F.posexplode(F.arrays_zip("members", "kept", "coverage")))
-                   .select("first", "pos", F.col("col.members").alias("row"), F.col("col.kept").alias("kept"),
+        members = (clusters.select("number", "representative", F.posexplode(F.arrays_zip("members", "kept", "coverage")))
+                   .select("number", "pos", F.col("col.members").alias("row"), F.col("col.kept").alias("kept"),
                            F.col("col.coverage").alias("coverage"),
                            (F.col("col.members") == F.col("representative")).alias("rep"))
                    .join(ids, "row")
                    .join(ids.select(F.col("row").alias("kept"), F.col("id").alias("kept_id")), "kept", "left"))
         fields = ["pos", "id", "kept_id", "coverage", "rep"]
     else:
-        members = clusters.select("first", F.posexplode("members").alias("pos", "row")).join(ids, "row")
+        members = clusters.select("number", F.posexplode("members").alias("pos", "row")).join(ids, "row")
         fields = ["pos", "id"]
-    grouped = members.groupBy("first").agg(F.sort_array(F.collect_list(F.struct(*fields))).alias("m"))
-    columns = [F.col(f"m.{c}").alias(c) for c in fields[1:]]
-    numbers, counts = _numbers(clusters, path)
-    numbered = grouped.join(numbers, "first").select("number", *columns)
+    grouped = members.groupBy("number").agg(F.sort_array(F.collect_list(F.struct(*fields))).alias("m"))
+    numbered = grouped.select("number", *[F.col(f"m.{c}").alias(c) for c in fields[1:]])
 
     def fn(frames: Iterator["pd.DataFrame"]) -> Iterator["pd.DataFrame"]:
         from ..io.dedup_rows import Cluster, cluster_row, removed_of
@@ -201,43 +204,24 @@ def _cluster_rows(clusters: "DataFrame", ids: "DataFrame", fmt: str, path: str,
     return numbered.mapInPandas(fn, _schema("number long", fmt, "clusters", typed)), counts
 
 
-def _numbers(clusters: "DataFrame", path: str) -> tuple["DataFrame", tuple[int, int, int]]:
-    """``(first, number)``: each cluster's number, the rank of its first member; and the clusters'
-    count, the documents in them and the largest one's size.  The firsts sorted (range partitions,
-    in order) are placed as ``(partition, position in it)`` and stored, with each cluster's size and
-    the running total of the sizes in its partition: the largest position, running total and size of
-    each part file, read from the footers (:func:`~.shards.stored_maxima`: no job), give the
-    partitions' offsets and the counts."""
+def _numbers(path: str) -> tuple["Column", tuple[int, int, int]]:
+    """Each cluster's number, the rank of its first member, as a column of the clusters stored at
+    ``path`` in order (:func:`~.spark_components.stored_in_order`): the rows of the part files before
+    its own plus its row index in it; and the clusters' count, the documents in them and the largest
+    one's size: the files' rows, the sum of their largest running totals and their largest size.  All
+    read from the footers (:func:`~.shards.stored_files`): no job."""
+    from itertools import chain
+
     from pyspark.sql import functions as F
 
-    def fn(frames: Iterator["pd.DataFrame"]) -> Iterator["pd.DataFrame"]:
-        import pandas as pd
-        from pyspark import TaskContext
-
-        context = TaskContext.get()
-        part, pos, through = (context.partitionId() if context is not None else 0), 0, 0
-        for frame in frames:
-            sizes = frame["size"].to_numpy(np.int64)
-            running = through + np.cumsum(sizes)
-            yield pd.DataFrame({"first": frame["first"], "part": np.int32(part),
-                                "pos": np.arange(pos, pos + len(frame), dtype=np.int64), "through": running,
-                                "size": sizes})
-            pos, through = pos + len(frame), int(running[-1]) if len(frame) else through
-
-    sized = clusters.select("first", F.size("members").cast("long").alias("size")).orderBy("first")
-    places = stored(sized.mapInPandas(fn, "first long, part int, pos long, through long, size long"), path)
-    count: dict[int, int] = {}
-    members: dict[int, int] = {}
-    largest = 0
-    for part, pos, through, size in stored_maxima(path, ["part", "pos", "through", "size"]):
-        count[part], members[part] = max(count.get(part, 0), pos + 1), max(members.get(part, 0), through)
-        largest = max(largest, size)
-    offsets = np.zeros(max(count, default=-1) + 2, np.int64)
-    offsets[np.asarray(list(count), np.int64) + 1] = list(count.values())
-    offsets = np.cumsum(offsets)
-    table = F.array(*[F.lit(int(o)) for o in offsets[:-1]]) if offsets.shape[0] > 1 else F.array(F.lit(0))
-    numbers = places.select("first", (F.element_at(table, F.col("part") + 1) + F.col("pos")).alias("number"))
-    return numbers, (int(offsets[-1]), sum(members.values()), largest)
+    files = stored_files(path, ["size", "through"])
+    offsets = np.cumsum([0] + [rows for _, rows, _ in files])
+    counts = (int(offsets[-1]), sum(through for _, _, (_, through) in files),
+              max((size for _, _, (size, _) in files), default=0))
+    if not files:  # no cluster: no row to number
+        return F.lit(0).cast("long"), counts
+    starts = F.create_map(*chain.from_iterable((F.lit(name), F.lit(int(o))) for (name, _, _), o in zip(files, offsets)))
+    return (F.element_at(starts, F.col("_metadata.file_name")) + F.col("_metadata.row_index")).cast("long"), counts
 
 
 def _columns(table: str, typed: bool) -> list[tuple[str, str]]:
