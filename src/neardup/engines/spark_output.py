@@ -88,8 +88,8 @@ def written(pairs: "DataFrame", n_pairs: int, clusters: "DataFrame | None", unus
     made = clusters
 
     def cluster_table() -> tuple[int, int, int]:
-        rows, counts = _cluster_rows(made, ids, into.fmt, f"{work}/clusters", typed is not None)
-        _write_table(rows, ["number"], into, "clusters", empty)
+        number, counts = _numbers(f"{work}/clusters")
+        _write_table(_cluster_rows(made, ids, into.fmt, number, typed is not None), ["number"], into, "clusters", empty)
         return counts
 
     _, (n_clusters, in_clusters, largest), (bad, named) = together(
@@ -162,15 +162,13 @@ def _pair_rows(pairs: "DataFrame", ids: "DataFrame", fmt: str, typed: bool) -> "
     return named.mapInPandas(fn, _schema("row_a long, row_b long", fmt, "pairs", typed))
 
 
-def _cluster_rows(clusters: "DataFrame", ids: "DataFrame", fmt: str, path: str,
-                  typed: bool) -> tuple["DataFrame", tuple[int, int, int]]:
-    """The ``clusters`` table's rows with the ``number`` they sort by (the rank of the first member),
-    and the clusters' counts (:func:`_numbers`); ``typed``: ``clusters`` holds the representative and
-    each member's kept document and coverage (:data:`~.spark_relations.CLUSTERS`), the rows the
-    removed members."""
+def _cluster_rows(clusters: "DataFrame", ids: "DataFrame", fmt: str, number: "Column", typed: bool) -> "DataFrame":
+    """The ``clusters`` table's rows with the ``number`` they sort by (the rank of the first member: the
+    column ``number``, :func:`_numbers`); ``typed``: ``clusters`` holds the representative and each
+    member's kept document and coverage (:data:`~.spark_relations.CLUSTERS`), the rows the removed
+    members."""
     from pyspark.sql import functions as F
 
-    number, counts = _numbers(path)
     clusters = clusters.withColumn("number", number)
     if typed:
         members = (clusters.select("number", "representative", F.posexplode(F.arrays_zip("members", "kept", "coverage")))
@@ -201,7 +199,7 @@ def _cluster_rows(clusters: "DataFrame", ids: "DataFrame", fmt: str, path: str,
                 rows.append(cluster_row(Cluster(number, names, representative, removed), typed=True))
             yield _frame({"number": frame["number"].to_numpy()}, rows, fmt, "clusters", typed)
 
-    return numbered.mapInPandas(fn, _schema("number long", fmt, "clusters", typed)), counts
+    return numbered.mapInPandas(fn, _schema("number long", fmt, "clusters", typed))
 
 
 def _numbers(path: str) -> tuple["Column", tuple[int, int, int]]:

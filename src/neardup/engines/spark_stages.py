@@ -188,7 +188,7 @@ def group_pairs(keyed: DataFrame, keys: list[str], item: str) -> DataFrame:
     """``(a, b)``, ``a < b``, for every two items of a group of equal ``keys`` (once per group).
 
     One shuffle: the rows hash-partitioned by ``keys`` and sorted by ``keys`` and ``item``
-    inside each partition; a task reads its sorted rows whole runs at a time
+    inside each partition, the groups of one item dropped there (in the JVM); a task reads its sorted rows whole runs at a time
     (:func:`complete_runs`) and pairs each row with the next ``d`` rows of its run, ``d = 1,
     2, ...`` while any run is that long -- a numpy pass per distance, not a Python loop
     per group, so the many groups of one item cost nothing but their shuffle.  A giant
@@ -197,7 +197,11 @@ def group_pairs(keyed: DataFrame, keys: list[str], item: str) -> DataFrame:
     pairs.  (Before: ``collect_list`` per group, the groups cut into blocks joined with
     themselves -- three more shuffles, and twice the stage's time.)
     """
-    ordered = keyed.repartition(*keys).sortWithinPartitions(*keys, item)
+    # a group of one item pairs nothing: counted in the JVM over the sorted rows (no more shuffle or
+    # sort) and dropped there, most rows never cross into Python (two thirds of MinHash's band keys)
+    ordered = (keyed.repartition(*keys).sortWithinPartitions(*keys, item)
+               .withColumn("_items", F.count(F.lit(1)).over(Window.partitionBy(*keys))).where(F.col("_items") > 1)
+               .drop("_items"))
 
     def pairs(frames: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
         out_a: list[np.ndarray] = []
