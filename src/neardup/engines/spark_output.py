@@ -3,15 +3,17 @@ files under the output folder or as the local writer's single file, and the summ
 aggregates -- the driver holds no per-document or per-pair array (issue 32).
 
 * **pairs** -- the verified pairs ``(a, b, score)`` joined twice with the ``(row, id)`` the input
-  stage stored; each row made in a task by the local writer's own function
-  (:func:`~neardup.io.dedup_rows.pair_row`, then orjson for JSONL), sorted globally by ``(a, b)``
-  and written by Spark: a global sort writes part files whose name order is the sort order, so the
-  parts read one after another are the local file;
+  stage stored, sorted globally by ``(a, b)``; each row then made in a task by the local writer's
+  own function (:func:`~neardup.io.dedup_rows.pair_row`, then orjson for JSONL) and written by
+  Spark: a global sort writes part files whose name order is the sort order, so the parts read one
+  after another are the local file.  The sort comes before the rows are made: a range partitioning
+  samples by computing what it sorts, and the rows' Python would run twice;
 * **clusters** -- numbered by their first member's rank: the clusters are stored sorted by first
   member (:func:`~.spark_components.stored_in_order`), so a cluster's number is the rows of the
   part files before its own (their footers' counts: a few numbers per file come to the driver)
-  plus its row index in its file; the members joined with their ids in member order, the row made by :func:`~neardup.io.dedup_rows.cluster_row` (the representative
-  is the first member: relations are off), sorted by number and written the same way;
+  plus its row index in its file; the members joined with their ids in member order, sorted by
+  number, the row made by :func:`~neardup.io.dedup_rows.cluster_row` (the representative is the
+  first member when relations are off) and written the same way;
 * **one file or parts** -- the part files land in ``pairs/`` and ``clusters/``, renamed
   ``part-00000.jsonl`` (or ``.parquet``) ... in order (Spark's marker and checksum files removed).
   When :attr:`~.base.Destination.coalesce` asks for one file, or by default when a table's parts
@@ -89,11 +91,11 @@ def written(pairs: "DataFrame", n_pairs: int, clusters: "DataFrame | None", unus
 
     def cluster_table() -> tuple[int, int, int]:
         number, counts = _numbers(f"{work}/clusters")
-        _write_table(_cluster_rows(made, ids, into.fmt, number, typed is not None), ["number"], into, "clusters", empty)
+        _write_table(_cluster_rows(made, ids, into.fmt, number, typed is not None), into, "clusters", empty)
         return counts
 
     _, (n_clusters, in_clusters, largest), (bad, named) = together(
-        lambda: _write_table(_pair_rows(pairs, ids, into.fmt, typed is not None), ["row_a", "row_b"], into, "pairs"),
+        lambda: _write_table(_pair_rows(pairs, ids, into.fmt, typed is not None), into, "pairs"),
         cluster_table, lambda: _unusable(unusable, listed, f"{work}/unusable"))
     return Written(n, bad, named, n_pairs, candidate_pairs, n_clusters, in_clusters, largest, info, typed)
 
@@ -139,8 +141,8 @@ def together(*calls: Callable[[], Any]) -> list[Any]:
 
 
 def _pair_rows(pairs: "DataFrame", ids: "DataFrame", fmt: str, typed: bool) -> "DataFrame":
-    """The ``pairs`` table's rows (a ``line`` of JSON, or the Parquet columns) with the rows ``row_a``,
-    ``row_b`` they sort by; ``typed``: ``pairs`` holds the relations' columns
+    """The ``pairs`` table's rows (a ``line`` of JSON, or the Parquet columns) sorted by ``(a, b)``
+    (made after the sort: see the module docstring); ``typed``: ``pairs`` holds the relations' columns
     (:data:`~.spark_relations.TYPED`)."""
     from pyspark.sql import functions as F
 
@@ -157,9 +159,9 @@ def _pair_rows(pairs: "DataFrame", ids: "DataFrame", fmt: str, typed: bool) -> "
                 made += [[RELATIONS[k] for k in frame["relation"].tolist()], frame["cov_a"].to_numpy(np.float64),
                          frame["cov_b"].to_numpy(np.float64), frame["longest"].to_numpy(np.int64)]
             rows = [pair_row(p) for p in pairs_of(*made)]
-            yield _frame({"row_a": frame["a"].to_numpy(), "row_b": frame["b"].to_numpy()}, rows, fmt, "pairs", typed)
+            yield _frame(rows, fmt, "pairs", typed)
 
-    return named.mapInPandas(fn, _schema("row_a long, row_b long", fmt, "pairs", typed))
+    return named.orderBy("a", "b").mapInPandas(fn, _schema(fmt, "pairs", typed))
 
 
 def _cluster_rows(clusters: "DataFrame", ids: "DataFrame", fmt: str, number: "Column", typed: bool) -> "DataFrame":
@@ -197,9 +199,9 @@ def _cluster_rows(clusters: "DataFrame", ids: "DataFrame", fmt: str, number: "Co
                 representative = names[int(np.flatnonzero(frame["rep"].iat[i])[0])]
                 removed = removed_of(names, frame["kept_id"].iat[i].tolist(), frame["coverage"].iat[i].astype(np.float64))
                 rows.append(cluster_row(Cluster(number, names, representative, removed), typed=True))
-            yield _frame({"number": frame["number"].to_numpy()}, rows, fmt, "clusters", typed)
+            yield _frame(rows, fmt, "clusters", typed)
 
-    return numbered.mapInPandas(fn, _schema("number long", fmt, "clusters", typed))
+    return numbered.orderBy("number").mapInPandas(fn, _schema(fmt, "clusters", typed))
 
 
 def _numbers(path: str) -> tuple["Column", tuple[int, int, int]]:
@@ -227,34 +229,34 @@ def _columns(table: str, typed: bool) -> list[tuple[str, str]]:
     return COLUMNS[table] + (TYPED_COLUMNS[table] if typed else [])
 
 
-def _schema(keys: str, fmt: str, table: str, typed: bool) -> str:
+def _schema(fmt: str, table: str, typed: bool) -> str:
     if fmt == "jsonl":
-        return f"{keys}, line string"
-    return ", ".join([keys, *(f"{name} {kind}" for name, kind in _columns(table, typed))])
+        return "line string"
+    return ", ".join(f"{name} {kind}" for name, kind in _columns(table, typed))
 
 
-def _frame(keys: dict[str, np.ndarray], rows: list[dict[str, Any]], fmt: str, table: str, typed: bool) -> "pd.DataFrame":
-    """``rows`` as the table's columns beside ``keys``: one JSON ``line`` each (the local writer's
-    bytes, without the newline Spark's text writer adds), or the Parquet columns."""
+def _frame(rows: list[dict[str, Any]], fmt: str, table: str, typed: bool) -> "pd.DataFrame":
+    """``rows`` as the table's columns: one JSON ``line`` each (the local writer's bytes, without the
+    newline Spark's text writer adds), or the Parquet columns."""
     import orjson
     import pandas as pd
 
     if fmt == "jsonl":
         option = orjson.OPT_SERIALIZE_NUMPY
-        return pd.DataFrame({**keys, "line": [orjson.dumps(r, option=option).decode() for r in rows]})
-    return pd.DataFrame({**keys, **{c: [r[c] for r in rows] for c, _ in _columns(table, typed)}})
+        return pd.DataFrame({"line": [orjson.dumps(r, option=option).decode() for r in rows]})
+    return pd.DataFrame({c: [r[c] for r in rows] for c, _ in _columns(table, typed)})
 
 
-def _write_table(rows: "DataFrame", keys: list[str], into: Destination, name: str, empty: tuple[str, ...] = ()) -> None:
-    """``rows`` sorted by ``keys`` and written by the executors as part files in ``into.folder/name``;
-    joined into ``name.<ext>`` when :func:`_coalesced` (``empty``: list columns empty in every row)."""
+def _write_table(rows: "DataFrame", into: Destination, name: str, empty: tuple[str, ...] = ()) -> None:
+    """``rows`` (sorted: range partitions, each in order) written by the executors as part files in
+    ``into.folder/name``; joined into ``name.<ext>`` when :func:`_coalesced` (``empty``: list columns
+    empty in every row)."""
     ext = "jsonl" if into.fmt == "jsonl" else "parquet"
     folder = into.folder / name
-    ordered = rows.orderBy(*keys).drop(*keys)
     if into.fmt == "jsonl":
-        ordered.write.text(str(folder))
+        rows.write.text(str(folder))
     else:
-        ordered.write.parquet(str(folder))
+        rows.write.parquet(str(folder))
     parts = _renamed_parts(folder, ext)
     if _coalesced(into.coalesce, parts):
         target = into.folder / f"{name}.{ext}"
