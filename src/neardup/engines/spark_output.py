@@ -183,7 +183,9 @@ def _cluster_rows(clusters: "DataFrame", ids: "DataFrame", fmt: str, number: "Co
     else:
         members = clusters.select("number", F.posexplode("members").alias("pos", "row")).join(ids, "row")
         fields = ["pos", "id"]
-    grouped = members.groupBy("number").agg(F.sort_array(F.collect_list(F.struct(*fields))).alias("m"))
+    # range partitions of the numbers: the grouping needs no other shuffle, nor the sort after it
+    grouped = (members.repartitionByRange("number").groupBy("number")
+               .agg(F.sort_array(F.collect_list(F.struct(*fields))).alias("m")))
     numbered = grouped.select("number", *[F.col(f"m.{c}").alias(c) for c in fields[1:]])
 
     def fn(frames: Iterator["pd.DataFrame"]) -> Iterator["pd.DataFrame"]:
@@ -201,7 +203,7 @@ def _cluster_rows(clusters: "DataFrame", ids: "DataFrame", fmt: str, number: "Co
                 rows.append(cluster_row(Cluster(number, names, representative, removed), typed=True))
             yield _frame(rows, fmt, "clusters", typed)
 
-    return numbered.orderBy("number").mapInPandas(fn, _schema(fmt, "clusters", typed))
+    return numbered.sortWithinPartitions("number").mapInPandas(fn, _schema(fmt, "clusters", typed))
 
 
 def _numbers(path: str) -> tuple["Column", tuple[int, int, int]]:
