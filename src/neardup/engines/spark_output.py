@@ -95,7 +95,7 @@ def written(pairs: "DataFrame", n_pairs: int, clusters: "DataFrame | None", unus
         return counts
 
     _, (n_clusters, in_clusters, largest), (bad, named) = together(
-        lambda: _write_table(_pair_rows(pairs, ids, into.fmt, typed is not None), into, "pairs"),
+        spark, lambda: _write_table(_pair_rows(pairs, ids, into.fmt, typed is not None), into, "pairs"),
         cluster_table, lambda: _unusable(unusable, listed, f"{work}/unusable"))
     return Written(n, bad, named, n_pairs, candidate_pairs, n_clusters, in_clusters, largest, info, typed)
 
@@ -114,11 +114,12 @@ def _unusable(unusable: "DataFrame", listed: int, path: str) -> tuple[int, np.nd
     return int(bad[0]), named
 
 
-def together(*calls: Callable[[], Any]) -> list[Any]:
+def together(spark: Any, *calls: Callable[[], Any]) -> list[Any]:
     """The answers of ``calls``, each run in a thread of its own (pyspark's, which carries the caller's
-    job group and properties to the jobs it submits), all waited for; the first error raised, once
-    all have ended.  Independent Spark jobs so submitted run side by side: on a small master a job's
-    tasks are few and short, and what it costs is the driver's time around them, which overlaps."""
+    job group and properties -- on Spark Connect, ``spark``'s tags -- to the jobs it submits), all
+    waited for; the first error raised, once all have ended.  Independent Spark jobs so submitted run
+    side by side: on a small master a job's tasks are few and short, and what it costs is the
+    driver's time around them, which overlaps."""
     from pyspark import InheritableThread
 
     answers: list[Any] = [None] * len(calls)
@@ -130,7 +131,7 @@ def together(*calls: Callable[[], Any]) -> list[Any]:
         except BaseException as error:  # re-raised in the caller's thread below
             errors.append(error)
 
-    threads = [InheritableThread(target=run, args=(i,)) for i in range(len(calls))]
+    threads = [InheritableThread(target=run, args=(i,), session=spark) for i in range(len(calls))]
     for thread in threads:
         thread.start()
     for thread in threads:

@@ -196,8 +196,8 @@ def group_pairs(keyed: DataFrame, keys: list[str], item: str) -> DataFrame:
     """``(a, b)``, ``a < b``, for every two items of a group of equal ``keys`` (once per group).
 
     One shuffle: the rows hash-partitioned by ``keys`` and sorted by ``keys`` and ``item``
-    inside each partition, the groups of one item dropped there (in the JVM); a task reads its sorted rows whole runs at a time
-    (:func:`complete_runs`) and pairs each row with the next ``d`` rows of its run, ``d = 1,
+    inside each partition, the groups of one item dropped there (in the JVM); a task reads its
+    sorted rows whole runs at a time (:func:`complete_runs`) and pairs each row with the next ``d`` rows of its run, ``d = 1,
     2, ...`` while any run is that long -- a numpy pass per distance, not a Python loop
     per group, so the many groups of one item cost nothing but their shuffle.  A giant
     group's pairs are all made (the local index makes them all) by one task, handed to
