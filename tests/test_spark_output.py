@@ -160,9 +160,9 @@ def test_the_driver_receives_no_list_per_document_or_pair(spark, corpus, tmp_pat
 
 def test_the_write_stage_runs_few_jobs(spark, corpus, tmp_path, monkeypatch):
     """Issue 32 (a job costs a fixed time on a small master): writing the two tables and counting takes
-    at most 12 Spark jobs (main before the tenth part: 22 -- a job to read the ids' footer, the cluster
-    places, their sizes, two aggregates), the clusters numbered and counted from the stored clusters'
-    footers; the pairs' and the clusters' jobs are submitted together, from two threads."""
+    at most 12 Spark jobs (main before the tenth part: over 20 -- a job to read the ids' footer, the
+    cluster places, their sizes, two aggregates), the clusters numbered and counted from the stored
+    clusters' footers; the pairs' and the clusters' jobs are submitted together, from two threads."""
     import threading
 
     import neardup.engines.spark_output as out

@@ -27,7 +27,7 @@ Needs the optional extra ``neardup[spark]`` (pyspark 4; Java 17+).  How a run go
 3. **output** -- a file job (``dedup`` without ``--unique``): the executors type the pairs by
    their relations (:mod:`.spark_relations`, unless ``--no-relations``), join the pairs and
    clusters to the ids and write them as part files under the output folder, or the local
-   writer's single file, with the summary's counts as aggregates (:mod:`.spark_output`);
+   writer's single file, the summary's counts from footers and aggregates (:mod:`.spark_output`);
    otherwise (``--unique``, the API) the pairs (sorted by row), clusters and unusable rows are
    read from the stages' Parquet by pyarrow in this process (:func:`~.shards.read_found`) and
    written by the local writers.  Either way the files are the local engine's, byte for byte.
