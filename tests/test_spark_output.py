@@ -156,3 +156,66 @@ def test_the_driver_receives_no_list_per_document_or_pair(spark, corpus, tmp_pat
     biggest = max(n for _, n in rows_back)
     # partitions, units, reasons, relations, the 3 rows without words: not 600 nor 300
     assert biggest <= 10, rows_back
+
+
+def test_the_write_stage_runs_few_jobs(spark, corpus, tmp_path, monkeypatch):
+    """Issue 32 (a job costs a fixed time on a small master): writing the two tables and counting takes
+    at most 12 Spark jobs (main before the tenth part: over 20 -- a job to read the ids' footer, the
+    cluster places, their sizes, two aggregates), the clusters numbered and counted from the stored
+    clusters' footers; the pairs' and the clusters' jobs are submitted together, from two threads."""
+    import threading
+
+    import neardup.engines.spark_output as out
+
+    tracker = spark.sparkContext.statusTracker()
+    made, jobs, threads = out.written, [], set()
+    write_table = out._write_table
+
+    def counted(*args, **kwargs):
+        before = set(tracker.getJobIdsForGroup())
+        try:
+            return made(*args, **kwargs)
+        finally:
+            jobs.extend(set(tracker.getJobIdsForGroup()) - before)
+
+    def recorded(*args, **kwargs):
+        threads.add(threading.get_ident())
+        return write_table(*args, **kwargs)
+
+    monkeypatch.setattr(out, "written", counted)
+    monkeypatch.setattr(out, "_write_table", recorded)
+    args = [str(corpus), *ARGS]
+    assert main(["dedup", *args, "-o", str(tmp_path / "l")]) == 0
+    assert main(["dedup", *args, "-o", str(tmp_path / "s"), *SPARK]) == 0
+    assert summary_of(tmp_path / "s") == summary_of(tmp_path / "l")
+    for name in ("pairs.jsonl", "clusters.jsonl"):
+        assert (tmp_path / "s" / name).read_bytes() == (tmp_path / "l" / name).read_bytes()
+    assert 4 <= len(jobs) <= 12, sorted(jobs)
+    assert len(threads) == 2 and threading.get_ident() not in threads
+
+
+@pytest.mark.parametrize("relations", [False, True])
+def test_many_pairs_cluster_by_components_in_order(spark, corpus, tmp_path, monkeypatch, relations):
+    """Pairs too many for one task (the cut-off lowered to 50): the components, the groups and the
+    clusters sorted over several part files, numbered by the files' offsets -- the local files;
+    below the cut-off no component is stored."""
+    import neardup.engines.spark_components as components
+    import neardup.engines.spark_relations as relations_stage
+
+    args = [str(corpus), "--quiet", "--method", "minhash", "--threshold", "0.6", "--format", "parquet"]
+    if not relations:
+        args.append("--no-relations")
+    assert main(["dedup", *args, "-o", str(tmp_path / "l")]) == 0
+    work = tmp_path / "work"
+    spark_args = [*SPARK, "--spark-work", str(work)]  # kept after the run
+    assert main(["dedup", *args, "-o", str(tmp_path / "one"), *spark_args]) == 0
+    assert not (work / "components").exists()
+    monkeypatch.setattr(components, "PAIRS_PER_GROUP", 50)
+    monkeypatch.setattr(relations_stage, "PAIRS_PER_GROUP", 50)
+    assert main(["dedup", *args, "-o", str(tmp_path / "many"), *spark_args]) == 0
+    assert (work / ("copy_components" if relations else "components")).is_dir()
+    assert len(list((work / "clusters").glob("part-*.parquet"))) >= 2
+    for got in ("one", "many"):
+        assert summary_of(tmp_path / got) == summary_of(tmp_path / "l")
+        for name in ("pairs.parquet", "clusters.parquet"):
+            assert (tmp_path / got / name).read_bytes() == (tmp_path / "l" / name).read_bytes(), (got, name)

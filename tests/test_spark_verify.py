@@ -68,9 +68,11 @@ def test_row_groups_of_disjoint_ranges_read_only_the_groups_that_hold_the_rows(t
 @pytest.mark.spark
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("java") is None, reason="the Spark engine needs Java 17+")
-def test_verification_shuffles_the_candidates_only(tmp_path):
+def test_verification_shuffles_nothing(tmp_path):
     """The sketches are stored in row groups of at most ROW_GROUP_ROWS rows each; the plan of the
-    verification stage has one exchange: the candidates' range partitioning by ``a``."""
+    verification stage has no exchange (main before issue 32's tenth part: the candidates' range
+    partitioning by ``a``, a sampling job and a shuffle): the candidates stage stores them in blocks
+    of their first row, with one exchange that also makes them distinct."""
     pytest.importorskip("pyspark")
     from neardup.engines import spark_stages as st
     from neardup.engines.codec import SketchLayout
@@ -92,6 +94,11 @@ def test_verification_shuffles_the_candidates_only(tmp_path):
     verified = st.verify(cands, index, method, layout, -np.inf)
     plan = verified._jdf.queryExecution().executedPlan().toString()
     exchanges = [line for line in plan.splitlines() if "Exchange" in line]
-    assert len(exchanges) == 1 and "rangepartitioning(a#" in exchanges[0], plan
+    assert not exchanges, plan
+    blocked = st.in_blocks(spark.createDataFrame([(0, 1), (0, 1), (1, 2)], "a long, b long")).distinct()
+    plan = blocked._jdf.queryExecution().executedPlan().toString()
+    exchanges = [line for line in plan.splitlines() if "Exchange" in line]
+    assert len(exchanges) == 1 and "hashpartitioning(block#" in exchanges[0], plan
+    assert sorted(tuple(r) for r in blocked.drop("block").collect()) == [(0, 1), (1, 2)]
     scores = {(r["a"], r["b"]): r["score"] for r in verified.collect()}
     assert set(scores) == {(0, 1), (0, 2), (1, 2)} and scores[(0, 1)] > 0.5 > scores[(0, 2)]

@@ -144,6 +144,29 @@ def stored_rows(path: str) -> int:
     return sum(pq.ParquetFile(filesystem.open_input_file(name)).metadata.num_rows for name in names)
 
 
+def stored_files(path: str, columns: Sequence[str]) -> list[tuple[str, int, tuple[int, ...]]]:
+    """Each part file with rows of the Parquet a stage stored at ``path``, in name order: its name, its
+    rows and the largest value of each of the integer ``columns`` in it, from the footer's statistics
+    (read here: no Spark job).  Spark's writer keeps every row group's minimum and maximum; a file
+    without them is an error, not a guess."""
+    import pyarrow.parquet as pq
+
+    filesystem, names = _parquet_files(path)
+    found = []
+    for name in names:
+        with filesystem.open_input_file(name) as fh:
+            meta = pq.ParquetFile(fh).metadata
+        at = [meta.schema.names.index(c) for c in columns]
+        groups = [meta.row_group(g) for g in range(meta.num_row_groups) if meta.row_group(g).num_rows]
+        if not groups:
+            continue
+        stats = [[g.column(i).statistics for i in at] for g in groups]
+        assert all(st is not None and st.has_min_max for row in stats for st in row), f"{name}: no statistics"
+        found.append((name.rsplit("/", 1)[-1], meta.num_rows,
+                      tuple(max(int(row[k].max) for row in stats) for k in range(len(columns)))))
+    return found
+
+
 def folder_bytes(path: str) -> int:
     """Bytes of the files under ``path`` (a local folder or a URI pyarrow reads)."""
     from pyarrow import fs as pafs

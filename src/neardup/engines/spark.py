@@ -20,14 +20,15 @@ Needs the optional extra ``neardup[spark]`` (pyspark 4; Java 17+).  How a run go
    its fingerprints, kept within the radius --, verification by the method's ``score`` (each
    task reading its candidates' sketches from the stored sketches: no sketch is shuffled),
    connected components (each task's union-find, then large-star / small-star:
-   :mod:`.spark_components`), the local clustering per component;
+   :mod:`.spark_components`), the local clustering per component (pairs few enough for one
+   call: all of them clustered in one task, no components);
    each stage's result is written as Parquet into the work folder (``statistics/``,
    ``sketches/``, ``candidates/``, ``pairs/``, ``components/``, ``clusters/``) and read
    back by the next;
 3. **output** -- a file job (``dedup`` without ``--unique``): the executors type the pairs by
    their relations (:mod:`.spark_relations`, unless ``--no-relations``), join the pairs and
    clusters to the ids and write them as part files under the output folder, or the local
-   writer's single file, with the summary's counts as aggregates (:mod:`.spark_output`);
+   writer's single file, the summary's counts from footers and aggregates (:mod:`.spark_output`);
    otherwise (``--unique``, the API) the pairs (sorted by row), clusters and unusable rows are
    read from the stages' Parquet by pyarrow in this process (:func:`~.shards.read_found`) and
    written by the local writers.  Either way the files are the local engine's, byte for byte.
@@ -340,7 +341,7 @@ class SparkEngine:
         the summary reports as candidates, what the method derived, the time."""
         from . import spark_stages as st
         from .codec import SketchLayout
-        from .spark_components import PAIRS_PER_GROUP, clusters, connected_components, group_count
+        from .spark_components import clustered
 
         layout = SketchLayout.probe(method)
         docs = self.documents(spark, documents)
@@ -373,8 +374,7 @@ class SparkEngine:
             t = stats.timed("verify", t)
             made = None
             if n_pairs and cluster is not None:
-                comps = stored(connected_components(pairs, n_pairs <= PAIRS_PER_GROUP), f"{work}/components")
-                made = stored(clusters(pairs, comps, cluster, group_count(spark, n_pairs)), f"{work}/clusters")
+                made = clustered(pairs, n_pairs, cluster, f"{work}/components", f"{work}/clusters")
             t = stats.timed("cluster", t)
         count = n_pairs if method.verifies else int(n_cands)
         return pairs, n_pairs, made, sketches.where("NOT good").select("row"), count, info, t

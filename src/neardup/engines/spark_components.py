@@ -5,7 +5,11 @@
   stars: no extra Java packages;
 * :func:`clusters` -- the local clustering (:func:`neardup.cluster.clusters_from_pairs`)
   of each component's pairs, in ``(a, b)`` order: label propagation, leader and
-  components never cross a component, so per component they give the local answer.
+  components never cross a component, so per component they give the local answer;
+* :func:`clustered` -- the two, or, when the pairs are few enough for one call
+  (:data:`PAIRS_PER_GROUP`), the local clustering of all of them in one task: no components needed;
+* :func:`stored_in_order` -- clusters stored sorted by first member, with their sizes: what the
+  writer numbers and counts them by without a job of its own (:mod:`.spark_output`).
 """
 
 from __future__ import annotations
@@ -16,8 +20,10 @@ import numpy as np
 import pandas as pd
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
+from pyspark.sql.types import LongType, StructField, StructType
 
 from ..cluster import cluster_labels, clusters_from_pairs
+from .shards import stored
 from .spark_stages import one_thread
 
 if TYPE_CHECKING:
@@ -25,6 +31,8 @@ if TYPE_CHECKING:
 
 #: Pairs clustered in one call, about (components are dealt into groups of this size).
 PAIRS_PER_GROUP = 500_000
+#: The clusters' columns: the first member and the members, sorted.
+CLUSTERED = "first long, members array<long>"
 #: Rounds of large-star + small-star at most (each at least halves the components' depth).
 MAX_STAR_ROUNDS = 64
 
@@ -129,6 +137,52 @@ def cluster_group(frame: pd.DataFrame, clustering: str) -> tuple[np.ndarray, lis
                                       frame["score"].to_numpy(np.float64), clustering)
 
 
+def clustered(pairs: DataFrame, n_pairs: int, clustering: str, components: str, path: str) -> DataFrame:
+    """``(first, members)`` of every cluster of two or more rows of the ``n_pairs`` ``pairs``, stored at
+    ``path`` in order (:func:`stored_in_order`): when they are at most :data:`PAIRS_PER_GROUP`, one
+    group -- read into one partition (no shuffle) and clustered by one call, the local engine's own, in
+    one Spark job where the components and the groups' shuffle are four; otherwise the
+    :func:`connected_components` (stored at ``components``), then :func:`clusters`."""
+    if n_pairs <= PAIRS_PER_GROUP:
+        def whole(frames: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+            got = [frame for frame in frames if len(frame)]
+            if got:
+                yield _clusters_of(pd.concat(got, ignore_index=True), clustering)
+
+        return stored_in_order(pairs.select("a", "b", "score").coalesce(1).mapInPandas(whole, CLUSTERED), True, path)
+    found = stored(connected_components(pairs), components)
+    return stored_in_order(clusters(pairs, found, clustering, group_count(pairs.sparkSession, n_pairs)), False, path)
+
+
+def stored_in_order(clusters: DataFrame, one_partition: bool, path: str) -> DataFrame:
+    """``clusters`` (``first``, ``members``, ...) stored at ``path`` and read back, sorted by first member
+    over the part files in name order (a global sort writes them so; ``one_partition``: the clusters
+    are in one partition, sorted there without a shuffle), with each one's ``size`` and ``through``,
+    the running total of the sizes in its part file (one file per task).  A cluster's rank is then
+    its file's offset plus its row index there, and the counts are the footers': the writer reads
+    them without a job (:func:`~.spark_output.written`)."""
+    ordered = clusters.sortWithinPartitions("first") if one_partition else clusters.orderBy("first")
+    schema = StructType([*clusters.schema.fields, StructField("size", LongType()), StructField("through", LongType())])
+
+    def running(frames: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+        through = 0
+        for frame in frames:
+            sizes = frame["size"].to_numpy(np.int64)
+            totals = through + np.cumsum(sizes)
+            yield frame.assign(through=totals)
+            through = int(totals[-1]) if len(frame) else through
+
+    sized = ordered.withColumn("size", F.size("members").cast("long"))
+    sized.mapInPandas(running, schema).write.mode("overwrite").option("maxRecordsPerFile", 0).parquet(path)
+    return clusters.sparkSession.read.schema(schema).parquet(path)
+
+
+def _clusters_of(frame: pd.DataFrame, clustering: str) -> pd.DataFrame:
+    """:data:`CLUSTERED` of a group's pairs (:func:`cluster_group`)."""
+    nodes, found = cluster_group(frame, clustering)
+    return pd.DataFrame({"first": [int(nodes[g[0]]) for g in found], "members": [nodes[g] for g in found]})
+
+
 def clusters(pairs: DataFrame, components: DataFrame, clustering: str, groups: int) -> DataFrame:
     """``(first, members)`` of every cluster of two or more rows (members sorted).
 
@@ -137,9 +191,5 @@ def clusters(pairs: DataFrame, components: DataFrame, clustering: str, groups: i
     would alone, and one call per group instead of per component keeps Python's
     per-call cost off a million small components.
     """
-
-    def fn(frame: pd.DataFrame) -> pd.DataFrame:
-        nodes, found = cluster_group(frame, clustering)
-        return pd.DataFrame({"first": [int(nodes[g[0]]) for g in found], "members": [nodes[g] for g in found]})
-
-    return grouped(pairs, components, groups).groupBy("group").applyInPandas(fn, "first long, members array<long>")
+    return (grouped(pairs, components, groups).groupBy("group")
+            .applyInPandas(lambda frame: _clusters_of(frame, clustering), CLUSTERED))

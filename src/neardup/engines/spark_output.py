@@ -3,14 +3,17 @@ files under the output folder or as the local writer's single file, and the summ
 aggregates -- the driver holds no per-document or per-pair array (issue 32).
 
 * **pairs** -- the verified pairs ``(a, b, score)`` joined twice with the ``(row, id)`` the input
-  stage stored; each row made in a task by the local writer's own function
-  (:func:`~neardup.io.dedup_rows.pair_row`, then orjson for JSONL), sorted globally by ``(a, b)``
-  and written by Spark: a global sort writes part files whose name order is the sort order, so the
-  parts read one after another are the local file;
-* **clusters** -- numbered by their first member's rank (the sorted firsts counted per range
-  partition: a few numbers per partition come to the driver), the members joined with their ids
-  in member order, the row made by :func:`~neardup.io.dedup_rows.cluster_row` (the representative
-  is the first member: relations are off), sorted by number and written the same way;
+  stage stored, sorted globally by ``(a, b)``; each row then made in a task by the local writer's
+  own function (:func:`~neardup.io.dedup_rows.pair_row`, then orjson for JSONL) and written by
+  Spark: a global sort writes part files whose name order is the sort order, so the parts read one
+  after another are the local file.  The sort comes before the rows are made: a range partitioning
+  samples by computing what it sorts, and the rows' Python would run twice;
+* **clusters** -- numbered by their first member's rank: the clusters are stored sorted by first
+  member (:func:`~.spark_components.stored_in_order`), so a cluster's number is the rows of the
+  part files before its own (their footers' counts: a few numbers per file come to the driver)
+  plus its row index in its file; the members joined with their ids in member order, sorted by
+  number, the row made by :func:`~neardup.io.dedup_rows.cluster_row` (the representative is the
+  first member when relations are off) and written the same way;
 * **one file or parts** -- the part files land in ``pairs/`` and ``clusters/``, renamed
   ``part-00000.jsonl`` (or ``.parquet``) ... in order (Spark's marker and checksum files removed).
   When :attr:`~.base.Destination.coalesce` asks for one file, or by default when a table's parts
@@ -18,9 +21,11 @@ aggregates -- the driver holds no per-document or per-pair array (issue 32).
   bytes in order, :data:`COPY_BYTES` at a time: the local engine's file, byte for byte.  A Parquet
   table's single file is written by pyarrow from the parts a row group at a time (:func:`_join_parquet`):
   the local file too;
-* **counts** -- pairs, clusters, documents in clusters, the largest cluster and the unusable rows
-  are Spark aggregates (one row each); the first unusable rows (as many as a summary names) are
-  stored and read back, to name them in the account.
+* **counts** -- clusters, documents in clusters and the largest cluster from the stored clusters'
+  footers (each file's rows, largest running total of sizes and largest size), the unusable rows an
+  aggregate (one row); the first unusable rows (as many as a summary names) are stored and read back,
+  to name them in the account.  The two tables and the unusable rows are independent: their jobs run
+  side by side (:func:`together`).
 
 The output folder is the job's temporary one (:class:`~neardup.io.writers.OutputFolder`), placed
 whole when the job ends well and removed when it fails: a failed Spark run leaves no part file.
@@ -32,16 +37,16 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import numpy as np
 
 from .base import Destination, Written
-from .shards import read_stored, stored
+from .shards import read_stored, stored, stored_files
 
 if TYPE_CHECKING:
     import pandas as pd
-    from pyspark.sql import DataFrame
+    from pyspark.sql import Column, DataFrame
 
     from .base import Relating
 
@@ -62,43 +67,83 @@ TYPED_COLUMNS = {"pairs": [("relation", "string"), ("coverage_a", "double"), ("c
 def written(pairs: "DataFrame", n_pairs: int, clusters: "DataFrame | None", unusable: "DataFrame", ids_path: str,
             n: int, candidate_pairs: int, info: dict[str, Any], into: Destination, listed: int, work: str,
             relating: "Relating | None" = None) -> Written:
-    """Write ``pairs`` ``(a, b, score)`` and ``clusters`` ``(first, members)`` (``None``: no pair) with the
+    """Write ``pairs`` ``(a, b, score)`` and ``clusters`` ``(first, members)`` (stored in order at
+    ``work/clusters``: :func:`~.spark_components.stored_in_order`; ``None``: no pair) with the
     ids at ``ids_path`` (its ``row`` and ``id`` columns) into ``into``; count them and the ``unusable`` rows
     (naming the first ``listed``).  With ``relating``, the pairs are typed and the copies clustered first
-    (:func:`~.spark_relations.related`: ``clusters`` is then ``None``)."""
-    from pyspark.sql import functions as F
+    (:func:`~.spark_relations.related`: ``clusters`` is then ``None``).  The two tables and the unusable
+    rows are independent: their jobs are submitted together (:func:`together`)."""
+    from .spark_relations import CLUSTERS, related
 
     spark = pairs.sparkSession
-    ids = spark.read.parquet(ids_path).select("row", "id")
+    ids = spark.read.schema("row long, id string").parquet(ids_path)  # the schema given: no job reads a footer
     typed = None
     if relating is not None:
-        from .spark_relations import CLUSTERS, related
-
         pairs, n_pairs, clusters, typed = related(pairs, relating, work)
-        if clusters is None:
-            clusters = spark.createDataFrame([], CLUSTERS)
-    elif clusters is None:
-        clusters = spark.createDataFrame([], "first long, members array<long>")
-    _write_table(_pair_rows(pairs, ids, into.fmt, typed is not None), ["row_a", "row_b"], into, "pairs")
+    if clusters is None:  # no pair (or no copy): an empty table, stored as the clusters are
+        from .spark_components import CLUSTERED, stored_in_order
+
+        clusters = stored_in_order(spark.createDataFrame([], CLUSTERED if typed is None else CLUSTERS), True,
+                                   f"{work}/clusters")
     # no member removed anywhere: the local writer's Parquet column of empty lists holds nulls' lists
     empty = ("removed",) if typed is not None and not typed["duplicates_removable"] else ()
-    _write_table(_cluster_rows(clusters, ids, into.fmt, f"{work}/cluster_places", typed is not None), ["number"],
-                 into, "clusters", empty)
-    sizes = F.size("members")
-    got = clusters.agg(F.count(F.lit(1)), F.sum(sizes), F.max(sizes)).first()
+    made = clusters
+
+    def cluster_table() -> tuple[int, int, int]:
+        number, counts = _numbers(f"{work}/clusters")
+        _write_table(_cluster_rows(made, ids, into.fmt, number, typed is not None), into, "clusters", empty)
+        return counts
+
+    _, (n_clusters, in_clusters, largest), (bad, named) = together(
+        spark, lambda: _write_table(_pair_rows(pairs, ids, into.fmt, typed is not None), into, "pairs"),
+        cluster_table, lambda: _unusable(unusable, listed, f"{work}/unusable"))
+    return Written(n, bad, named, n_pairs, candidate_pairs, n_clusters, in_clusters, largest, info, typed)
+
+
+def _unusable(unusable: "DataFrame", listed: int, path: str) -> tuple[int, np.ndarray]:
+    """How many ``unusable`` rows there are, and the first ``listed`` of them (stored at ``path`` and
+    read back; no job when there is none)."""
+    from pyspark.sql import functions as F
+
     bad = unusable.agg(F.count(F.lit(1))).first()
-    assert got is not None and bad is not None  # aggregates without grouping: one row each
-    n_clusters, in_clusters, largest = (int(v or 0) for v in got)
+    assert bad is not None  # an aggregate without grouping: one row
     named = np.zeros(0, np.int64)
-    if bad[0] and listed:  # the first unusable rows, to name them (no job when there is none)
-        stored(unusable.orderBy("row").limit(listed), f"{work}/unusable")
-        named = np.sort(read_stored(f"{work}/unusable", ["row"])["row"].to_numpy().astype(np.int64))
-    return Written(n, int(bad[0]), named, n_pairs, candidate_pairs, n_clusters, in_clusters, largest, info, typed)
+    if bad[0] and listed:
+        stored(unusable.orderBy("row").limit(listed), path)
+        named = np.sort(read_stored(path, ["row"])["row"].to_numpy().astype(np.int64))
+    return int(bad[0]), named
+
+
+def together(spark: Any, *calls: Callable[[], Any]) -> list[Any]:
+    """The answers of ``calls``, each run in a thread of its own (pyspark's, which carries the caller's
+    job group and properties -- on Spark Connect, ``spark``'s tags -- to the jobs it submits), all
+    waited for; the first error raised, once all have ended.  Independent Spark jobs so submitted run
+    side by side: on a small master a job's tasks are few and short, and what it costs is the
+    driver's time around them, which overlaps."""
+    from pyspark import InheritableThread
+
+    answers: list[Any] = [None] * len(calls)
+    errors: list[BaseException] = []
+
+    def run(i: int) -> None:
+        try:
+            answers[i] = calls[i]()
+        except BaseException as error:  # re-raised in the caller's thread below
+            errors.append(error)
+
+    threads = [InheritableThread(target=run, args=(i,), session=spark) for i in range(len(calls))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
+    return answers
 
 
 def _pair_rows(pairs: "DataFrame", ids: "DataFrame", fmt: str, typed: bool) -> "DataFrame":
-    """The ``pairs`` table's rows (a ``line`` of JSON, or the Parquet columns) with the rows ``row_a``,
-    ``row_b`` they sort by; ``typed``: ``pairs`` holds the relations' columns
+    """The ``pairs`` table's rows (a ``line`` of JSON, or the Parquet columns) sorted by ``(a, b)``
+    (made after the sort: see the module docstring); ``typed``: ``pairs`` holds the relations' columns
     (:data:`~.spark_relations.TYPED`)."""
     from pyspark.sql import functions as F
 
@@ -115,31 +160,34 @@ def _pair_rows(pairs: "DataFrame", ids: "DataFrame", fmt: str, typed: bool) -> "
                 made += [[RELATIONS[k] for k in frame["relation"].tolist()], frame["cov_a"].to_numpy(np.float64),
                          frame["cov_b"].to_numpy(np.float64), frame["longest"].to_numpy(np.int64)]
             rows = [pair_row(p) for p in pairs_of(*made)]
-            yield _frame({"row_a": frame["a"].to_numpy(), "row_b": frame["b"].to_numpy()}, rows, fmt, "pairs", typed)
+            yield _frame(rows, fmt, "pairs", typed)
 
-    return named.mapInPandas(fn, _schema("row_a long, row_b long", fmt, "pairs", typed))
+    return named.orderBy("a", "b").mapInPandas(fn, _schema(fmt, "pairs", typed))
 
 
-def _cluster_rows(clusters: "DataFrame", ids: "DataFrame", fmt: str, path: str, typed: bool) -> "DataFrame":
-    """The ``clusters`` table's rows with the ``number`` they sort by (the rank of the first member);
-    ``typed``: ``clusters`` holds the representative and each member's kept document and coverage
-    (:data:`~.spark_relations.CLUSTERS`), the rows the removed members."""
+def _cluster_rows(clusters: "DataFrame", ids: "DataFrame", fmt: str, number: "Column", typed: bool) -> "DataFrame":
+    """The ``clusters`` table's rows with the ``number`` they sort by (the rank of the first member: the
+    column ``number``, :func:`_numbers`); ``typed``: ``clusters`` holds the representative and each
+    member's kept document and coverage (:data:`~.spark_relations.CLUSTERS`), the rows the removed
+    members."""
     from pyspark.sql import functions as F
 
+    clusters = clusters.withColumn("number", number)
     if typed:
-        members = (clusters.select("first", "representative", F.posexplode(F.arrays_zip("members", "kept", "coverage")))
-                   .select("first", "pos", F.col("col.members").alias("row"), F.col("col.kept").alias("kept"),
+        members = (clusters.select("number", "representative", F.posexplode(F.arrays_zip("members", "kept", "coverage")))
+                   .select("number", "pos", F.col("col.members").alias("row"), F.col("col.kept").alias("kept"),
                            F.col("col.coverage").alias("coverage"),
                            (F.col("col.members") == F.col("representative")).alias("rep"))
                    .join(ids, "row")
                    .join(ids.select(F.col("row").alias("kept"), F.col("id").alias("kept_id")), "kept", "left"))
         fields = ["pos", "id", "kept_id", "coverage", "rep"]
     else:
-        members = clusters.select("first", F.posexplode("members").alias("pos", "row")).join(ids, "row")
+        members = clusters.select("number", F.posexplode("members").alias("pos", "row")).join(ids, "row")
         fields = ["pos", "id"]
-    grouped = members.groupBy("first").agg(F.sort_array(F.collect_list(F.struct(*fields))).alias("m"))
-    columns = [F.col(f"m.{c}").alias(c) for c in fields[1:]]
-    numbered = grouped.join(_numbers(clusters, path), "first").select("number", *columns)
+    # range partitions of the numbers: the grouping needs no other shuffle, nor the sort after it
+    grouped = (members.repartitionByRange("number").groupBy("number")
+               .agg(F.sort_array(F.collect_list(F.struct(*fields))).alias("m")))
+    numbered = grouped.select("number", *[F.col(f"m.{c}").alias(c) for c in fields[1:]])
 
     def fn(frames: Iterator["pd.DataFrame"]) -> Iterator["pd.DataFrame"]:
         from ..io.dedup_rows import Cluster, cluster_row, removed_of
@@ -154,36 +202,29 @@ def _cluster_rows(clusters: "DataFrame", ids: "DataFrame", fmt: str, path: str, 
                 representative = names[int(np.flatnonzero(frame["rep"].iat[i])[0])]
                 removed = removed_of(names, frame["kept_id"].iat[i].tolist(), frame["coverage"].iat[i].astype(np.float64))
                 rows.append(cluster_row(Cluster(number, names, representative, removed), typed=True))
-            yield _frame({"number": frame["number"].to_numpy()}, rows, fmt, "clusters", typed)
+            yield _frame(rows, fmt, "clusters", typed)
 
-    return numbered.mapInPandas(fn, _schema("number long", fmt, "clusters", typed))
+    return numbered.sortWithinPartitions("number").mapInPandas(fn, _schema(fmt, "clusters", typed))
 
 
-def _numbers(clusters: "DataFrame", path: str) -> "DataFrame":
-    """``(first, number)``: each cluster's number, the rank of its first member.  The firsts sorted
-    (range partitions, in order) are placed as ``(partition, position in it)`` and stored; the
-    partitions' sizes (one row per partition) give their offsets."""
+def _numbers(path: str) -> tuple["Column", tuple[int, int, int]]:
+    """Each cluster's number, the rank of its first member, as a column of the clusters stored at
+    ``path`` in order (:func:`~.spark_components.stored_in_order`): the rows of the part files before
+    its own plus its row index in it; and the clusters' count, the documents in them and the largest
+    one's size: the files' rows, the sum of their largest running totals and their largest size.  All
+    read from the footers (:func:`~.shards.stored_files`): no job."""
+    from itertools import chain
+
     from pyspark.sql import functions as F
 
-    def fn(frames: Iterator["pd.DataFrame"]) -> Iterator["pd.DataFrame"]:
-        import pandas as pd
-        from pyspark import TaskContext
-
-        context = TaskContext.get()
-        part, pos = (context.partitionId() if context is not None else 0), 0
-        for frame in frames:
-            yield pd.DataFrame({"first": frame["first"], "part": np.int32(part),
-                                "pos": np.arange(pos, pos + len(frame), dtype=np.int64)})
-            pos += len(frame)
-
-    places = stored(clusters.select("first").orderBy("first").mapInPandas(fn, "first long, part int, pos long"), path)
-    stored(places.groupBy("part").count(), f"{path}-sizes")
-    sizes = read_stored(f"{path}-sizes", ["part", "count"])
-    offsets = np.zeros(int(max(sizes["part"].to_pylist(), default=-1)) + 2, np.int64)
-    offsets[sizes["part"].to_numpy() + 1] = sizes["count"].to_numpy()
-    offsets = np.cumsum(offsets)
-    table = F.array(*[F.lit(int(o)) for o in offsets[:-1]]) if offsets.shape[0] > 1 else F.array(F.lit(0))
-    return places.select("first", (F.element_at(table, F.col("part") + 1) + F.col("pos")).alias("number"))
+    files = stored_files(path, ["size", "through"])
+    offsets = np.cumsum([0] + [rows for _, rows, _ in files])
+    counts = (int(offsets[-1]), sum(through for _, _, (_, through) in files),
+              max((size for _, _, (size, _) in files), default=0))
+    if not files:  # no cluster: no row to number
+        return F.lit(0).cast("long"), counts
+    starts = F.create_map(*chain.from_iterable((F.lit(name), F.lit(int(o))) for (name, _, _), o in zip(files, offsets)))
+    return (F.element_at(starts, F.col("_metadata.file_name")) + F.col("_metadata.row_index")).cast("long"), counts
 
 
 def _columns(table: str, typed: bool) -> list[tuple[str, str]]:
@@ -191,34 +232,34 @@ def _columns(table: str, typed: bool) -> list[tuple[str, str]]:
     return COLUMNS[table] + (TYPED_COLUMNS[table] if typed else [])
 
 
-def _schema(keys: str, fmt: str, table: str, typed: bool) -> str:
+def _schema(fmt: str, table: str, typed: bool) -> str:
     if fmt == "jsonl":
-        return f"{keys}, line string"
-    return ", ".join([keys, *(f"{name} {kind}" for name, kind in _columns(table, typed))])
+        return "line string"
+    return ", ".join(f"{name} {kind}" for name, kind in _columns(table, typed))
 
 
-def _frame(keys: dict[str, np.ndarray], rows: list[dict[str, Any]], fmt: str, table: str, typed: bool) -> "pd.DataFrame":
-    """``rows`` as the table's columns beside ``keys``: one JSON ``line`` each (the local writer's
-    bytes, without the newline Spark's text writer adds), or the Parquet columns."""
+def _frame(rows: list[dict[str, Any]], fmt: str, table: str, typed: bool) -> "pd.DataFrame":
+    """``rows`` as the table's columns: one JSON ``line`` each (the local writer's bytes, without the
+    newline Spark's text writer adds), or the Parquet columns."""
     import orjson
     import pandas as pd
 
     if fmt == "jsonl":
         option = orjson.OPT_SERIALIZE_NUMPY
-        return pd.DataFrame({**keys, "line": [orjson.dumps(r, option=option).decode() for r in rows]})
-    return pd.DataFrame({**keys, **{c: [r[c] for r in rows] for c, _ in _columns(table, typed)}})
+        return pd.DataFrame({"line": [orjson.dumps(r, option=option).decode() for r in rows]})
+    return pd.DataFrame({c: [r[c] for r in rows] for c, _ in _columns(table, typed)})
 
 
-def _write_table(rows: "DataFrame", keys: list[str], into: Destination, name: str, empty: tuple[str, ...] = ()) -> None:
-    """``rows`` sorted by ``keys`` and written by the executors as part files in ``into.folder/name``;
-    joined into ``name.<ext>`` when :func:`_coalesced` (``empty``: list columns empty in every row)."""
+def _write_table(rows: "DataFrame", into: Destination, name: str, empty: tuple[str, ...] = ()) -> None:
+    """``rows`` (sorted: range partitions, each in order) written by the executors as part files in
+    ``into.folder/name``; joined into ``name.<ext>`` when :func:`_coalesced` (``empty``: list columns
+    empty in every row)."""
     ext = "jsonl" if into.fmt == "jsonl" else "parquet"
     folder = into.folder / name
-    ordered = rows.orderBy(*keys).drop(*keys)
     if into.fmt == "jsonl":
-        ordered.write.text(str(folder))
+        rows.write.text(str(folder))
     else:
-        ordered.write.parquet(str(folder))
+        rows.write.parquet(str(folder))
     parts = _renamed_parts(folder, ext)
     if _coalesced(into.coalesce, parts):
         target = into.folder / f"{name}.{ext}"

@@ -32,7 +32,8 @@ from pyspark.sql import functions as F
 
 from ..relations import RELATIONS, Coverage, aligned_counts, copy_edges, removals
 from .shards import read_stored, stored
-from .spark_components import PAIRS_PER_GROUP, cluster_group, connected_components, group_count, grouped
+from .spark_components import (PAIRS_PER_GROUP, cluster_group, connected_components, group_count, grouped,
+                               stored_in_order)
 from .spark_stages import _batches, one_thread
 
 if TYPE_CHECKING:
@@ -50,7 +51,8 @@ _COLUMNS = ("a", "b", "cov_a", "cov_b", "longest", "new_a", "new_b")
 
 def related(pairs: DataFrame, relating: "Relating", work: str) -> tuple[DataFrame, int, DataFrame | None, dict[str, Any]]:
     """The method's ``pairs`` ``(a, b, score)`` typed by ``relating``'s aligner: the listed ones
-    (:data:`TYPED`, stored), how many, the clusters (:data:`CLUSTERS`; ``None``: no copy) and the
+    (:data:`TYPED`, stored), how many, the clusters (:data:`CLUSTERS`, stored in order:
+    :func:`~.spark_components.stored_in_order`; ``None``: no copy) and the
     summary's entries of the relations (``duplicates_removable`` ... ``aligned``), from aggregates."""
     spark = pairs.sparkSession
     aligner: SparkAligner = relating.aligner
@@ -66,9 +68,9 @@ def related(pairs: DataFrame, relating: "Relating", work: str) -> tuple[DataFram
     if n_copies:
         copies = typed.where("copy").select("a", "b", F.col("weight").alias("score"))
         components = stored(connected_components(copies, n_copies <= PAIRS_PER_GROUP), f"{work}/copy_components")
-        clusters = stored(relation_clusters(copies, coverage, components, relating.cluster,
-                                            relating.unique_coverage, group_count(spark, n_copies)),
-                          f"{work}/clusters")
+        clusters = stored_in_order(relation_clusters(copies, coverage, components, relating.cluster,
+                                                     relating.unique_coverage, group_count(spark, n_copies)),
+                                   False, f"{work}/clusters")
     removable, smallest = 0, None
     if clusters is not None:
         kept = clusters.select(F.explode(F.arrays_zip("kept", "coverage")).alias("m")).where("m.kept >= 0")

@@ -26,7 +26,7 @@ stage depends on how rows are partitioned or in which order partitions come.
   with the features of the documents at least as long; features in one document only
   are dropped first (they pair nothing).  Complete: a pair at or above the threshold
   shares a prefix feature of its shorter member;
-* :func:`verify` -- the candidates range-partitioned by their first row, each task reading
+* :func:`verify` -- the candidates as stored, in blocks of their first row, each task reading
   its candidates' sketches from the stored sketches (:class:`~.shards.RowGroups`; no sketch
   is shuffled), scored by the method's ``score`` (the local engine's kernel: bit-equal
   scores), kept at the threshold;
@@ -46,7 +46,7 @@ from pyspark.sql import functions as F
 from ..index.hamming import choose_blocks, hamming_distances, table_keys
 from ..methods.base import CandidatePlan, Method, Sketches
 from .codec import SketchLayout
-from .shards import RowGroups, read_stored, stored
+from .shards import ROW_GROUP_ROWS, RowGroups, read_stored, stored
 from .spark_records import Sketching
 
 #: Pairs a pair-making task hands to Spark at once.
@@ -217,18 +217,26 @@ def key_candidates(sketches: DataFrame, min_shared: int) -> DataFrame:
     keyed = sketches.where(F.col("keys").isNotNull()).select(F.posexplode("keys").alias("band", "key"), "row")
     # the 64-bit key first: Spark's sort then settles nearly every comparison on the key's prefix (the
     # band first, 18 values or so, ties nearly every one: twice the sort's time)
-    pairs = group_pairs(keyed, ["key", "band"], "row")
+    pairs = in_blocks(group_pairs(keyed, ["key", "band"], "row"))
     if min_shared <= 1:
-        return pairs.distinct()
-    return pairs.groupBy("a", "b").count().where(F.col("count") >= min_shared).select("a", "b")
+        return pairs.distinct().drop("block")
+    return pairs.groupBy("block", "a", "b").count().where(F.col("count") >= min_shared).select("a", "b")
+
+
+def in_blocks(pairs: DataFrame) -> DataFrame:
+    """``pairs`` with the ``block`` of their first row (:data:`~.shards.ROW_GROUP_ROWS` rows a block),
+    hash-partitioned by it: one shuffle, after which a grouping by ``block, a, b`` (the distinct pairs)
+    needs no other, and the stored result's part files each hold the candidates of a few blocks of
+    first rows -- what :func:`verify` reads them by, so it needs no shuffle of its own."""
+    return pairs.withColumn("block", (F.col("a") / ROW_GROUP_ROWS).cast("long")).repartition("block")
 
 
 def group_pairs(keyed: DataFrame, keys: list[str], item: str) -> DataFrame:
     """``(a, b)``, ``a < b``, for every two items of a group of equal ``keys`` (once per group).
 
     One shuffle: the rows hash-partitioned by ``keys`` and sorted by ``keys`` and ``item``
-    inside each partition; a task reads its sorted rows whole runs at a time
-    (:func:`complete_runs`) and pairs each row with the next ``d`` rows of its run, ``d = 1,
+    inside each partition, the groups of one item dropped there (in the JVM); a task reads its
+    sorted rows whole runs at a time (:func:`complete_runs`) and pairs each row with the next ``d`` rows of its run, ``d = 1,
     2, ...`` while any run is that long -- a numpy pass per distance, not a Python loop
     per group, so the many groups of one item cost nothing but their shuffle.  A giant
     group's pairs are all made (the local index makes them all) by one task, handed to
@@ -236,7 +244,11 @@ def group_pairs(keyed: DataFrame, keys: list[str], item: str) -> DataFrame:
     pairs.  (Before: ``collect_list`` per group, the groups cut into blocks joined with
     themselves -- three more shuffles, and twice the stage's time.)
     """
-    ordered = keyed.repartition(*keys).sortWithinPartitions(*keys, item)
+    # a group of one item pairs nothing: counted in the JVM over the sorted rows (no more shuffle or
+    # sort) and dropped there, most rows never cross into Python (two thirds of MinHash's band keys)
+    ordered = (keyed.repartition(*keys).sortWithinPartitions(*keys, item)
+               .withColumn("_items", F.count(F.lit(1)).over(Window.partitionBy(*keys))).where(F.col("_items") > 1)
+               .drop("_items"))
 
     def pairs(frames: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
         out_a: list[np.ndarray] = []
@@ -333,7 +345,7 @@ def set_join_candidates(sketches: DataFrame, layout: SketchLayout, measure: str,
                                         | ((F.col("lb") == F.col("la")) & (F.col("b") > F.col("a"))))
     if measure == "jaccard":  # Jaccard <= |A| / |B|
         cand = cand.where(F.col("lb") * tau <= F.col("la") + 1e-6)
-    return cand.select(F.least("a", "b").alias("a"), F.greatest("a", "b").alias("b")).distinct()
+    return in_blocks(cand.select(F.least("a", "b").alias("a"), F.greatest("a", "b").alias("b"))).distinct().drop("block")
 
 
 # ---------------------------------------------------------------------------- verify
@@ -345,11 +357,12 @@ def verify(candidates: DataFrame, by_row: RowGroups, method: Method, layout: Ske
     ``hamming`` plan) only those whose fingerprints are within its radius (a shared table key
     is only a candidate: the local search's pairs are those within the radius).
 
-    No sketch crosses a shuffle: the candidates (16 bytes each) are range-partitioned by ``a``,
+    No sketch crosses a shuffle, nor do the candidates again: stored by the candidates stage in blocks
+    of their first row (:func:`in_blocks`), each task's candidates have the ``a`` of a few blocks,
     and each task reads the sketches of its candidates' rows from the stored sketches
     (``by_row``: sorted by row in small row groups), :data:`VERIFY_CHUNK` candidates at a time
     in ``b`` order -- so a chunk's ``b`` rows are few row groups and its ``a`` rows those of
-    the task's range.  Joining both sketches to every candidate shuffled all the sketches
+    the task's blocks.  Joining both sketches to every candidate shuffled all the sketches
     twice and one per candidate: most of the run's shuffle.
     """
     fields = ["row", *layout.fields()]
@@ -374,4 +387,4 @@ def verify(candidates: DataFrame, by_row: RowGroups, method: Method, layout: Ske
             if keep.any():
                 yield pd.DataFrame({"a": ca[keep], "b": cb[keep], "score": scores[keep]})
 
-    return candidates.repartitionByRange("a").mapInPandas(fn, "a long, b long, score double")
+    return candidates.mapInPandas(fn, "a long, b long, score double")
