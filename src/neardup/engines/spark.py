@@ -351,8 +351,9 @@ class SparkEngine:
             collection, info = collection_statistics(method, docs, n, f"{work}/statistics")
             t = stats.timed("statistics", t)
         keys_of = None if plan.kind == "set_join" else st.candidate_keys(method, plan, n)
-        made = getattr(documents, "sketches", None) or st.sketch(docs, method, layout, collection, keys_of)  # readers' first
-        sketches, by_row = stored_by_row(made, f"{work}/sketches")
+        read = getattr(documents, "sketches", None)  # sketched by the reading tasks, when they could
+        sketched = read if read is not None else st.sketch(docs, method, layout, collection, keys_of)
+        sketches, by_row = stored_by_row(sketched, f"{work}/sketches")
         t = stats.timed("sketch", t)
         with st.narrow_batches(spark):  # every stage from here has rows of a few numbers
             threshold = method.decision_threshold()
