@@ -50,6 +50,17 @@ def test_options_of_the_user_kept(fresh: list[tuple], options: str) -> None:
     assert fresh == []
 
 
+def test_a_local_driver_compiles_quickly_unless_told(fresh: list[tuple]) -> None:
+    local = spark_classes.driver_options("-XX:+ExitOnOutOfMemoryError", "4g", local=True)
+    assert local.startswith(f"-XX:+ExitOnOutOfMemoryError {spark_classes.QUICK} -XX:ArchiveClassesAtExit=")
+    assert spark_classes.QUICK not in spark_classes.driver_options("-XX:+ExitOnOutOfMemoryError", "4g", local=False)
+    own = spark_classes.driver_options("-XX:-TieredCompilation", "4g", local=True)
+    assert own.startswith("-XX:-TieredCompilation -XX:") and spark_classes.QUICK not in own
+    # the archive is the one for the options the JVM runs with
+    archive = spark_classes.archive_path(f"-Xmx4g -XX:+ExitOnOutOfMemoryError {spark_classes.QUICK}")
+    assert archive is not None and archive.stem in local
+
+
 def test_running_jvm_untouched(fresh: list[tuple], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(SparkContext, "_gateway", object())
     assert spark_classes.sharing_options("-Xmx4g") == ""

@@ -396,3 +396,38 @@ def test_the_reading_tasks_sketch_as_the_sketch_stage(tmp_path, small):
                 assert all(same), name
         finally:
             given.close()
+
+
+def test_texts_no_stage_reads_are_not_stored(tmp_path, small):
+    """Issue 32: when the reading tasks sketch and no later stage reads the texts (relations off), the
+    records hold no text -- the same sketches, and ``dedup --no-relations`` the local files."""
+    import pyarrow.compute as pc
+
+    from neardup.cli import main
+    from neardup.engines.shards import read_stored
+    from neardup.engines.spark import SparkEngine
+    from neardup.engines.spark_input import read_inputs as read_on_executors
+    from neardup.job import RunStats
+    from neardup.methods import get_method
+
+    folder = messy_folder(tmp_path, small)
+    engine = SparkEngine(master="local[2]", partitions=3, work=str(tmp_path / "work"), split_bytes=SPLIT)
+    made = {}
+    for texts in (True, False):
+        given = read_on_executors(engine, [str(folder)], "heuristic", RunStats(), method=get_method("minhash"),
+                                  texts=texts)
+        try:
+            stored_texts = read_stored(given.records_path, ["text"])["text"]
+            assert (pc.count(stored_texts).as_py() > 500) == texts and (given.texts is None) != texts
+            assert given.sketches is not None
+            made[texts] = given.sketches.toPandas().sort_values("row", ignore_index=True)
+        finally:
+            given.close()
+    assert made[True].drop(columns="keys").equals(made[False].drop(columns="keys"))
+    assert [None if k is None else list(k) for k in made[True]["keys"]] == \
+        [None if k is None else list(k) for k in made[False]["keys"]]
+    args = [str(folder), "--quiet", "--no-relations", "--extract", "heuristic"]
+    assert main(["dedup", *args, "-o", str(tmp_path / "l")]) == 0
+    assert main(["dedup", *args, "-o", str(tmp_path / "s"), "--engine", "spark", "--spark-master", "local[2]"]) == 0
+    for name in ("pairs.jsonl", "clusters.jsonl"):
+        assert (tmp_path / "s" / name).read_bytes() == (tmp_path / "l" / name).read_bytes()

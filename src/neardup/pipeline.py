@@ -305,7 +305,8 @@ class Deduplicator:
         listed = 1 if self.strict else MAX_LISTED_REJECTIONS
         given = None
         try:
-            given = read(inputs, self.extract, stats, self.strict, self.fields, prefer_html, method=method)
+            given = read(inputs, self.extract, stats, self.strict, self.fields, prefer_html, method=method,
+                         texts=aligner is not None)
             engine: Any = self.engine
             if aligner is not None:
                 aligner.use_input(given)

@@ -66,7 +66,7 @@ from ..job import RunStats
 from ..methods.base import CandidatePlan, Method
 from .base import Destination, Found, Relating, Written
 from .shards import folder_bytes, read_found, stored, stored_by_row, stored_rows, write_documents
-from .spark_classes import sharing_options
+from .spark_classes import driver_options
 from .spark_guard import (DEFAULT_TIMEOUT, EXIT_ON_OOM, BridgeReports, Watchdog, guarded, machine_driver_memory,
                           remove_log_unless_errors)
 
@@ -160,9 +160,8 @@ class SparkEngine:
         if not self.connect:  # a heap that runs out ends its JVM at once (see spark_guard)
             for key in ("spark.driver.extraJavaOptions", "spark.executor.extraJavaOptions"):
                 settings[key] = f"{settings.get(key, '')} {EXIT_ON_OOM}".strip()
-            driver = settings["spark.driver.extraJavaOptions"]  # its classes mapped from an archive (spark_classes)
-            sharing = sharing_options(f"-Xmx{settings['spark.driver.memory']} {driver}")
-            settings["spark.driver.extraJavaOptions"] = f"{driver} {sharing}".strip()
+            settings["spark.driver.extraJavaOptions"] = driver_options(  # spark_classes: a quick start
+                settings["spark.driver.extraJavaOptions"], settings["spark.driver.memory"], local)
         for key, value in settings.items():
             builder = builder.config(key, value)
         if not self.quiet:
@@ -320,17 +319,17 @@ class SparkEngine:
                 stats.timed("collect" if into is None else "write", t)
                 return result
 
-    def read_files(self, inputs: Sequence[str], extract: str, stats: RunStats, strict: bool = False,
-                   fields: Any = None, prefer_html: bool = False, method: Method | None = None) -> Any:
+    def read_files(self, inputs: Sequence[str], extract: str, stats: RunStats, strict: bool = False, fields: Any = None,
+                   prefer_html: bool = False, method: Method | None = None, texts: bool = True) -> Any:
         """The input stage on the executors (:func:`.spark_input.read_inputs`): a
         :class:`~.spark_input.SparkInput` to give :meth:`dedup` instead of text batches (and, when
-        they can, the reading tasks' sketches for ``method``)."""
+        they can, the reading tasks' sketches for ``method``: then the texts are kept only with ``texts``)."""
         from ..io.readers import FIELDS
         from .spark_input import read_inputs
 
         t = time.perf_counter()
         given = read_inputs(self, inputs, extract, stats, strict, fields or FIELDS, prefer_html,
-                            split_bytes=self.split_bytes, method=method)
+                            split_bytes=self.split_bytes, method=method, texts=texts)
         stats.timed("read", t)
         return given
 
@@ -344,14 +343,14 @@ class SparkEngine:
         from .spark_components import clustered
 
         layout = SketchLayout.probe(method)
-        docs = self.documents(spark, documents)
+        read = getattr(documents, "sketches", None)  # sketched by the reading tasks, when they could
+        docs: Any = None if read is not None else self.documents(spark, documents)  # (no stage reads the texts)
         info: dict[str, Any] = {}
         collection = None
         if method.corpus_dependent:
             collection, info = collection_statistics(method, docs, n, f"{work}/statistics")
             t = stats.timed("statistics", t)
         keys_of = None if plan.kind == "set_join" else st.candidate_keys(method, plan, n)
-        read = getattr(documents, "sketches", None)  # sketched by the reading tasks, when they could
         sketched = read if read is not None else st.sketch(docs, method, layout, collection, keys_of)
         sketches, by_row = stored_by_row(sketched, f"{work}/sketches")
         t = stats.timed("sketch", t)

@@ -127,7 +127,7 @@ class SparkInput:
     lines_before: np.ndarray
     #: ``(row, text)`` of the kept documents: the stored records numbered (a narrow join with each
     #: unit's offset, read by the stage that needs the texts) -- the texts are written once, by the
-    #: records stage, not copied into shards of their own.
+    #: records stage, not copied into shards of their own; ``None`` when no later stage reads them.
     texts: Any = None
     #: ``(row, ...)``: the sketch stage's columns, when the reading tasks made them (a ``method`` given
     #: to :func:`read_inputs` that could), spread as the engine spreads the texts; else ``None``.
@@ -173,13 +173,14 @@ class SparkInput:
 
 def read_inputs(engine: "SparkEngine", inputs: Sequence[str], extract: str, stats: RunStats, strict: bool = False,
                 fields: Fields = FIELDS, prefer_html: bool = False, file_ids: str = "auto",
-                split_bytes: int = SPLIT_BYTES, method: "Method | None" = None) -> SparkInput:
+                split_bytes: int = SPLIT_BYTES, method: "Method | None" = None, texts: bool = True) -> SparkInput:
     """Read ``inputs`` on the executors (see the module docstring); the account goes into ``stats``
     as the local input stage would put it (with ``strict``, the first rejection raises
     :class:`~neardup.errors.InputError`); given the ``method`` to run, the reading tasks sketch the
     documents too when its sketches need nothing of the whole collection
-    (:func:`~.spark_stages.early_sketching`; :attr:`SparkInput.sketches`).  Close the result when
-    done (its work folder goes)."""
+    (:func:`~.spark_stages.early_sketching`; :attr:`SparkInput.sketches`); then, unless ``texts`` (a
+    later stage reads them: the relations' aligner), the texts are not stored (:attr:`SparkInput.texts`
+    ``None``).  Close the result when done (its work folder goes)."""
     units = plan(inputs, file_ids, split_bytes)
     stack = ExitStack()
     try:
@@ -188,18 +189,21 @@ def read_inputs(engine: "SparkEngine", inputs: Sequence[str], extract: str, stat
             from .spark_stages import early_sketching, spread  # pyspark's: the session started
 
             sketching = None if method is None else early_sketching(method)
+            keep_texts = texts or sketching is None
             n, lines_before, numbered = _stages(spark, units, work, stats, strict, fields, prefer_html, extract,
-                                                sketching)
+                                                sketching, keep_texts)
         sketches = None if sketching is None else spread(numbered.select("row", *sketching.names),
                                                          engine.shuffle_seed, engine.partitions or 8)
-        return SparkInput(work, n, units, lines_before, numbered.select("row", "text"), sketches, stack)
+        return SparkInput(work, n, units, lines_before, numbered.select("row", "text") if keep_texts else None,
+                          sketches, stack)
     except BaseException:
         stack.close()
         raise
 
 
 def _stages(spark: Any, units: list[Unit], work: str, stats: RunStats, strict: bool, fields: Fields,
-            prefer_html: bool, extract: str, sketching: Sketching | None) -> tuple[int, np.ndarray, Any]:
+            prefer_html: bool, extract: str, sketching: Sketching | None,
+            keep_texts: bool = True) -> tuple[int, np.ndarray, Any]:
     """Stages 2-4 and the account (see the module docstring); returns the rows, each unit's
     lines before it in its file and the kept documents' stored records with their ``row`` (not
     computed yet)."""
@@ -214,7 +218,7 @@ def _stages(spark: Any, units: list[Unit], work: str, stats: RunStats, strict: b
     # no table of units: no job samples (or shuffles) one to range-partition it
     frame = spark.range(len(by_task), numPartitions=len(by_task))
     schema = RECORDS if sketching is None else f"{RECORDS}, {sketching.columns}"
-    records = stored(frame.mapInPandas(read_units(prefer_html, fields, extract, by_task, sketching), schema),
+    records = stored(frame.mapInPandas(read_units(prefer_html, fields, extract, by_task, sketching, keep_texts), schema),
                      f"{work}/records")
 
     # the ids: the first (unit, pos) of each id wins among the rows that name one (every other row is

@@ -6,7 +6,9 @@ method that needs no collection statistics: :func:`~.spark_stages.sketcher`), th
 sketches its own documents, batch by batch, into columns beside their texts: the sketches are
 then made in the pass that reads the texts, not in a second pass that reads them back from
 Parquet (the rows are numbered afterwards, and the sketches given theirs as the texts are).
-Without it the task needs no compiled kernel (no numba in a worker that only reads).
+Without it the task needs no compiled kernel (no numba in a worker that only reads).  When no
+later stage reads the texts (``keep_texts`` false: the sketches made here, no relations to align)
+they are not stored: their column is null, and the task hands Spark only numbers and ids.
 """
 
 from __future__ import annotations
@@ -46,11 +48,11 @@ class Sketching(NamedTuple):
 
 
 def read_units(prefer_html: bool, fields: Fields, extract: str, by_task: list[list[tuple]],
-               sketching: Sketching | None = None) -> Any:
+               sketching: Sketching | None = None, keep_texts: bool = True) -> Any:
     """The ``mapInPandas`` function of the records stage (executors): task numbers in (``id``), the
     rows of the items of each task's units (``by_task[task]``: ``(unit, what, path, arg, start, end,
     detail)``) out -- :data:`RECORDS`' columns, then with ``sketching`` the columns it makes of a
-    batch's documents (null in the other rows)."""
+    batch's documents (null in the other rows); without ``keep_texts`` the texts' column null."""
 
     def run(frames: Iterator["pd.DataFrame"]) -> Iterator["pd.DataFrame"]:
         import pandas as pd
@@ -82,6 +84,8 @@ def read_units(prefer_html: bool, fields: Fields, extract: str, by_task: list[li
                         for i, cell in zip(at.tolist(), made[name].tolist()):
                             cells[i] = cell
                     frame[name] = cells
+            if not keep_texts:
+                frame["text"] = None
             rows, chars = [], 0
             return frame.astype({"unit": "int32", "pos": "int32", "kind": "int8", "k": "int32", "line": "int64"})
 
