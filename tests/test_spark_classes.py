@@ -54,6 +54,9 @@ def test_a_local_driver_compiles_quickly_unless_told(fresh: list[tuple]) -> None
     local = spark_classes.driver_options("-XX:+ExitOnOutOfMemoryError", "4g", local=True)
     assert local.startswith(f"-XX:+ExitOnOutOfMemoryError {spark_classes.QUICK} -XX:ArchiveClassesAtExit=")
     assert spark_classes.QUICK not in spark_classes.driver_options("-XX:+ExitOnOutOfMemoryError", "4g", local=False)
+    big = spark_classes.QUICK_INPUT_BYTES
+    assert spark_classes.QUICK in spark_classes.driver_options("", "4g", local=True, input_bytes=big - 1)
+    assert spark_classes.QUICK not in spark_classes.driver_options("", "4g", local=True, input_bytes=big)
     own = spark_classes.driver_options("-XX:-TieredCompilation", "4g", local=True)
     assert own.startswith("-XX:-TieredCompilation -XX:") and spark_classes.QUICK not in own
     # the archive is the one for the options the JVM runs with

@@ -417,6 +417,7 @@ def test_texts_no_stage_reads_are_not_stored(tmp_path, small):
         given = read_on_executors(engine, [str(folder)], "heuristic", RunStats(), method=get_method("minhash"),
                                   texts=texts)
         try:
+            assert 0 < engine.input_bytes <= sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
             stored_texts = read_stored(given.records_path, ["text"])["text"]
             assert (pc.count(stored_texts).as_py() > 500) == texts and (given.texts is None) != texts
             assert given.sketches is not None

@@ -128,6 +128,7 @@ class SparkEngine:
 
         self.split_bytes = split_bytes or SPLIT_BYTES
         self.executors_read = executors_read
+        self.input_bytes = 0  # of the run that starts the JVM, when known: a long run's JVM is not quick (spark_classes)
 
     # -- session -----------------------------------------------------------------------
     def session(self) -> Any:
@@ -161,7 +162,7 @@ class SparkEngine:
             for key in ("spark.driver.extraJavaOptions", "spark.executor.extraJavaOptions"):
                 settings[key] = f"{settings.get(key, '')} {EXIT_ON_OOM}".strip()
             settings["spark.driver.extraJavaOptions"] = driver_options(  # spark_classes: a quick start
-                settings["spark.driver.extraJavaOptions"], settings["spark.driver.memory"], local)
+                settings["spark.driver.extraJavaOptions"], settings["spark.driver.memory"], local, self.input_bytes)
         for key, value in settings.items():
             builder = builder.config(key, value)
         if not self.quiet:

@@ -19,12 +19,15 @@ not fit.  The JVM's own messages about archives are turned off (they would go to
 output).  Nothing here changes what a run computes; a cache folder that cannot be made, or whose
 path has white space (Spark splits the JVM's options at it), means no archive.
 
-A ``local[...]`` master runs the tasks' JVM side in the driver's JVM too, and such a run is short
+A ``local[...]`` master runs the tasks' JVM side in the driver's JVM too, and a short run is short
 next to the time Java's optimizing (C2) compiler spends on Spark's code: its compiler threads
-take cores from the tasks.  So the driver of a local run compiles with the quick (C1) compiler
-only (``-XX:TieredStopAtLevel=1``), unless its options choose their own compilation: at 200,000
-documents on 2 cores a run took 0.86 of the wall time (docs/scale.md, eleventh part), the
-48-document sample three quarters.  A cluster's executors are JVMs of their own, untouched.
+take cores from the tasks.  So the driver of a local run whose inputs are under
+:data:`QUICK_INPUT_BYTES` (or not known: texts given in memory) compiles with the quick (C1)
+compiler only (``-XX:TieredStopAtLevel=1``), unless its options choose their own compilation.
+On 2 cores (docs/scale.md, eleventh part): 200,000 documents (1.2 GB) took 0.86 of the wall
+time, the 48-document sample three quarters; but a million (6.3 GB) took 1.07 of it -- the
+candidates' sorts of millions of keys want C2's code.  A cluster's executors are JVMs of their
+own, untouched.
 """
 
 from __future__ import annotations
@@ -45,14 +48,18 @@ KEEP = 2
 SILENT = "-Xlog:cds*=off"
 
 
-#: The driver JVM of a local run: the quick compiler only.
+#: The driver JVM of a short local run: the quick compiler only.
 QUICK = "-XX:TieredStopAtLevel=1"
+#: A local run reading this much input or more keeps Java's optimizing compiler: between the
+#: 1.2 GB (C1 faster) and the 6.3 GB (C2 faster) measured.
+QUICK_INPUT_BYTES = 3 << 30
 
 
-def driver_options(options: str, memory: str, local: bool) -> str:
+def driver_options(options: str, memory: str, local: bool, input_bytes: int = 0) -> str:
     """The driver JVM's ``options`` (``spark.driver.extraJavaOptions``; its heap: ``memory``) with, for a
-    ``local`` master, the quick compiler only (see the module docstring), and class data sharing."""
-    if local and "Tiered" not in options:
+    ``local`` master reading under :data:`QUICK_INPUT_BYTES` (``input_bytes``, 0: not known), the quick
+    compiler only (see the module docstring), and class data sharing."""
+    if local and input_bytes < QUICK_INPUT_BYTES and "Tiered" not in options:
         options = f"{options} {QUICK}".strip()
     return f"{options} {sharing_options(f'-Xmx{memory} {options}')}".strip()
 

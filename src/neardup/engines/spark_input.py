@@ -182,6 +182,7 @@ def read_inputs(engine: "SparkEngine", inputs: Sequence[str], extract: str, stat
     later stage reads them: the relations' aligner), the texts are not stored (:attr:`SparkInput.texts`
     ``None``).  Close the result when done (its work folder goes)."""
     units = plan(inputs, file_ids, split_bytes)
+    engine.input_bytes = sum(os.path.getsize(path) for path in {u.path for u in units if u.what != "refused"})
     stack = ExitStack()
     try:
         work = stack.enter_context(engine.workdir()) + "/input"
