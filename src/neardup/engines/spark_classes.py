@@ -1,5 +1,5 @@
 """The driver JVM's quick start: Spark's classes mapped from an archive, not loaded one by one, and,
-on this machine, no optimizing compiler.
+for a short run on this machine, no optimizing compiler.
 
 A local Spark run starts a JVM that loads thousands of classes from Spark's jars, a large part of
 the seconds every run pays before its first job.  Java (13 and later) can write the classes an
