@@ -38,6 +38,7 @@ def connect_server(tmp_path_factory):
     server = subprocess.Popen(
         [str(home / "bin" / "spark-submit"), "--class", "org.apache.spark.sql.connect.service.SparkConnectServer",
          "--master", "local[2]", "--driver-memory", "1g",
+         "--driver-java-options", "-XX:TieredStopAtLevel=1",  # short jobs: as neardup starts a short local run's JVM
          "--conf", f"spark.connect.grpc.binding.address={LOOPBACK}",
          "--conf", f"spark.connect.grpc.binding.port={port}",
          "--conf", f"spark.driver.host={LOOPBACK}", "--conf", f"spark.driver.bindAddress={LOOPBACK}",
