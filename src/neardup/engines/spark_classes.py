@@ -23,11 +23,10 @@ A ``local[...]`` master runs the tasks' JVM side in the driver's JVM too, and a 
 next to the time Java's optimizing (C2) compiler spends on Spark's code: its compiler threads
 take cores from the tasks.  So the driver of a local run whose inputs are under
 :data:`QUICK_INPUT_BYTES` (or not known: texts given in memory) compiles with the quick (C1)
-compiler only (``-XX:TieredStopAtLevel=1``), unless its options choose their own compilation.
-On 2 cores (docs/scale.md, eleventh part): 200,000 documents (1.2 GB) took 0.86 of the wall
-time, the 48-document sample three quarters; but a million (6.3 GB) took 1.07 of it -- the
-candidates' sorts of millions of keys want C2's code.  A cluster's executors are JVMs of their
-own, untouched.
+compiler only (``-XX:TieredStopAtLevel=1``), unless its options choose their own compilation;
+a long run keeps C2, whose code sorts the candidates' millions of keys faster (the paired
+measurements and the sizes on both sides of the threshold: docs/scale.md, "Spark: the wall
+time, eleventh part").  A cluster's executors are JVMs of their own, untouched.
 """
 
 from __future__ import annotations
@@ -50,8 +49,8 @@ SILENT = "-Xlog:cds*=off"
 
 #: The driver JVM of a short local run: the quick compiler only.
 QUICK = "-XX:TieredStopAtLevel=1"
-#: A local run reading this much input or more keeps Java's optimizing compiler: between the
-#: 1.2 GB (C1 faster) and the 6.3 GB (C2 faster) measured.
+#: A local run reading this much input or more keeps Java's optimizing compiler: between the input
+#: sizes where C1 was measured faster and slower (docs/scale.md, eleventh part).
 QUICK_INPUT_BYTES = 3 << 30
 
 
