@@ -69,6 +69,7 @@ from .shards import folder_bytes, read_found, stored, stored_by_row, stored_rows
 from .spark_classes import driver_options
 from .spark_guard import (DEFAULT_TIMEOUT, EXIT_ON_OOM, BridgeReports, Watchdog, guarded, machine_driver_memory,
                           remove_log_unless_errors)
+from .spark_kernels import kernels_by_name
 
 class SparkEngine:
     """Runs the stages on Spark (see the module docstring).
@@ -139,6 +140,7 @@ class SparkEngine:
         except ImportError:
             raise UserError("--engine spark needs pyspark: pip install -e '.[spark]' in the neardup checkout (and Java 17 or later)") from None
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        kernels_by_name()  # the workers load neardup's kernels from their cache, not compile them
         if self.connect:
             builder = SparkSession.builder.remote(self.connect)
         else:
@@ -276,16 +278,14 @@ class SparkEngine:
 
     def dedup(self, method: Method, batches: Iterable[Sequence[str]], stats: RunStats, cluster: str | None) -> Found:
         """See :class:`neardup.engines.Engine`."""
-        found: Found = self._run(method, batches, stats, cluster)
-        return found
+        return self._run(method, batches, stats, cluster)
 
     def dedup_into(self, method: Method, given: Any, stats: RunStats, cluster: str, into: Destination,
                    listed: int, relating: Relating | None = None) -> Written:
         """:meth:`dedup` of the input the executors read (``given``: :meth:`read_files`' answer), the
         executors writing the pairs and clusters into ``into`` (:mod:`.spark_output`; typed there by
         ``relating``'s aligner when given): their counts, naming the first ``listed`` unusable rows."""
-        written: Written = self._run(method, given, stats, cluster, into, listed, relating)
-        return written
+        return self._run(method, given, stats, cluster, into, listed, relating)
 
     def _run(self, method: Method, batches: Iterable[Sequence[str]], stats: RunStats, cluster: str | None,
              into: Destination | None = None, listed: int = 0, relating: Relating | None = None) -> Any:
