@@ -4,8 +4,8 @@ pyspark ships each stage's function to the workers with cloudpickle. A numba ker
 function refers to directly (imported inside the function that builds the stage, so it is
 one of the closure's own objects) pickles by value: numba rebuilds it in the worker from its
 Python source, without its on-disk cache, so every Python worker compiled that kernel again
-on every run -- the relations' passage chaining (``chain_pairs``) cost the first task of each
-worker 10-12 s on a 48-document sample (docs/scale.md, "twelfth part").
+on every run -- the relations' passage chaining (``chain_pairs``) most of all (measured in
+docs/scale.md, "Spark: the wall time, twelfth part").
 
 :func:`kernels_by_name` registers a reduction (``copyreg``) under which a kernel defined at the
 top level of a neardup module pickles as its module and name: the worker imports the module and
