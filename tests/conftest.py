@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 from importlib import resources
 from pathlib import Path
@@ -14,6 +15,9 @@ from neardup.kernel_cache import use_source_keyed_cache
 # The suite is a program too: numba's cache keyed by the kernel sources, as `neardup` keys it (the
 # library leaves the environment alone); set before any kernel loads, and inherited by subprocesses.
 use_source_keyed_cache()
+# The suite runs where every machine starts empty (CI): a Spark driver JVM's class archive would be
+# written at its exit and never mapped (engines/spark_classes.py); inherited by subprocesses.
+os.environ.setdefault("NEARDUP_SPARK_ARCHIVE", "off")
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 

@@ -21,6 +21,7 @@ def fresh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[tuple]:
     """No JVM of this process running, the cache in ``tmp_path``; the exit hooks registered, not run."""
     monkeypatch.setattr(SparkContext, "_gateway", None)
     monkeypatch.setenv("NEARDUP_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv(spark_classes.SWITCH, raising=False)  # the suite turns archives off (conftest)
     hooks: list[tuple] = []
     monkeypatch.setattr(spark_classes.atexit, "register", lambda *args: hooks.append(args))
     return hooks
@@ -48,6 +49,15 @@ def test_archive_named_by_options(fresh: list[tuple], tmp_path: Path) -> None:
 def test_options_of_the_user_kept(fresh: list[tuple], options: str) -> None:
     assert spark_classes.sharing_options(options) == ""
     assert fresh == []
+
+
+def test_archives_turned_off(fresh: list[tuple], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A machine that starts empty every time (CI) neither writes nor maps an archive."""
+    monkeypatch.setenv(spark_classes.SWITCH, "off")
+    assert spark_classes.sharing_options("-Xmx4g") == ""
+    assert fresh == []
+    monkeypatch.setenv(spark_classes.SWITCH, "on")
+    assert spark_classes.sharing_options("-Xmx4g").startswith("-XX:ArchiveClassesAtExit=")
 
 
 def test_a_local_driver_compiles_quickly_unless_told(fresh: list[tuple]) -> None:

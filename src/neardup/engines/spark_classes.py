@@ -18,6 +18,9 @@ the driver's other JVM options -- the JVM checks an archive itself and runs with
 not fit.  The JVM's own messages about archives are turned off (they would go to the standard
 output).  Nothing here changes what a run computes; a cache folder that cannot be made, or whose
 path has white space (Spark splits the JVM's options at it), means no archive.
+``NEARDUP_SPARK_ARCHIVE=off`` turns archives off for a machine that starts empty every time (a CI
+job, a throw-away container): there the first run's archive is never mapped, and writing it at exit
+costs more than it would save (docs/scale.md, thirteenth part).
 
 A ``local[...]`` master runs the tasks' JVM side in the driver's JVM too, and a short run is short
 next to the time Java's optimizing (C2) compiler spends on Spark's code: its compiler threads
@@ -45,6 +48,8 @@ DUMP_WAIT = 300.0
 KEEP = 2
 #: The JVM's messages about archives, off.
 SILENT = "-Xlog:cds*=off"
+#: The environment variable that turns archives off (``off``).
+SWITCH = "NEARDUP_SPARK_ARCHIVE"
 
 
 #: The driver JVM of a short local run: the quick compiler only.
@@ -67,10 +72,13 @@ def sharing_options(options: str) -> str:
     """JVM options for class data sharing, for a driver JVM started with the other ``options``:
     the archive mapped if it exists, else written at the JVM's exit (see the module docstring);
     ``""`` when this process's JVM already runs, when ``options`` choose their own sharing, or when no
-    archive can be kept (no ``java`` or Spark jars found, no cache folder, white space in its path)."""
+    archive can be kept (no ``java`` or Spark jars found, no cache folder, white space in its path), or
+    when ``$NEARDUP_SPARK_ARCHIVE`` is ``off``."""
     from pyspark import SparkContext
 
     if getattr(SparkContext, "_gateway", None) is not None or "-Xshare" in options or "Archive" in options:
+        return ""
+    if os.environ.get(SWITCH, "").strip().lower() == "off":
         return ""
     archive = archive_path(options)
     if archive is None or any(c.isspace() for c in str(archive)):
