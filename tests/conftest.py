@@ -62,3 +62,17 @@ def shared_data(*parts: str) -> Path:
     if not path.exists():
         pytest.skip(f"{path} not present")
     return path
+
+
+@pytest.fixture(scope="session")
+def spark_stopped_at_end():
+    """The Spark session the Spark tests share (``spark_launch.session_fixture``), stopped after the run."""
+    yield
+    import sys
+
+    if "pyspark" in sys.modules:
+        from pyspark.sql import SparkSession
+
+        active = SparkSession.getActiveSession()
+        if active is not None:
+            active.stop()

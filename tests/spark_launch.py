@@ -83,19 +83,18 @@ def small_corpus(folder: Path, config: SynthConfig | None = None, wordless: int 
 
 
 def session_fixture(partitions: int):
-    """A module-scoped ``spark`` fixture: a local[2] session of ``partitions`` shuffle partitions,
-    stopped after the module; the test is skipped without pyspark or Java."""
+    """A module-scoped ``spark`` fixture: the local[2] session of the whole test run (one JVM, its
+    Python workers started once; stopped at the end by conftest's ``spark_stopped_at_end``), set to
+    ``partitions`` shuffle partitions; the test is skipped without pyspark or Java."""
 
     @pytest.fixture(scope="module")
-    def spark():
+    def spark(spark_stopped_at_end):
         pytest.importorskip("pyspark")
         if shutil.which("java") is None:
             pytest.skip("the Spark engine needs Java 17+")
         from neardup.engines.spark import SparkEngine
 
-        session = SparkEngine(master="local[2]", partitions=partitions).session()
-        yield session
-        session.stop()
+        return SparkEngine(master="local[2]", partitions=partitions).session()
 
     return spark
 

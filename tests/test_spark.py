@@ -1,7 +1,7 @@
 """The Spark engine gives byte-identical outputs to the local engine (``--engine spark``).
 
 Marked ``spark``; skipped where pyspark or Java is missing (``.ci/run`` installs the
-extra).  One Spark session (local[2]) serves the module.  The simulated corpus: 5,000
+extra).  One Spark session (local[2]) serves the test run.  The simulated corpus: 5,000
 documents syndicated by ``neardup synth``'s simulator from 2,000 made-up articles
 (seeded; no third-party data) -- the 8 shipped articles would make 8 clusters of ~600
 documents and five million pairs.

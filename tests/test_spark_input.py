@@ -306,7 +306,7 @@ def test_the_reading_starts_with_the_records_job(tmp_path, small):
         want = [record.id for record, _ in documents(read_inputs([str(folder)]), "heuristic", RunStats())]
         assert list(given.ids()) == want and len(want) > 500
     finally:
-        context.setJobGroup("", "")
+        context._jsc.sc().clearJobGroup()  # the session is the test run's
         given.close()
 
 
@@ -352,7 +352,7 @@ def test_the_reading_is_four_jobs(tmp_path, small):
         try:
             assert (given.sketches is None) == (method is None) and given.n == 600 and len(context.statusTracker().getJobIdsForGroup(f"reading{i}")) == 4
         finally:
-            context.setJobGroup("", "")
+            context._jsc.sc().clearJobGroup()  # the session is the test run's
             given.close()
 
 

@@ -51,7 +51,7 @@ def test_other_kernels_pickle_as_numba_pickles_them():
 @pytest.mark.spark
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("java") is None, reason="the Spark engine needs Java 17+")
-def test_the_engine_s_session_registers_it():
+def test_the_engine_s_session_registers_it(spark_stopped_at_end):
     import copyreg
 
     from numba.core.registry import CPUDispatcher
@@ -59,5 +59,5 @@ def test_the_engine_s_session_registers_it():
     from neardup.engines.spark import SparkEngine
 
     copyreg.dispatch_table.pop(CPUDispatcher, None)
-    SparkEngine(master="local[2]").session().stop()
+    SparkEngine(master="local[2]").session()  # the run's session: conftest stops it
     assert copyreg.dispatch_table[CPUDispatcher].__module__ == "neardup.engines.spark_kernels"

@@ -68,7 +68,7 @@ def test_row_groups_of_disjoint_ranges_read_only_the_groups_that_hold_the_rows(t
 @pytest.mark.spark
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("java") is None, reason="the Spark engine needs Java 17+")
-def test_verification_shuffles_nothing(tmp_path):
+def test_verification_shuffles_nothing(tmp_path, spark_stopped_at_end):
     """The sketches are stored in row groups of at most ROW_GROUP_ROWS rows each; the plan of the
     verification stage has no exchange (main before issue 32's tenth part: the candidates' range
     partitioning by ``a``, a sampling job and a shuffle): the candidates stage stores them in blocks
