@@ -153,6 +153,38 @@ def test_group_pairs_groups_across_arrow_batches(spark):
     assert got == want
 
 
+def test_span_stage_matches_every_document_pair_in_one_call_per_batch(spark):
+    """PDC's sequence matching on Spark: the spans of every document pair as the local kernel finds them,
+    with pairs spanning Arrow batches (3 rows each here) and partitions -- by batches of whole pairs
+    (``mapInPandas``), not a Python call per document pair (``applyInPandas``: 40 s for 5,000 documents)."""
+    from neardup.engines.spark_partial import span_stage
+    from neardup.pdc.stages import Records, sequence_matching
+
+    rng = np.random.default_rng(3)
+    rows = []
+    for pair in range(12):
+        run = rng.integers(0, 9)  # a diagonal of ``run`` sentences, then scattered ones
+        rows += [(pair // 4, pair, 5 + i, 2 + i) for i in range(run)]
+        rows += [(pair // 4, pair, int(a), int(b)) for a, b in rng.integers(0, 40, (rng.integers(0, 6), 2))]
+    rows = list(dict.fromkeys(rows))
+    rng.shuffle(rows)
+    dups = spark.createDataFrame([tuple(map(int, r)) for r in rows], "doc_a long, doc_b long, a long, b long")
+    batch = spark.conf.get("spark.sql.execution.arrow.maxRecordsPerBatch")
+    spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "3")
+    try:
+        stage = span_stage(dups.repartition(3), 1, 3)
+        got = sorted(tuple(r) for r in stage.collect())
+    finally:
+        spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", batch)
+    plan = stage._jdf.queryExecution().executedPlan().toString()
+    assert "MapInPandas" in plan and "FlatMapGroupsInPandas" not in plan, plan
+    table = np.array(rows, dtype=np.int64)
+    key = table[:, 0] * 100 + table[:, 1]
+    local = sequence_matching(Records(key, {"a": table[:, 2], "b": table[:, 3]}), 1, 3)
+    want = sorted((int(k // 100), int(k % 100), int(a), int(b), int(n)) for k, a, b, n in local)
+    assert got == want and len(want) >= 5
+
+
 def test_sketch_stage_makes_the_candidate_keys(spark):
     """With ``keys_of``, each sketch row carries the method's keys of that document (the local index's
     bands), null for a document without features; the candidates explode them as ``(band, key, row)``."""

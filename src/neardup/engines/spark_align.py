@@ -41,7 +41,7 @@ import pandas as pd
 
 from ..align.aligner import AlignedPair, AlignParams, aligned_pairs, pair_ranges, site_boilerplate, word_chars
 from .shards import DocumentShards, filesystem_of, read_stored, sorted_parts, stored
-from .spark_stages import _batches, complete_runs, one_thread
+from .spark_stages import _batches, _whole_runs, complete_runs, one_thread
 
 if TYPE_CHECKING:
     from .spark import SparkEngine
@@ -203,16 +203,6 @@ class SparkAligner:
 # ---------------------------------------------------------------------------- helpers
 
 
-def _runs(keys: list[str], fn: Callable[[pd.DataFrame], pd.DataFrame | None]) -> Callable[[Iterator[pd.DataFrame]], Iterator[pd.DataFrame]]:
-    """A ``mapInPandas`` function applying ``fn`` to frames of whole runs of ``keys`` (:func:`complete_runs`)."""
-    run = _batches(fn)
-
-    def apply(frames: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
-        return run(complete_runs(frames, keys))
-
-    return apply
-
-
 def _sizes(cells: pd.Series, itemsize: int) -> np.ndarray:
     """Values in each ``bytes`` cell."""
     return np.fromiter((len(c) // itemsize for c in cells), dtype=np.int64, count=len(cells))
@@ -285,7 +275,7 @@ def index_stage(words: Any, max_df: int, sites: Any = None, site_max: int = 0) -
     if sites is not None:
         seeds = seeds.join(sites, "doc", "left").fillna(-1, ["site"])
     ordered = seeds.repartition("key").sortWithinPartitions("key", "doc", "pos")
-    return ordered.mapInPandas(_runs(["key"], reduce), _INDEX)
+    return ordered.mapInPandas(_whole_runs(["key"], reduce), _INDEX)
 
 
 def _index_arrays(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

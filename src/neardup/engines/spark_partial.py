@@ -18,8 +18,8 @@ over the same records, calling the same kernels:
    signature; pairs of sentences of different documents passing the size bound
    (:func:`~neardup.engines.spark_stages.group_pairs`: giant posting lists made by one
    task a million pairs at a time), then the exact Jaccard of both signature sets (the local kernel) at ``tau``;
-3. **sequence matching** -- the duplicated sentence pairs grouped by document pair
-   (``applyInPandas``), each group through :func:`neardup.pdc.stages.sequence_matching`.
+3. **sequence matching** -- the duplicated sentence pairs shuffled by document pair and sorted,
+   each Arrow batch of whole pairs through :func:`neardup.pdc.stages.sequence_matching` at once.
 
 The driver reads the input through the shared input stage (the same rows and
 rejections) and builds each reported pair with the local detector's own code, so
@@ -248,17 +248,23 @@ def duplicate_stage(sents: Any, tau: float) -> Any:
 
 
 def span_stage(dups: Any, gap: int, gamma: int) -> Any:
-    """Job 3: ``(doc_a, doc_b, a_start, b_start, length)`` of every span, per document pair."""
+    """Job 3: ``(doc_a, doc_b, a_start, b_start, length)`` of every span, per document pair: the pairs'
+    rows shuffled by document pair and sorted, and each Arrow batch of whole pairs through
+    :func:`~neardup.pdc.stages.sequence_matching` at once (its key: the pair's number in the batch) --
+    not a Python call per document pair."""
     from ..pdc.stages import Records, sequence_matching
+    from .spark_stages import _whole_runs
 
     def fn(frame: pd.DataFrame) -> pd.DataFrame:
-        m = len(frame)
-        records = Records(np.zeros(m, np.int64), {"a": frame["a"].to_numpy(np.int64), "b": frame["b"].to_numpy(np.int64)})
+        doc_a, doc_b = frame["doc_a"].to_numpy(np.int64), frame["doc_b"].to_numpy(np.int64)
+        starts = np.r_[True, (doc_a[1:] != doc_a[:-1]) | (doc_b[1:] != doc_b[:-1])]
+        key = np.cumsum(starts) - 1
+        records = Records(key, {"a": frame["a"].to_numpy(np.int64), "b": frame["b"].to_numpy(np.int64)})
         out = sequence_matching(records, gap, gamma)
-        k = out.shape[0]
-        return pd.DataFrame({"doc_a": np.full(k, frame["doc_a"].iloc[0], np.int64),
-                             "doc_b": np.full(k, frame["doc_b"].iloc[0], np.int64),
+        first = np.flatnonzero(starts)[out[:, 0]]
+        return pd.DataFrame({"doc_a": doc_a[first], "doc_b": doc_b[first],
                              "a_start": out[:, 1], "b_start": out[:, 2], "length": out[:, 3]})
 
     schema = ", ".join(f"{c} long" for c in SPAN_COLUMNS)
-    return dups.groupBy("doc_a", "doc_b").applyInPandas(fn, schema)
+    ordered = dups.repartition("doc_a", "doc_b").sortWithinPartitions("doc_a", "doc_b")
+    return ordered.mapInPandas(_whole_runs(["doc_a", "doc_b"], fn), schema)

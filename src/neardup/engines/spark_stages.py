@@ -93,6 +93,17 @@ def _batches(fn: Callable[[pd.DataFrame], pd.DataFrame | None]) -> Callable[[Ite
     return run
 
 
+def _whole_runs(keys: list[str], fn: Callable[[pd.DataFrame], pd.DataFrame | None]) -> Callable[[Iterator[pd.DataFrame]], Iterator[pd.DataFrame]]:
+    """A ``mapInPandas`` function applying ``fn`` to frames of whole runs of ``keys`` (:func:`complete_runs`)
+    of a partition sorted by them: one call per Arrow batch, not per key."""
+    run = _batches(fn)
+
+    def apply(frames: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+        return run(complete_runs(frames, keys))
+
+    return apply
+
+
 # ---------------------------------------------------------------------------- sketch
 
 
