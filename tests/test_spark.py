@@ -124,7 +124,7 @@ def test_partial_align_corpus_two_partition_counts_any_order(spark, corpus, tmp_
 def test_complete_runs_never_split_a_key():
     import pandas as pd
 
-    from neardup.engines.spark_stages import complete_runs
+    from neardup.engines.spark_batches import complete_runs
 
     keys = np.array([1, 1, 2, 2, 2, 2, 2, 3, 4, 4])
     frames = [pd.DataFrame({"k": keys[lo:hi], "v": np.arange(lo, hi)}) for lo, hi in ((0, 3), (3, 5), (5, 6), (6, 6),
@@ -136,21 +136,28 @@ def test_complete_runs_never_split_a_key():
 
 
 def test_group_pairs_groups_across_arrow_batches(spark):
-    """Every pair of every group once, ``a < b``, when groups span many Arrow batches (3 rows
-    each here) and partitions, and groups of one give none."""
+    """Every pair of every group, ``a < b``, when groups span many Arrow batches (3 rows each here) and
+    partitions, and groups of one give none; a pair two groups make counts 2 (its ``n`` summed)."""
+    from collections import Counter
+
     from neardup.engines.spark_stages import group_pairs
 
-    rows = [(k, i) for k, size in ((1, 10), (2, 1), (3, 7), (4, 2)) for i in range(100 * k + size - 1, 100 * k - 1, -1)]
+    sizes = ((1, 10), (2, 1), (3, 7), (4, 2))
+    rows = [(k, i) for k, size in sizes for i in range(100 * k + size - 1, 100 * k - 1, -1)]
+    rows += [(5, 100), (5, 101), (5, 300)]  # again (100, 101); (100, 300) and (101, 300) once
     keyed = spark.createDataFrame(rows, "key long, row long")
     batch = spark.conf.get("spark.sql.execution.arrow.maxRecordsPerBatch")
     spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "3")
     try:
-        got = sorted(tuple(r) for r in group_pairs(keyed, ["key"], "row").collect())
+        got: Counter = Counter()
+        for r in group_pairs(keyed, ["key"], "row").collect():
+            got[(r["a"], r["b"])] += r["n"]
     finally:
         spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", batch)
-    want = sorted((a, b) for k, size in ((1, 10), (3, 7), (4, 2)) for a in range(100 * k, 100 * k + size)
-                  for b in range(a + 1, 100 * k + size))
-    assert got == want
+    want = Counter((a, b) for k, size in sizes if size > 1 for a in range(100 * k, 100 * k + size)
+                   for b in range(a + 1, 100 * k + size))
+    want.update([(100, 101), (100, 300), (101, 300)])
+    assert got == want and got[(100, 101)] == 2
 
 
 def test_span_stage_matches_every_document_pair_in_one_call_per_batch(spark):
@@ -211,7 +218,7 @@ def test_sketch_stage_makes_the_candidate_keys(spark):
 def test_narrow_batches_are_restored(spark):
     """Inside, Arrow batches of at least NARROW_BATCH_ROWS rows (never fewer than a larger setting);
     after, even when a job failed, the setting as it was."""
-    from neardup.engines.spark_stages import NARROW_BATCH_ROWS, narrow_batches
+    from neardup.engines.spark_batches import NARROW_BATCH_ROWS, narrow_batches
 
     key = "spark.sql.execution.arrow.maxRecordsPerBatch"
     before = spark.conf.get(key)

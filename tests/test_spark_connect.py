@@ -42,7 +42,9 @@ def connect_server(tmp_path_factory):
          "--conf", f"spark.connect.grpc.binding.address={LOOPBACK}",
          "--conf", f"spark.connect.grpc.binding.port={port}",
          "--conf", f"spark.driver.host={LOOPBACK}", "--conf", f"spark.driver.bindAddress={LOOPBACK}",
-         "--conf", "spark.ui.enabled=false", "spark-internal"],
+         "--conf", "spark.ui.enabled=false",
+         "--conf", "spark.sql.shuffle.partitions=4",  # a 2-core server's setting (Spark's 200: 200 tasks a stage)
+         "spark-internal"],
         env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT)
     try:
         wait_for("Connect server", lambda: b"start GRPC service" in log.read_bytes(), server, log)

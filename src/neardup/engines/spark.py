@@ -339,7 +339,7 @@ class SparkEngine:
         """The stages of :meth:`dedup` once the input is written (see the module docstring): the stored
         pairs and their count, the stored clusters (``None``: none made), the unusable rows, the count
         the summary reports as candidates, what the method derived, the time."""
-        from . import spark_stages as st
+        from . import spark_batches, spark_stages as st
         from .codec import SketchLayout
         from .spark_components import clustered
 
@@ -355,7 +355,7 @@ class SparkEngine:
         sketched = read if read is not None else st.sketch(docs, method, layout, collection, keys_of)
         sketches, by_row = stored_by_row(sketched, f"{work}/sketches")
         t = stats.timed("sketch", t)
-        with st.narrow_batches(spark):  # every stage from here has rows of a few numbers
+        with spark_batches.narrow_batches(spark):  # every stage from here has rows of a few numbers
             threshold = method.decision_threshold()
             if plan.kind == "set_join":
                 tau = float(min(max(threshold, 1e-9), 1.0))

@@ -41,7 +41,7 @@ import pandas as pd
 
 from ..align.aligner import AlignedPair, AlignParams, aligned_pairs, pair_ranges, site_boilerplate, word_chars
 from .shards import DocumentShards, filesystem_of, read_stored, sorted_parts, stored
-from .spark_stages import _batches, _whole_runs, complete_runs, one_thread
+from .spark_batches import complete_runs, each_batch, one_thread, whole_runs
 
 if TYPE_CHECKING:
     from .spark import SparkEngine
@@ -152,7 +152,7 @@ class SparkAligner:
         words = stored(word_stage(self.engine.documents(spark, documents), p.n), f"{work}/words")
         sites = self._site_frame(spark)
         index = stored(index_stage(words, p.max_df, sites, p.site_max_df), f"{work}/index")
-        totals = index.mapInPandas(_batches(_index_counts), "shared long, pairs long").agg(
+        totals = index.mapInPandas(each_batch(_index_counts), "shared long, pairs long").agg(
             F.sum("shared").alias("shared"), F.sum("pairs").alias("pairs")).first()
         self.counts.update(words=int(words.agg(F.sum("words")).first()[0] or 0),
                            shared_seeds=int(totals["shared"] or 0), seed_pairs=int(totals["pairs"] or 0))
@@ -232,7 +232,7 @@ def word_stage(docs: Any, n: int) -> Any:
                              "keys": segment_bytes(key, seeds), "starts": segment_bytes(starts, counts),
                              "ends": segment_bytes(ends, counts)})
 
-    return docs.mapInPandas(_batches(fn), _WORDS)
+    return docs.mapInPandas(each_batch(fn), _WORDS)
 
 
 def index_stage(words: Any, max_df: int, sites: Any = None, site_max: int = 0) -> Any:
@@ -271,11 +271,11 @@ def index_stage(words: Any, max_df: int, sites: Any = None, site_max: int = 0) -
         return pd.concat([kept, pd.DataFrame({"key": bad, "docs": empty, "pos": empty, "words": empty})],
                          ignore_index=True)
 
-    seeds = words.select("row", "words", "keys").mapInPandas(_batches(explode), _SEEDS)
+    seeds = words.select("row", "words", "keys").mapInPandas(each_batch(explode), _SEEDS)
     if sites is not None:
         seeds = seeds.join(sites, "doc", "left").fillna(-1, ["site"])
     ordered = seeds.repartition("key").sortWithinPartitions("key", "doc", "pos")
-    return ordered.mapInPandas(_whole_runs(["key"], reduce), _INDEX)
+    return ordered.mapInPandas(whole_runs(["key"], reduce), _INDEX)
 
 
 def _index_arrays(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -363,7 +363,7 @@ def chained(index: Any, n: int, labels: np.ndarray, p: AlignParams,
                     out[:, 0], out[:, 1] = rows[out[:, 0]], rows[out[:, 1]]
                     yield emit(out, cov)
 
-    blocked = index.where(F.length("docs") > 0).mapInPandas(_batches(dealt), f"part int, {_INDEX}, block int")
+    blocked = index.where(F.length("docs") > 0).mapInPandas(each_batch(dealt), f"part int, {_INDEX}, block int")
     return blocked.repartition(blocks, "part").sortWithinPartitions("block").mapInPandas(run, schema)
 
 
@@ -387,4 +387,4 @@ def char_stage(passages: Any, words: Any) -> Any:
     offsets = {side: words.select(F.col("row").alias(side), F.col("starts").alias(f"{side}_starts"),
                                   F.col("ends").alias(f"{side}_ends")) for side in ("a", "b")}
     located = passages.join(offsets["a"], "a").join(offsets["b"], "b")
-    return located.mapInPandas(_batches(fn), f"{_PASSAGES}, {_CHARS}")
+    return located.mapInPandas(each_batch(fn), f"{_PASSAGES}, {_CHARS}")

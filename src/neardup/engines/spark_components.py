@@ -24,7 +24,7 @@ from pyspark.sql.types import LongType, StructField, StructType
 
 from ..cluster import cluster_labels, clusters_from_pairs
 from .shards import stored
-from .spark_stages import one_thread
+from .spark_batches import one_thread
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession

@@ -182,7 +182,7 @@ def sentence_stage(docs: Any, signer: Callable[[np.ndarray, np.ndarray], HashedS
     sentence tokens -> signature sets)."""
     from ..sentences.tokens import sentence_tokens
     from .codec import segment_bytes
-    from .spark_stages import _batches
+    from .spark_batches import each_batch
 
     def fn(frame: pd.DataFrame) -> pd.DataFrame:
         rows = frame["row"].to_numpy(np.int64)
@@ -200,7 +200,7 @@ def sentence_stage(docs: Any, signer: Callable[[np.ndarray, np.ndarray], HashedS
                              "size": sizes.astype(np.int64), "sig": segment_bytes(sets.hashes, sizes)})
 
     schema = "doc long, local long, sid long, start long, end long, size long, sig binary"
-    return docs.mapInPandas(_batches(fn), schema)
+    return docs.mapInPandas(each_batch(fn), schema)
 
 
 def duplicate_stage(sents: Any, tau: float) -> Any:
@@ -211,7 +211,8 @@ def duplicate_stage(sents: Any, tau: float) -> Any:
     from ..features.sets import exact_jaccard
     from ..pdc.stages import prefix_size
     from .codec import joined
-    from .spark_stages import _batches, group_pairs
+    from .spark_batches import each_batch
+    from .spark_stages import group_pairs
 
     def explode(frame: pd.DataFrame) -> pd.DataFrame:
         sizes = frame["size"].to_numpy(np.int64)
@@ -219,12 +220,12 @@ def duplicate_stage(sents: Any, tau: float) -> Any:
         return pd.DataFrame({"sid": np.repeat(frame["sid"].to_numpy(np.int64), sizes), "h": hashes.view(np.int64),
                              "plen": np.repeat(prefix_size(sizes, tau), sizes)})
 
-    post = sents.mapInPandas(_batches(explode), "sid long, h long, plen long")
+    post = sents.mapInPandas(each_batch(explode), "sid long, h long, plen long")
     df = post.groupBy("h").agg(F.count("*").alias("df"))
     rank = Window.partitionBy("sid").orderBy("df", F.col("h").bitwiseXOR(F.lit(_SIGN)))  # unsigned hash order
     prefix = (post.join(df, "h").withColumn("pos", F.row_number().over(rank) - 1)
               .where(F.col("pos") < F.col("plen")).select("h", "sid"))
-    pairs = group_pairs(prefix, ["h"], "sid").distinct()
+    pairs = group_pairs(prefix, ["h"], "sid").drop("n").distinct()
     pairs = pairs.where(F.shiftright("a", POSITION_BITS) != F.shiftright("b", POSITION_BITS))
     side_a = sents.select(F.col("sid").alias("a"), F.col("size").alias("a_size"), F.col("sig").alias("a_sig"))
     side_b = sents.select(F.col("sid").alias("b"), F.col("size").alias("b_size"), F.col("sig").alias("b_sig"))
@@ -244,7 +245,7 @@ def duplicate_stage(sents: Any, tau: float) -> Any:
         mask = (1 << POSITION_BITS) - 1
         return pd.DataFrame({"doc_a": a >> POSITION_BITS, "doc_b": b >> POSITION_BITS, "a": a & mask, "b": b & mask})
 
-    return joined_pairs.mapInPandas(_batches(verify), "doc_a long, doc_b long, a long, b long")
+    return joined_pairs.mapInPandas(each_batch(verify), "doc_a long, doc_b long, a long, b long")
 
 
 def span_stage(dups: Any, gap: int, gamma: int) -> Any:
@@ -253,7 +254,7 @@ def span_stage(dups: Any, gap: int, gamma: int) -> Any:
     :func:`~neardup.pdc.stages.sequence_matching` at once (its key: the pair's number in the batch) --
     not a Python call per document pair."""
     from ..pdc.stages import Records, sequence_matching
-    from .spark_stages import _whole_runs
+    from .spark_batches import whole_runs
 
     def fn(frame: pd.DataFrame) -> pd.DataFrame:
         doc_a, doc_b = frame["doc_a"].to_numpy(np.int64), frame["doc_b"].to_numpy(np.int64)
@@ -267,4 +268,4 @@ def span_stage(dups: Any, gap: int, gamma: int) -> Any:
 
     schema = ", ".join(f"{c} long" for c in SPAN_COLUMNS)
     ordered = dups.repartition("doc_a", "doc_b").sortWithinPartitions("doc_a", "doc_b")
-    return ordered.mapInPandas(_whole_runs(["doc_a", "doc_b"], fn), schema)
+    return ordered.mapInPandas(whole_runs(["doc_a", "doc_b"], fn), schema)

@@ -34,7 +34,7 @@ from ..relations import RELATIONS, Coverage, aligned_counts, copy_edges, removal
 from .shards import read_stored, stored
 from .spark_components import (PAIRS_PER_GROUP, cluster_group, connected_components, group_count, grouped,
                                stored_in_order)
-from .spark_stages import _batches, one_thread
+from .spark_batches import each_batch, one_thread
 
 if TYPE_CHECKING:
     from .base import Relating
@@ -120,7 +120,7 @@ def typed_pairs(pairs: DataFrame, coverage: DataFrame, min_coverage: float) -> D
                              "relation": related.relation, "cov_a": related.cov_a, "cov_b": related.cov_b,
                              "longest": related.longest, "copy": copy, "weight": weights})
 
-    return pairs.join(coverage, ["a", "b"], "left").mapInPandas(_batches(fn), TYPED)
+    return pairs.join(coverage, ["a", "b"], "left").mapInPandas(each_batch(fn), TYPED)
 
 
 def relation_clusters(copies: DataFrame, coverage: DataFrame, components: DataFrame, clustering: str,

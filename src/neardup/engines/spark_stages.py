@@ -35,7 +35,6 @@ stage depends on how rows are partitioned or in which order partitions come.
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
 import numpy as np
@@ -47,66 +46,13 @@ from ..index.hamming import choose_blocks, hamming_distances, table_keys
 from ..methods.base import CandidatePlan, Method, Sketches
 from .codec import SketchLayout
 from .shards import ROW_GROUP_ROWS, RowGroups, read_stored, stored
+from .spark_batches import complete_runs, each_batch, one_thread
 from .spark_records import Sketching
 
 #: Pairs a pair-making task hands to Spark at once.
 FLUSH_PAIRS = 1 << 20
 #: Candidate pairs a verification task scores at once (it reads their rows' sketches for them).
 VERIFY_CHUNK = 1 << 16
-#: Rows of an Arrow batch to and from Python in the stages whose rows are a few numbers (keys,
-#: candidates, pairs: about 1.5 MB); the text and sketch stages keep Spark's setting.
-NARROW_BATCH_ROWS = 1 << 16
-_ARROW_BATCH = "spark.sql.execution.arrow.maxRecordsPerBatch"
-
-
-@contextmanager
-def narrow_batches(spark: Any) -> Iterator[None]:
-    """Arrow batches of at least :data:`NARROW_BATCH_ROWS` rows for the jobs run inside (restored
-    after).  Spark's default (10,000), or the smaller batch chosen for texts, sends millions of
-    narrow rows a few thousand at a time: the conversions per batch cost more than the rows."""
-    before = spark.conf.get(_ARROW_BATCH)
-    spark.conf.set(_ARROW_BATCH, str(max(NARROW_BATCH_ROWS, int(before))))
-    try:
-        yield
-    finally:
-        spark.conf.set(_ARROW_BATCH, before)
-
-
-def one_thread() -> None:
-    """Compiled kernels in a Spark task use one thread: a task is one core's work."""
-    import numba
-
-    numba.set_num_threads(1)
-
-
-def _batches(fn: Callable[[pd.DataFrame], pd.DataFrame | None]) -> Callable[[Iterator[pd.DataFrame]], Iterator[pd.DataFrame]]:
-    """A ``mapInPandas`` function applying ``fn`` to each non-empty Arrow batch."""
-
-    def run(frames: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
-        one_thread()
-        for frame in frames:
-            if len(frame):
-                out = fn(frame)
-                if out is not None and len(out):
-                    yield out
-
-    return run
-
-
-def _whole_runs(keys: list[str], fn: Callable[[pd.DataFrame], pd.DataFrame | None]) -> Callable[[Iterator[pd.DataFrame]], Iterator[pd.DataFrame]]:
-    """A ``mapInPandas`` function applying ``fn`` to frames of whole runs of ``keys`` (:func:`complete_runs`)
-    of a partition sorted by them: one call per Arrow batch, not per key."""
-    run = _batches(fn)
-
-    def apply(frames: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
-        return run(complete_runs(frames, keys))
-
-    return apply
-
-
-# ---------------------------------------------------------------------------- sketch
-
-
 def statistics(docs: DataFrame, count: Callable[[list[str]], Any], names: list[str]) -> DataFrame:
     """``(table, key, count)``: the count tables ``names`` of each batch's statistic (``count`` of its
     texts: an object with ``tables()``), summed (``table`` is the position in ``names``; keys
@@ -119,7 +65,7 @@ def statistics(docs: DataFrame, count: Callable[[list[str]], Any], names: list[s
                  for i, t in enumerate(names)]
         return pd.concat(parts, ignore_index=True)
 
-    counted = docs.select("text").mapInPandas(_batches(fn), "table int, key long, count long")
+    counted = docs.select("text").mapInPandas(each_batch(fn), "table int, key long, count long")
     return counted.groupBy("table", "key").agg(F.sum("count").alias("count"))
 
 
@@ -144,7 +90,7 @@ def sketch(docs: DataFrame, method: Method, layout: SketchLayout, stats: object 
     """``(row, text)`` -> one encoded sketch row per document and ``good`` (see the module docstring):
     :func:`sketcher`'s work on each Arrow batch, its columns :func:`sketch_columns`."""
     made = sketcher(method, layout, stats, keys_of)
-    return docs.mapInPandas(_batches(lambda frame: made(frame["text"].tolist(), frame["row"].to_numpy(np.int64))),
+    return docs.mapInPandas(each_batch(lambda frame: made(frame["text"].tolist(), frame["row"].to_numpy(np.int64))),
                             f"row long, {sketch_columns(layout, keys_of)}")
 
 
@@ -230,8 +176,8 @@ def key_candidates(sketches: DataFrame, min_shared: int) -> DataFrame:
     # band first, 18 values or so, ties nearly every one: twice the sort's time)
     pairs = in_blocks(group_pairs(keyed, ["key", "band"], "row"))
     if min_shared <= 1:
-        return pairs.distinct().drop("block")
-    return pairs.groupBy("block", "a", "b").count().where(F.col("count") >= min_shared).select("a", "b")
+        return pairs.drop("n").distinct().drop("block")
+    return pairs.groupBy("block", "a", "b").agg(F.sum("n").alias("n")).where(F.col("n") >= min_shared).select("a", "b")
 
 
 def in_blocks(pairs: DataFrame) -> DataFrame:
@@ -243,7 +189,8 @@ def in_blocks(pairs: DataFrame) -> DataFrame:
 
 
 def group_pairs(keyed: DataFrame, keys: list[str], item: str) -> DataFrame:
-    """``(a, b)``, ``a < b``, for every two items of a group of equal ``keys`` (once per group).
+    """``(a, b, n)``, ``a < b``, for every two items of a group of equal ``keys``: ``n`` the groups that made
+    the pair among those a task hands on together (sum ``n`` over the rows of a pair for its groups).
 
     One shuffle: the rows hash-partitioned by ``keys`` and sorted by ``keys`` and ``item``
     inside each partition, the groups of one item dropped there (in the JVM); a task reads its
@@ -252,8 +199,11 @@ def group_pairs(keyed: DataFrame, keys: list[str], item: str) -> DataFrame:
     per group, so the many groups of one item cost nothing but their shuffle.  A giant
     group's pairs are all made (the local index makes them all) by one task, handed to
     Spark :data:`FLUSH_PAIRS` at a time: the task holds the group's items, never its
-    pairs.  (Before: ``collect_list`` per group, the groups cut into blocks joined with
-    themselves -- three more shuffles, and twice the stage's time.)
+    pairs.  Each handful is counted first (one row per distinct pair): a method with many keys a
+    document (ANDD: 159) makes a near-duplicate pair in a hundred groups, and the JVM's shuffle and
+    aggregation of every copy took 25 s for 900 documents (docs/scale.md, thirteenth part).  (Before:
+    ``collect_list`` per group, the groups cut into blocks joined with themselves -- three more
+    shuffles, and twice the stage's time.)
     """
     # a group of one item pairs nothing: counted in the JVM over the sorted rows (no more shuffle or
     # sort) and dropped there, most rows never cross into Python (two thirds of MinHash's band keys)
@@ -278,38 +228,21 @@ def group_pairs(keyed: DataFrame, keys: list[str], item: str) -> DataFrame:
                 out_b.append(items[i + d])
                 pending += i.shape[0]
                 if pending >= FLUSH_PAIRS:
-                    yield pd.DataFrame({"a": np.concatenate(out_a), "b": np.concatenate(out_b)})
+                    yield _counted(np.concatenate(out_a), np.concatenate(out_b))
                     out_a, out_b, pending = [], [], 0
                 within, d = within[:-1] & same[d:], d + 1
         if pending:
-            yield pd.DataFrame({"a": np.concatenate(out_a), "b": np.concatenate(out_b)})
+            yield _counted(np.concatenate(out_a), np.concatenate(out_b))
 
-    return ordered.mapInPandas(pairs, "a long, b long")
+    return ordered.mapInPandas(pairs, "a long, b long, n long")
 
 
-def complete_runs(frames: Iterator[pd.DataFrame], keys: list[str]) -> Iterator[pd.DataFrame]:
-    """The Arrow batches of a partition sorted by ``keys``, re-cut so that no run of equal
-    keys is split: each frame yielded holds whole runs (a run's rows, however many
-    batches it spans, come in one frame)."""
-    held: list[pd.DataFrame] = []
-    for frame in frames:
-        if not len(frame):
-            continue
-        cols = [frame[k].to_numpy() for k in keys]
-        same = np.ones(len(frame), dtype=bool)
-        for c in cols:
-            same &= c == c[-1]
-        differ = np.flatnonzero(~same)
-        cut = int(differ[-1]) + 1 if differ.shape[0] else 0  # start of the frame's last run
-        if cut == 0 and held and all(held[-1][k].iloc[-1] == frame[k].iloc[0] for k in keys):
-            held.append(frame)  # the held run goes on through this whole frame
-            continue
-        done = held + [frame.iloc[:cut]] if cut else held
-        if done:
-            yield pd.concat(done, ignore_index=True)
-        held = [frame.iloc[cut:]]
-    if held:
-        yield pd.concat(held, ignore_index=True)
+def _counted(a: np.ndarray, b: np.ndarray) -> pd.DataFrame:
+    """The distinct pairs ``(a, b)`` with ``n``, how many times each is given."""
+    order = np.lexsort((b, a))
+    a, b = a[order], b[order]
+    first = np.flatnonzero(np.r_[True, (a[1:] != a[:-1]) | (b[1:] != b[:-1])])
+    return pd.DataFrame({"a": a[first], "b": b[first], "n": np.diff(np.r_[first, a.shape[0]])})
 
 
 def prefix_lengths(sizes: np.ndarray, tau: float, measure: str) -> np.ndarray:
@@ -340,7 +273,7 @@ def set_join_candidates(sketches: DataFrame, layout: SketchLayout, measure: str,
         return pd.DataFrame({"row": np.repeat(rows, sizes), "h": sk.lists["hashes"][keep].view(np.int64),
                              "size": np.repeat(sizes, sizes), "plen": np.repeat(prefix_lengths(sizes, tau, measure), sizes)})
 
-    feats = sketches.mapInPandas(_batches(features_fn), "row long, h long, size long, plen long")
+    feats = sketches.mapInPandas(each_batch(features_fn), "row long, h long, size long, plen long")
     if features_path is not None:
         feats = stored(feats, features_path)
     df = feats.groupBy("h").agg(F.count("*").alias("df")).where(F.col("df") >= 2)
