@@ -62,9 +62,6 @@ def whole_runs(keys: list[str], fn: Callable[[pd.DataFrame], pd.DataFrame | None
     return apply
 
 
-# ---------------------------------------------------------------------------- sketch
-
-
 def complete_runs(frames: Iterator[pd.DataFrame], keys: list[str]) -> Iterator[pd.DataFrame]:
     """The Arrow batches of a partition sorted by ``keys``, re-cut so that no run of equal
     keys is split: each frame yielded holds whole runs (a run's rows, however many

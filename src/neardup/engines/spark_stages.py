@@ -53,6 +53,11 @@ from .spark_records import Sketching
 FLUSH_PAIRS = 1 << 20
 #: Candidate pairs a verification task scores at once (it reads their rows' sketches for them).
 VERIFY_CHUNK = 1 << 16
+
+
+# ---------------------------------------------------------------------------- sketch
+
+
 def statistics(docs: DataFrame, count: Callable[[list[str]], Any], names: list[str]) -> DataFrame:
     """``(table, key, count)``: the count tables ``names`` of each batch's statistic (``count`` of its
     texts: an object with ``tables()``), summed (``table`` is the position in ``names``; keys
