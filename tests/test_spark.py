@@ -163,7 +163,7 @@ def test_group_pairs_groups_across_arrow_batches(spark):
 def test_span_stage_matches_every_document_pair_in_one_call_per_batch(spark):
     """PDC's sequence matching on Spark: the spans of every document pair as the local kernel finds them,
     with pairs spanning Arrow batches (3 rows each here) and partitions -- by batches of whole pairs
-    (``mapInPandas``), not a Python call per document pair (``applyInPandas``: 40 s for 5,000 documents)."""
+    (``mapInPandas``), not a Python call per document pair (``applyInPandas``; docs/scale.md, thirteenth part)."""
     from neardup.engines.spark_partial import span_stage
     from neardup.pdc.stages import Records, sequence_matching
 

@@ -205,8 +205,8 @@ def group_pairs(keyed: DataFrame, keys: list[str], item: str) -> DataFrame:
     group's pairs are all made (the local index makes them all) by one task, handed to
     Spark :data:`FLUSH_PAIRS` at a time: the task holds the group's items, never its
     pairs.  Each handful is counted first (one row per distinct pair): a method with many keys a
-    document (ANDD: 159) makes a near-duplicate pair in a hundred groups, and the JVM's shuffle and
-    aggregation of every copy took 25 s for 900 documents (docs/scale.md, thirteenth part).  (Before:
+    document (ANDD) makes a near-duplicate pair in many groups, and the JVM's shuffle and aggregation
+    of every copy cost more than the rest of the stage (measured in docs/scale.md, thirteenth part).  (Before:
     ``collect_list`` per group, the groups cut into blocks joined with themselves -- three more
     shuffles, and twice the stage's time.)
     """
