@@ -1,13 +1,13 @@
 """Relations: a quote is not a copy, --unique never loses a story, boilerplate makes no copy.
 
 The corpora are made here: the shipped sample's made-up articles, the simulator's corpora
-from them (with its shared-quote and site "About us" cases), and made-up paragraphs.
+from them (with its shared-quote and site "About us" cases), and made-up paragraphs.  The same
+relations on Spark, byte for byte: ``tests/test_spark_relations.py``.
 """
 
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -196,21 +196,6 @@ def test_same_answer_for_any_batch_size(tmp_path):
     assert [vars(p) for p in one.pairs] == [vars(p) for p in many.pairs]
     assert [(c.ids, c.representative, [vars(r) for r in c.removed]) for c in one.clusters] == \
         [(c.ids, c.representative, [vars(r) for r in c.removed]) for c in many.clusters]
-
-
-@pytest.mark.slow
-@pytest.mark.spark
-@pytest.mark.skipif(shutil.which("java") is None, reason="the Spark engine needs Java 17+")
-def test_relations_byte_identical_on_spark(tmp_path):
-    pytest.importorskip("pyspark")
-    docs = _synth(tmp_path, 2, 200, p_shared_quote=0.5, p_site_about=0.5)
-    spark = ["--engine", "spark", "--spark-master", "local[2]", "--spark-partitions", "3"]
-    assert main(["dedup", str(docs), "-o", str(tmp_path / "l"), "--quiet"]) == 0
-    assert main(["dedup", str(docs), "-o", str(tmp_path / "s"), "--quiet", *spark]) == 0
-    for name in ("pairs.jsonl", "clusters.jsonl"):
-        assert (tmp_path / "l" / name).read_bytes() == (tmp_path / "s" / name).read_bytes(), name
-    local, other = (json.loads((tmp_path / x / "summary.json").read_text())["aligned"] for x in "ls")
-    assert local == other and local["site_boilerplate_seeds"] > 0
 
 
 @pytest.mark.parametrize("bad", [["--relations", "copy"], ["--min-coverage", "1.5"], ["--unique-coverage", "0"],
