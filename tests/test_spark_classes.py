@@ -4,6 +4,7 @@ which options a run gets, where its archive is kept and when a written archive i
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -134,3 +135,14 @@ def test_a_context_left_running_is_stopped_before_the_jvm_input_closes(fresh: li
     monkeypatch.setattr(SparkContext, "_active_spark_context", _Context())
     spark_classes._finish(part, archive)
     assert seen == [True] and archive.exists()
+
+
+@pytest.mark.spark
+@pytest.mark.skipif(shutil.which("java") is None, reason="the Spark engine needs Java 17+")
+def test_the_session_keeps_the_generated_classes_of_a_run(spark_stopped_at_end):
+    """Spark's 100 compiled classes are fewer than one run plans; the engine's session keeps more."""
+    pytest.importorskip("pyspark")
+    from neardup.engines.spark import SparkEngine
+
+    spark = SparkEngine(master="local[2]").session()  # the run's session: conftest stops it
+    assert spark.conf.get("spark.sql.codegen.cache.maxEntries") == spark_classes.GENERATED

@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 from spark_launch import LOOPBACK, free_port, stop, wait_for
 
+from neardup.engines.spark_classes import GENERATED, QUICK
+
 pytest.importorskip("pyspark")
 pytest.importorskip("grpc", reason="Spark Connect's client needs grpcio (the spark extra installs it)")
 pytestmark = [pytest.mark.spark, pytest.mark.slow,
@@ -38,7 +40,8 @@ def connect_server(tmp_path_factory):
     server = subprocess.Popen(
         [str(home / "bin" / "spark-submit"), "--class", "org.apache.spark.sql.connect.service.SparkConnectServer",
          "--master", "local[2]", "--driver-memory", "1g",
-         "--driver-java-options", "-XX:TieredStopAtLevel=1",  # short jobs: as neardup starts a short local run's JVM
+         "--driver-java-options", QUICK,  # short jobs: as neardup starts a short local run's JVM
+         "--conf", f"spark.sql.codegen.cache.maxEntries={GENERATED}",
          "--conf", f"spark.connect.grpc.binding.address={LOOPBACK}",
          "--conf", f"spark.connect.grpc.binding.port={port}",
          "--conf", f"spark.driver.host={LOOPBACK}", "--conf", f"spark.driver.bindAddress={LOOPBACK}",

@@ -66,7 +66,7 @@ from ..job import RunStats
 from ..methods.base import CandidatePlan, Method
 from .base import Destination, Found, Relating, Written
 from .shards import folder_bytes, read_found, stored, stored_by_row, stored_rows, write_documents
-from .spark_classes import driver_options
+from .spark_classes import GENERATED, driver_options
 from .spark_guard import (DEFAULT_TIMEOUT, EXIT_ON_OOM, BridgeReports, Watchdog, guarded, machine_driver_memory,
                           remove_log_unless_errors)
 from .spark_kernels import kernels_by_name
@@ -147,7 +147,7 @@ class SparkEngine:
             builder = SparkSession.builder.master(self.master or "local[2]").appName("neardup")
         settings = {"spark.sql.execution.arrow.pyspark.enabled": "true"}
         if not self.connect:  # the console and the log level are the server's own on Spark Connect
-            settings.update({"spark.ui.showConsoleProgress": "false",
+            settings.update({"spark.ui.showConsoleProgress": "false", "spark.sql.codegen.cache.maxEntries": GENERATED,
                              "spark.log.level": "ERROR" if self.quiet else "WARN"})
         local = not self.connect and (self.master or "local").startswith("local")
         if self.partitions is not None:

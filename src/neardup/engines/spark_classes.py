@@ -30,6 +30,14 @@ compiler only (``-XX:TieredStopAtLevel=1``), unless its options choose their own
 a long run keeps C2, whose code sorts the candidates' millions of keys faster (the paired
 measurements and the sizes on both sides of the threshold: docs/scale.md, "Spark: the wall
 time, eleventh part").  A cluster's executors are JVMs of their own, untouched.
+
+Spark SQL compiles Java source for its queries (code generation, with Janino) and keeps the
+compiled classes in a cache of 100 by default, fewer than one ``dedup`` plans, so every run compiled
+most of them again.  The session keeps :data:`GENERATED` (a static setting, from the JVM's start; a
+``--spark-conf`` of the user's decides instead).  Java keeps the machine code of C1 alone in 48 MB,
+which a long-lived session's classes fill; the quick driver reserves the 240 MB tiered compilation
+has.  Either change alone made the Spark tests no faster (a larger cache alone: slower, the code
+cache full); both together: docs/scale.md, fourteenth part.
 """
 
 from __future__ import annotations
@@ -52,8 +60,10 @@ SILENT = "-Xlog:cds*=off"
 SWITCH = "NEARDUP_SPARK_ARCHIVE"
 
 
-#: The driver JVM of a short local run: the quick compiler only.
-QUICK = "-XX:TieredStopAtLevel=1"
+#: The driver JVM of a short local run: the quick compiler only, with tiered compilation's room for its code.
+QUICK = "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m"
+#: Compiled classes of generated code the session keeps (``spark.sql.codegen.cache.maxEntries``).
+GENERATED = "2000"
 #: A local run reading this much input or more keeps Java's optimizing compiler: between the input
 #: sizes where C1 was measured faster and slower (docs/scale.md, eleventh part).
 QUICK_INPUT_BYTES = 3 << 30
@@ -63,7 +73,7 @@ def driver_options(options: str, memory: str, local: bool, input_bytes: int = 0)
     """The driver JVM's ``options`` (``spark.driver.extraJavaOptions``; its heap: ``memory``) with, for a
     ``local`` master reading under :data:`QUICK_INPUT_BYTES` (``input_bytes``, 0: not known), the quick
     compiler only (see the module docstring), and class data sharing."""
-    if local and input_bytes < QUICK_INPUT_BYTES and "Tiered" not in options:
+    if local and input_bytes < QUICK_INPUT_BYTES and "Tiered" not in options and "CodeCache" not in options:
         options = f"{options} {QUICK}".strip()
     return f"{options} {sharing_options(f'-Xmx{memory} {options}')}".strip()
 
