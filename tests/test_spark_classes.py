@@ -75,6 +75,14 @@ def test_a_local_driver_compiles_quickly_unless_told(fresh: list[tuple]) -> None
     assert archive is not None and archive.stem in local
 
 
+def test_the_quick_driver_has_room_for_its_code_unless_told(fresh: list[tuple]) -> None:
+    """C1 alone reserves 48 MB for machine code, which a session's generated classes fill."""
+    local = spark_classes.driver_options("", "4g", local=True)
+    assert "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m" in local
+    own = spark_classes.driver_options("-XX:ReservedCodeCacheSize=64m", "4g", local=True)
+    assert "240m" not in own and "TieredStopAtLevel" not in own
+
+
 def test_running_jvm_untouched(fresh: list[tuple], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(SparkContext, "_gateway", object())
     assert spark_classes.sharing_options("-Xmx4g") == ""
