@@ -102,3 +102,35 @@ def test_verification_shuffles_nothing(tmp_path, spark_stopped_at_end):
     assert sorted(tuple(r) for r in blocked.drop("block").collect()) == [(0, 1), (1, 2)]
     scores = {(r["a"], r["b"]): r["score"] for r in verified.collect()}
     assert set(scores) == {(0, 1), (0, 2), (1, 2)} and scores[(0, 1)] > 0.5 > scores[(0, 2)]
+
+
+def test_stage_files_are_written_without_dictionaries(tmp_path, spark_stopped_at_end):
+    """A stage's Parquet (hashes, sketches, rows: nearly all distinct) has no dictionary-encoded column
+    chunk (Parquet's default tries one for every column chunk, which cost the 200,000-document job a
+    quarter of the JVM's CPU); a user's output keeps the writer's defaults."""
+    pytest.importorskip("pyspark")
+    import glob
+
+    from pyspark.sql import functions as F
+
+    from neardup.engines.shards import stored, stored_by_row
+    from neardup.engines.spark import SparkEngine
+
+    spark = SparkEngine(master="local[2]", partitions=2).session()
+    frame = spark.range(5000).select(F.col("id").alias("row"), F.xxhash64("id").alias("h"),
+                                     F.lit("the same text").alias("text"))
+    stored(frame, str(tmp_path / "stored"))
+    stored_by_row(frame, str(tmp_path / "by_row"))
+    frame.write.parquet(str(tmp_path / "plain"))
+
+    def encodings(folder: str) -> set[str]:
+        found: set[str] = set()
+        for name in glob.glob(f"{tmp_path}/{folder}/*.parquet"):
+            meta = pq.ParquetFile(name).metadata
+            for g in range(meta.num_row_groups):
+                for c in range(meta.num_columns):
+                    found.update(meta.row_group(g).column(c).encodings)
+        return found
+
+    assert encodings("stored") and not any("DICTIONARY" in e for e in encodings("stored") | encodings("by_row"))
+    assert any("DICTIONARY" in e for e in encodings("plain"))

@@ -23,7 +23,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import LongType, StructField, StructType
 
 from ..cluster import cluster_labels, clusters_from_pairs
-from .shards import stored
+from .shards import stage_writer, stored
 from .spark_batches import one_thread
 
 if TYPE_CHECKING:
@@ -173,7 +173,7 @@ def stored_in_order(clusters: DataFrame, one_partition: bool, path: str) -> Data
             through = int(totals[-1]) if len(frame) else through
 
     sized = ordered.withColumn("size", F.size("members").cast("long"))
-    sized.mapInPandas(running, schema).write.mode("overwrite").option("maxRecordsPerFile", 0).parquet(path)
+    stage_writer(sized.mapInPandas(running, schema)).option("maxRecordsPerFile", 0).parquet(path)
     return clusters.sparkSession.read.schema(schema).parquet(path)
 
 

@@ -53,7 +53,7 @@ from ..errors import InputError
 from ..io.ids import ArrowIds
 from ..io.readers import FIELDS, Fields, Rejection, inputs_entries
 from ..job import MAX_LISTED_REJECTIONS, RunStats
-from .shards import read_stored, stored
+from .shards import read_stored, stage_writer, stored
 from .spark_records import DOCUMENT, FAILED, META, RECORDS, REJECTED, SKIPPED, Sketching, read_units
 
 if TYPE_CHECKING:
@@ -277,7 +277,7 @@ def _stages(spark: Any, units: list[Unit], work: str, stats: RunStats, strict: b
             "k", (F.row_number().over(Window.partitionBy("unit").orderBy("pos")) - 1).cast("int"))
         docs = docs.drop("k").join(index, ["unit", "pos"])
     numbered = docs.join(F.broadcast(offs), "unit").withColumn("row", F.col("offset") + F.col("k"))
-    numbered.select("row", "id", "unit", "line", "site").write.mode("overwrite").parquet(f"{work}/provenance")
+    stage_writer(numbered.select("row", "id", "unit", "line", "site")).parquet(f"{work}/provenance")
     return n, lines_before, numbered
 
 
