@@ -158,6 +158,13 @@ def test_group_pairs_groups_across_arrow_batches(spark):
                    for b in range(a + 1, 100 * k + size))
     want.update([(100, 101), (100, 300), (101, 300)])
     assert got == want and got[(100, 101)] == 2
+    # groups of two keys: one first key's rows in groups of the second (a group of one among them),
+    # arriving in no order (the JVM sorts by the first key only)
+    banded = spark.createDataFrame([(7, 2, 6), (7, 0, 2), (7, 2, 4), (7, 1, 3), (7, 0, 1), (7, 2, 5), (8, 0, 1)],
+                                   "key long, band int, row long")
+    pairs = Counter((r["a"], r["b"]) for r in group_pairs(banded, ["key", "band"], "row").collect()
+                    for _ in range(r["n"]))
+    assert pairs == Counter([(1, 2), (4, 5), (4, 6), (5, 6)])
 
 
 def test_span_stage_matches_every_document_pair_in_one_call_per_batch(spark):
@@ -194,7 +201,7 @@ def test_span_stage_matches_every_document_pair_in_one_call_per_batch(spark):
 
 def test_sketch_stage_makes_the_candidate_keys(spark):
     """With ``keys_of``, each sketch row carries the method's keys of that document (the local index's
-    bands), null for a document without features; the candidates explode them as ``(band, key, row)``."""
+    bands), one column a band; the candidates explode those of usable documents as ``(band, key, row)``."""
     from neardup.engines import spark_stages as st
     from neardup.engines.codec import SketchLayout
     from neardup.methods import get_method
@@ -205,29 +212,34 @@ def test_sketch_stage_makes_the_candidate_keys(spark):
              "the council approved the budget for the schools of the northern villages on monday", "", "!!"]
     docs = spark.createDataFrame(list(enumerate(texts)), "row long, text string")
     keys_of = st.candidate_keys(method, method.candidate_plan(), len(texts))
-    got = {r["row"]: r["keys"] for r in st.sketch(docs, method, layout, keys_of=keys_of).collect()}
+    columns = st.key_columns(method, keys_of)
+    got = {r["row"]: [r[c] for c in columns] for r in st.sketch(docs, method, layout, keys_of=keys_of).collect()}
     local = method.finish([method.sketch(method.prepare(texts))])
     want = np.ascontiguousarray(keys_of(local)).view(np.int64)
-    for row, ok in enumerate(local.usable):
-        assert got[row] == (want[row].tolist() if ok else None)
+    assert len(columns) == want.shape[1] == method.banding().bands
+    for row in range(len(texts)):
+        assert got[row] == want[row].tolist()
     assert local.usable.tolist() == [True, True, False, False]
     sketches = st.sketch(docs, method, layout, keys_of=keys_of)
     assert sorted(tuple(r) for r in st.key_candidates(sketches, 1).collect()) == [(0, 1)]
 
 
 def test_narrow_batches_are_restored(spark):
-    """Inside, Arrow batches of at least NARROW_BATCH_ROWS rows (never fewer than a larger setting);
-    after, even when a job failed, the setting as it was."""
+    """Inside, Arrow batches of at least NARROW_BATCH_ROWS rows (never fewer than a larger setting)
+    and no byte bound (2**31 - 1: Spark then skips its size check after every row); after, even when a
+    job failed, both settings as they were."""
     from neardup.engines.spark_batches import NARROW_BATCH_ROWS, narrow_batches
 
-    key = "spark.sql.execution.arrow.maxRecordsPerBatch"
+    key, size = "spark.sql.execution.arrow.maxRecordsPerBatch", "spark.sql.execution.arrow.maxBytesPerBatch"
     before = spark.conf.get(key)
     spark.conf.set(key, "2000")
+    bytes_before = spark.conf.get(size)
     try:
         with pytest.raises(RuntimeError), narrow_batches(spark):
             assert int(spark.conf.get(key)) == NARROW_BATCH_ROWS
+            assert spark.conf.get(size) == str(2**31 - 1)
             raise RuntimeError("a stage failed")
-        assert spark.conf.get(key) == "2000"
+        assert spark.conf.get(key) == "2000" and spark.conf.get(size) == bytes_before
         spark.conf.set(key, str(4 * NARROW_BATCH_ROWS))
         with narrow_batches(spark):
             assert int(spark.conf.get(key)) == 4 * NARROW_BATCH_ROWS

@@ -15,19 +15,26 @@ import pandas as pd
 #: candidates, pairs: about 1.5 MB); the text and sketch stages keep Spark's setting.
 NARROW_BATCH_ROWS = 1 << 16
 _ARROW_BATCH = "spark.sql.execution.arrow.maxRecordsPerBatch"
+_ARROW_BYTES, _UNBOUNDED = "spark.sql.execution.arrow.maxBytesPerBatch", (1 << 31) - 1
 
 
 @contextmanager
 def narrow_batches(spark: Any) -> Iterator[None]:
-    """Arrow batches of at least :data:`NARROW_BATCH_ROWS` rows for the jobs run inside (restored
-    after).  Spark's default (10,000), or the smaller batch chosen for texts, sends millions of
-    narrow rows a few thousand at a time: the conversions per batch cost more than the rows."""
-    before = spark.conf.get(_ARROW_BATCH)
-    spark.conf.set(_ARROW_BATCH, str(max(NARROW_BATCH_ROWS, int(before))))
+    """Arrow batches of at least :data:`NARROW_BATCH_ROWS` rows for the jobs run inside, bounded by
+    their rows only (both restored after).  Spark's default (10,000), or the smaller batch chosen for
+    texts, sends millions of narrow rows a few thousand at a time: the conversions per batch cost
+    more than the rows.  And a byte bound (Spark's default: 64 MB) makes the JVM add up its Arrow
+    buffers' sizes after every row it writes -- a tenth of the candidates stage's CPU (docs/scale.md,
+    fifteenth part); rows of a few numbers are bounded by their count, and ``2**31 - 1`` is the value
+    under which Spark skips that check."""
+    before = spark.conf.get(_ARROW_BATCH), spark.conf.get(_ARROW_BYTES)
+    spark.conf.set(_ARROW_BATCH, str(max(NARROW_BATCH_ROWS, int(before[0]))))
+    spark.conf.set(_ARROW_BYTES, str(_UNBOUNDED))
     try:
         yield
     finally:
-        spark.conf.set(_ARROW_BATCH, before)
+        spark.conf.set(_ARROW_BATCH, before[0])
+        spark.conf.set(_ARROW_BYTES, before[1])
 
 
 def one_thread() -> None:

@@ -79,11 +79,7 @@ def read_units(prefer_html: bool, fields: Fields, extract: str, by_task: list[li
                 made = sketching.make(texts, None) if texts else None
                 at = np.flatnonzero(docs.to_numpy())
                 for name in sketching.names:
-                    cells: list[Any] = [None] * len(frame)
-                    if made is not None:
-                        for i, cell in zip(at.tolist(), made[name].tolist()):
-                            cells[i] = cell
-                    frame[name] = cells
+                    frame[name] = None if made is None else _spread(made[name], at, len(frame))
             if not keep_texts:
                 frame["text"] = None
             rows, chars = [], 0
@@ -135,3 +131,22 @@ def read_units(prefer_html: bool, fields: Fields, extract: str, by_task: list[li
 
 
 _NAMES = [part.split()[0] for part in RECORDS.split(", ")]
+
+
+def _spread(column: "pd.Series", at: np.ndarray, n: int) -> "pd.Series":
+    """``column``'s values at the positions ``at`` of ``n`` rows, null at the others; integers and
+    booleans stay exact (pandas' nullable arrays: a plain column with nulls would be floats, and a
+    64-bit key is not a float)."""
+    import pandas as pd
+
+    kind = column.dtype.kind
+    if kind in "iub":
+        values = np.zeros(n, dtype=column.dtype)
+        values[at] = column.to_numpy()
+        missing = np.ones(n, dtype=bool)
+        missing[at] = False
+        return pd.Series(pd.arrays.BooleanArray(values, missing) if kind == "b"
+                         else pd.arrays.IntegerArray(values, missing))
+    cells = np.full(n, None, dtype=object)
+    cells[at] = column.to_numpy(dtype=object)
+    return pd.Series(cells)

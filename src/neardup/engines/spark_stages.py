@@ -44,7 +44,7 @@ from pyspark.sql import functions as F
 
 from ..index.hamming import choose_blocks, hamming_distances, table_keys
 from ..methods.base import CandidatePlan, Method, Sketches
-from .codec import SketchLayout
+from .codec import PROBE, SketchLayout
 from .shards import ROW_GROUP_ROWS, RowGroups, read_stored, stored
 from .spark_batches import complete_runs, each_batch, one_thread
 from .spark_records import Sketching
@@ -53,6 +53,8 @@ from .spark_records import Sketching
 FLUSH_PAIRS = 1 << 20
 #: Candidate pairs a verification task scores at once (it reads their rows' sketches for them).
 VERIFY_CHUNK = 1 << 16
+#: The candidate keys' columns: this and the slot's number (:func:`key_columns`).
+KEY = "key"
 
 
 # ---------------------------------------------------------------------------- sketch
@@ -96,7 +98,7 @@ def sketch(docs: DataFrame, method: Method, layout: SketchLayout, stats: object 
     :func:`sketcher`'s work on each Arrow batch, its columns :func:`sketch_columns`."""
     made = sketcher(method, layout, stats, keys_of)
     return docs.mapInPandas(each_batch(lambda frame: made(frame["text"].tolist(), frame["row"].to_numpy(np.int64))),
-                            f"row long, {sketch_columns(layout, keys_of)}")
+                            f"row long, {sketch_columns(layout, key_columns(method, keys_of))}")
 
 
 def spread(rows: DataFrame, seed: int | None, partitions: int) -> DataFrame:
@@ -118,9 +120,11 @@ def sketcher(method: Method, layout: SketchLayout, stats: object = None,
     the batch's part of the collection's sketches -- which is what lets a reading task sketch
     its own documents before any row is numbered (:mod:`.spark_records`).  ``keys_of``: the
     candidate keys of a ``keys`` or ``hamming`` plan (:func:`candidate_keys`) made here too,
-    from the sketches in hand, as a column ``keys`` (null for a document without features):
-    the candidates stage then explodes them in Spark instead of sending every sketch through
-    Python once more.
+    from the sketches in hand, one column of longs a slot (:func:`key_columns`; any value for a
+    document without features, which ``usable`` tells): the candidates stage then explodes them
+    in Spark instead of sending every sketch through Python once more.  Flat columns, not an
+    array: Parquet writes and reads an array element by element, which cost the 200,000-document
+    job more than the keys' sort (docs/scale.md, fifteenth part).
     """
 
     def fn(texts: list[str], rows: np.ndarray | None) -> pd.DataFrame:
@@ -131,7 +135,8 @@ def sketcher(method: Method, layout: SketchLayout, stats: object = None,
         out["good"] = part.usable.astype(bool)
         if keys_of is not None:
             keys = np.ascontiguousarray(keys_of(sk)).view(np.int64)
-            out["keys"] = [k if ok else None for k, ok in zip(keys, sk.usable)]
+            for slot in range(keys.shape[1]):
+                out[f"{KEY}{slot}"] = keys[:, slot]
         return out
 
     return fn
@@ -146,12 +151,22 @@ def early_sketching(method: Method) -> Sketching | None:
         return None
     layout = SketchLayout.probe(method)
     keys_of = None if plan.kind == "set_join" else candidate_keys(method, plan, 0)  # no count asked for
-    return Sketching(sketcher(method, layout, None, keys_of), sketch_columns(layout, keys_of))
+    return Sketching(sketcher(method, layout, None, keys_of), sketch_columns(layout, key_columns(method, keys_of)))
 
 
-def sketch_columns(layout: SketchLayout, keys_of: object = None) -> str:
-    """Spark DDL of :func:`sketcher`'s columns but ``row``."""
-    return layout.schema().split(", ", 1)[1] + ", good boolean" + ("" if keys_of is None else ", keys array<long>")
+def sketch_columns(layout: SketchLayout, keys: list[str]) -> str:
+    """Spark DDL of :func:`sketcher`'s columns but ``row`` (``keys``: :func:`key_columns`)."""
+    return layout.schema().split(", ", 1)[1] + ", good boolean" + "".join(f", {k} long" for k in keys)
+
+
+def key_columns(method: Method, keys_of: Callable[[Sketches], np.ndarray] | None) -> list[str]:
+    """The columns of a document's candidate keys made with its sketch (:func:`sketcher`), ``key0``,
+    ``key1``, ...: one a slot of ``keys_of``'s (a method's keys have as many slots for every
+    document: its probe document's); none without ``keys_of``."""
+    if keys_of is None:
+        return []
+    probe = method.finish([method.sketch(method.prepare([PROBE]))])
+    return [f"{KEY}{slot}" for slot in range(keys_of(probe).shape[1])]
 
 
 # ---------------------------------------------------------------------------- candidates
@@ -175,8 +190,10 @@ def candidate_keys(method: Method, plan: CandidatePlan, n_docs: int) -> Callable
 
 def key_candidates(sketches: DataFrame, min_shared: int) -> DataFrame:
     """Pairs ``(a, b)``, ``a < b``, of usable documents sharing ``min_shared`` keys at one slot: the
-    ``keys`` the sketch stage made (:func:`sketch` with ``keys_of``), exploded as ``(band, key, row)``."""
-    keyed = sketches.where(F.col("keys").isNotNull()).select(F.posexplode("keys").alias("band", "key"), "row")
+    keys the sketch stage made (:func:`sketch` with ``keys_of``; :func:`key_columns`), exploded as
+    ``(band, key, row)``."""
+    keys = [c for c in sketches.columns if c.startswith(KEY) and c[len(KEY):].isdigit()]
+    keyed = sketches.where(F.col("usable")).select(F.posexplode(F.array(*keys)).alias("band", "key"), "row")
     # the 64-bit key first: Spark's sort then settles nearly every comparison on the key's prefix (the
     # band first, 18 values or so, ties nearly every one: twice the sort's time)
     pairs = in_blocks(group_pairs(keyed, ["key", "band"], "row"))
@@ -197,10 +214,13 @@ def group_pairs(keyed: DataFrame, keys: list[str], item: str) -> DataFrame:
     """``(a, b, n)``, ``a < b``, for every two items of a group of equal ``keys``: ``n`` the groups that made
     the pair among those a task hands on together (sum ``n`` over the rows of a pair for its groups).
 
-    One shuffle: the rows hash-partitioned by ``keys`` and sorted by ``keys`` and ``item``
-    inside each partition, the groups of one item dropped there (in the JVM); a task reads its
-    sorted rows whole runs at a time (:func:`complete_runs`) and pairs each row with the next ``d`` rows of its run, ``d = 1,
-    2, ...`` while any run is that long -- a numpy pass per distance, not a Python loop
+    One shuffle: the rows hash-partitioned by the first key and sorted by it alone inside each
+    partition (one 64-bit column: Spark's radix sort, not a comparison sort of several columns --
+    the 200,000-document job's candidates in half the JVM's time, docs/scale.md, fifteenth part), the
+    rows whose first key no other row has dropped there (in the JVM); a task reads its sorted rows
+    whole runs of the first key at a time (:func:`complete_runs`), orders each frame by ``keys`` and
+    ``item`` (numpy), and pairs each row with the next ``d`` rows of its group, ``d = 1,
+    2, ...`` while any group is that long -- a numpy pass per distance, not a Python loop
     per group, so the many groups of one item cost nothing but their shuffle.  A giant
     group's pairs are all made (the local index makes them all) by one task, handed to
     Spark :data:`FLUSH_PAIRS` at a time: the task holds the group's items, never its
@@ -212,19 +232,22 @@ def group_pairs(keyed: DataFrame, keys: list[str], item: str) -> DataFrame:
     """
     # a group of one item pairs nothing: counted in the JVM over the sorted rows (no more shuffle or
     # sort) and dropped there, most rows never cross into Python (two thirds of MinHash's band keys)
-    ordered = (keyed.repartition(*keys).sortWithinPartitions(*keys, item)
-               .withColumn("_items", F.count(F.lit(1)).over(Window.partitionBy(*keys))).where(F.col("_items") > 1)
+    first = keys[0]
+    ordered = (keyed.repartition(first).sortWithinPartitions(first)
+               .withColumn("_items", F.count(F.lit(1)).over(Window.partitionBy(first))).where(F.col("_items") > 1)
                .drop("_items"))
 
     def pairs(frames: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
         out_a: list[np.ndarray] = []
         out_b: list[np.ndarray] = []
         pending = 0
-        for frame in complete_runs(frames, keys):
-            items = frame[item].to_numpy(np.int64)
+        for frame in complete_runs(frames, [first]):
+            columns = [frame[k].to_numpy() for k in keys]
+            order = np.lexsort((frame[item].to_numpy(np.int64), *columns[::-1]))
+            items = frame[item].to_numpy(np.int64)[order]
             same = np.ones(len(frame) - 1, dtype=bool)  # row i and row i + 1 are in one group
-            for k in keys:
-                column = frame[k].to_numpy()
+            for column in columns:
+                column = column[order]
                 same &= column[1:] == column[:-1]
             within, d = same, 1  # within[i]: row i and row i + d are in one group
             while within.any():
