@@ -35,8 +35,7 @@ def stage_writer(frame: Any) -> Any:
     """The writer of a stage's own Parquet (not a user's output): replacing what is there, and without
     dictionary encoding -- a stage file's columns are hashes, sketches, row numbers and ids, nearly
     all distinct, which Parquet's writer tries to put in a dictionary page by page before it falls
-    back, and its reader then decodes (the 200,000-document job: 30 instead of 41 s of the JVM's CPU;
-    docs/scale.md, fifteenth part)."""
+    back, and its reader then decodes (measured in docs/scale.md, fifteenth part)."""
     return frame.write.mode("overwrite").option("parquet.enable.dictionary", "false")
 
 

@@ -24,9 +24,8 @@ def narrow_batches(spark: Any) -> Iterator[None]:
     their rows only (both restored after).  Spark's default (10,000), or the smaller batch chosen for
     texts, sends millions of narrow rows a few thousand at a time: the conversions per batch cost
     more than the rows.  And a byte bound (Spark's default: 64 MB) makes the JVM add up its Arrow
-    buffers' sizes after every row it writes -- a tenth of the candidates stage's CPU (docs/scale.md,
-    fifteenth part); rows of a few numbers are bounded by their count, and ``2**31 - 1`` is the value
-    under which Spark skips that check."""
+    buffers' sizes after every row it writes (docs/scale.md, fifteenth part); rows of a few numbers
+    are bounded by their count, and ``2**31 - 1`` is the value under which Spark skips that check."""
     before = spark.conf.get(_ARROW_BATCH), spark.conf.get(_ARROW_BYTES)
     spark.conf.set(_ARROW_BATCH, str(max(NARROW_BATCH_ROWS, int(before[0]))))
     spark.conf.set(_ARROW_BYTES, str(_UNBOUNDED))

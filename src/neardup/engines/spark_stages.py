@@ -123,8 +123,7 @@ def sketcher(method: Method, layout: SketchLayout, stats: object = None,
     from the sketches in hand, one column of longs a slot (:func:`key_columns`; any value for a
     document without features, which ``usable`` tells): the candidates stage then explodes them
     in Spark instead of sending every sketch through Python once more.  Flat columns, not an
-    array: Parquet writes and reads an array element by element, which cost the 200,000-document
-    job more than the keys' sort (docs/scale.md, fifteenth part).
+    array: no array object made per document, and each is a plain column to Arrow and Parquet.
     """
 
     def fn(texts: list[str], rows: np.ndarray | None) -> pd.DataFrame:
@@ -215,8 +214,8 @@ def group_pairs(keyed: DataFrame, keys: list[str], item: str) -> DataFrame:
     the pair among those a task hands on together (sum ``n`` over the rows of a pair for its groups).
 
     One shuffle: the rows hash-partitioned by the first key and sorted by it alone inside each
-    partition (one 64-bit column: Spark's radix sort, not a comparison sort of several columns --
-    the 200,000-document job's candidates in half the JVM's time, docs/scale.md, fifteenth part), the
+    partition (one 64-bit column: Spark's radix sort, not a comparison sort of several columns;
+    docs/scale.md, fifteenth part), the
     rows whose first key no other row has dropped there (in the JVM); a task reads its sorted rows
     whole runs of the first key at a time (:func:`complete_runs`), orders each frame by ``keys`` and
     ``item`` (numpy), and pairs each row with the next ``d`` rows of its group, ``d = 1,
