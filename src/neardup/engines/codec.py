@@ -42,7 +42,7 @@ class SketchLayout:
     @staticmethod
     def probe(method: Method) -> "SketchLayout":
         """The layout of ``method``'s finished sketches, from one probe document."""
-        return SketchLayout.of(method.finish([method.sketch(method.prepare([PROBE]))]))
+        return SketchLayout.of(probe_sketches(method))
 
     def fields(self, prefix: str = "") -> list[str]:
         return ([f"{prefix}usable"] + [f"{prefix}c_{k}" for k, _, _ in self.columns]
@@ -82,6 +82,11 @@ class SketchLayout:
             np.cumsum(sizes, out=offsets[1:])
             lists = {k: joined(frame[f"{prefix}l_{k}"], dt) for k, dt in self.lists}
         return Sketches(usable, columns, lists, offsets)
+
+
+def probe_sketches(method: Method) -> Sketches:
+    """``method``'s finished sketches of the probe document (:data:`PROBE`): the shapes every document's have."""
+    return method.finish([method.sketch(method.prepare([PROBE]))])
 
 
 def joined(cells: "pd.Series", dtype: str) -> np.ndarray:

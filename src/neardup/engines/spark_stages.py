@@ -44,7 +44,7 @@ from pyspark.sql import functions as F
 
 from ..index.hamming import choose_blocks, hamming_distances, table_keys
 from ..methods.base import CandidatePlan, Method, Sketches
-from .codec import PROBE, SketchLayout
+from .codec import SketchLayout, probe_sketches
 from .shards import ROW_GROUP_ROWS, RowGroups, read_stored, stored
 from .spark_batches import complete_runs, each_batch, one_thread
 from .spark_records import Sketching
@@ -164,8 +164,7 @@ def key_columns(method: Method, keys_of: Callable[[Sketches], np.ndarray] | None
     document: its probe document's); none without ``keys_of``."""
     if keys_of is None:
         return []
-    probe = method.finish([method.sketch(method.prepare([PROBE]))])
-    return [f"{KEY}{slot}" for slot in range(keys_of(probe).shape[1])]
+    return [f"{KEY}{slot}" for slot in range(keys_of(probe_sketches(method)).shape[1])]
 
 
 # ---------------------------------------------------------------------------- candidates
@@ -193,8 +192,8 @@ def key_candidates(sketches: DataFrame, min_shared: int) -> DataFrame:
     ``(band, key, row)``."""
     keys = [c for c in sketches.columns if c.startswith(KEY) and c[len(KEY):].isdigit()]
     keyed = sketches.where(F.col("usable")).select(F.posexplode(F.array(*keys)).alias("band", "key"), "row")
-    # the 64-bit key first: Spark's sort then settles nearly every comparison on the key's prefix (the
-    # band first, 18 values or so, ties nearly every one: twice the sort's time)
+    # the 64-bit key first: group_pairs partitions and sorts by its first key alone (the band, 18
+    # values or so, would put a band's every document in one run)
     pairs = in_blocks(group_pairs(keyed, ["key", "band"], "row"))
     if min_shared <= 1:
         return pairs.drop("n").distinct().drop("block")
@@ -215,8 +214,8 @@ def group_pairs(keyed: DataFrame, keys: list[str], item: str) -> DataFrame:
 
     One shuffle: the rows hash-partitioned by the first key and sorted by it alone inside each
     partition (one 64-bit column: Spark's radix sort, not a comparison sort of several columns;
-    docs/scale.md, fifteenth part), the
-    rows whose first key no other row has dropped there (in the JVM); a task reads its sorted rows
+    docs/scale.md, fifteenth part), the rows whose first key no other row has dropped there (in
+    the JVM); a task reads its sorted rows
     whole runs of the first key at a time (:func:`complete_runs`), orders each frame by ``keys`` and
     ``item`` (numpy), and pairs each row with the next ``d`` rows of its group, ``d = 1,
     2, ...`` while any group is that long -- a numpy pass per distance, not a Python loop
@@ -242,8 +241,9 @@ def group_pairs(keyed: DataFrame, keys: list[str], item: str) -> DataFrame:
         pending = 0
         for frame in complete_runs(frames, [first]):
             columns = [frame[k].to_numpy() for k in keys]
-            order = np.lexsort((frame[item].to_numpy(np.int64), *columns[::-1]))
-            items = frame[item].to_numpy(np.int64)[order]
+            items = frame[item].to_numpy(np.int64)
+            order = np.lexsort((items, *columns[::-1]))
+            items = items[order]
             same = np.ones(len(frame) - 1, dtype=bool)  # row i and row i + 1 are in one group
             for column in columns:
                 column = column[order]
