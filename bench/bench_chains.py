@@ -65,13 +65,16 @@ def sentences(text: str) -> list[str]:
 
 
 def distinct(articles: list[dict]) -> list[dict]:
-    """The articles less those that copy an earlier one (the BBC set holds several stories twice,
-    as an update or under two file names): every document in a copy relation with an earlier
-    one, by `neardup dedup` itself, is left out, so the built cases are the only copies."""
+    """The articles less those that share text with an earlier one (the BBC set holds several
+    stories twice, as an update or under two file names, and some articles reuse paragraphs of
+    another): every document sharing an aligned passage with an earlier one, by `neardup dedup`
+    itself, is left out.  Only copies would not do: an article that shares a third of its text
+    with another at full length is mostly that text once cut to its first 100-200 words, so the
+    built cases must be the only shared text."""
     from neardup.pipeline import Deduplicator
 
     found = Deduplicator().run([(str(i), a["title"] + "\n\n" + a["text"]) for i, a in enumerate(articles)])
-    copied = {int(p.b) for p in found.pairs if p.relation != "shares"}
+    copied = {int(p.b) for p in found.pairs if p.relation != "similar"}
     return [a for i, a in enumerate(articles) if i not in copied]
 
 
@@ -83,9 +86,13 @@ def build(articles: list[dict], chains: int, shared: int, seed: int) -> tuple[li
     r.shuffle(pool)
     recs: list[dict] = []
     copies: list[tuple[str, str]] = []
-    for c in range(chains):  # A and B: two articles of one topic, each used once
+    c = 0
+    while c < chains and len(pool) > 1:  # A and B: two articles of one topic, each used once
         a = pool.pop()
-        b = pool.pop(next(i for i in range(len(pool) - 1, -1, -1) if pool[i]["topic"] == a["topic"]))
+        same = [i for i in range(len(pool) - 1, -1, -1) if pool[i]["topic"] == a["topic"]]
+        if not same:  # the last of its topic: not used
+            continue
+        b = pool.pop(same[0])
         ta, tb = a["title"] + "\n\n" + a["text"], b["title"] + "\n\n" + b["text"]
         quote = " ".join(r.sample(sentences(ta), r.randint(1, 2)))
         head, _, body = tb.partition("\n\n")
@@ -96,6 +103,7 @@ def build(articles: list[dict], chains: int, shared: int, seed: int) -> tuple[li
         recs += [{"id": f"c{c}-a", "text": ta, "story": sa}, {"id": f"c{c}-a-copy", "text": copy_edit(ta, r), "story": sa},
                  {"id": f"c{c}-b", "text": tb, "story": sb}, {"id": f"c{c}-b-quoting-a", "text": tq, "story": sb}]
         copies += [(f"c{c}-a", f"c{c}-a-copy"), (f"c{c}-b", f"c{c}-b-quoting-a")]
+        c += 1
     rest = pool
     for k in range(shared):
         x, y, z = rest[3 * k % len(rest)], rest[(3 * k + 1) % len(rest)], rest[(3 * k + 2) % len(rest)]

@@ -375,10 +375,12 @@ def _chain_one(pa, pb, n, gap, min_words):
 @njit(cache=True)
 def _drop_echoes(passages, valid):
     """``valid`` without echoes: a passage whose span in one document lies inside the span of
-    a larger valid passage of the same pair is the same copied text met a second time (one
-    document holds it twice: a repeated lead, a crawl that doubled a paragraph), so it is not
-    reported and the copy stays one passage (granularity 1); the coverage of the pair still
-    counts it (:func:`chain_pairs`), so relations and containment see all the copied text."""
+    a larger valid passage of the same pair is that copied text met a second time, so it is not
+    reported and the copy stays one passage (granularity 1).  Nor does it count in the pair's
+    coverage (:func:`chain_pairs`): the second meeting is as often a few names and figures of
+    the copied paragraph repeated in the other document's own text (a same-topic article that
+    ends with the paragraph) as a doubled paragraph, and counting it would make the first a
+    copy; a doubled paragraph left out only makes its document look less covered."""
     k = passages.shape[0]
     out = valid.copy()
     for i in range(k):
@@ -405,8 +407,9 @@ def chain_pairs(a, b, pa, pb, words, n, gap, min_seeds, min_words, min_density):
 
     Returns ``out`` rows ``(a, b, a_lo, a_hi, b_lo, b_hi)`` (word positions, ``hi``
     exclusive) and ``cov`` rows ``(density, coverage of a, coverage of b, longest run of a,
-    of b)``: a document's coverage is the share of its words inside the pair's valid
-    passages, its longest run the most consecutive words it has outside them.
+    of b)``: a document's coverage is the share of its words inside the pair's reported
+    passages (valid, echoes left out), its longest run the most consecutive words it has
+    outside them.
     """
     m = a.shape[0]
     # a valid passage holds min_words matched words, at most n per seed: so many seeds at least
@@ -429,10 +432,10 @@ def chain_pairs(a, b, pa, pb, words, n, gap, min_seeds, min_words, min_density):
             shown = _drop_echoes(passages, valid)
             first = k
             wa, wb, ca, ra, cb, rb = 0, 0, 0, 0, 0, 0
-            if valid.any():  # coverage counts every valid passage, echoes too: that text is copied
+            if shown.any():
                 wa, wb = words[a[lo]], words[b[lo]]
-                ca, ra = _cover(passages[valid, 0], passages[valid, 1], wa)
-                cb, rb = _cover(passages[valid, 2], passages[valid, 3], wb)
+                ca, ra = _cover(passages[shown, 0], passages[shown, 1], wa)
+                cb, rb = _cover(passages[shown, 2], passages[shown, 3], wb)
             for i in range(passages.shape[0]):
                 if not shown[i]:
                     continue
