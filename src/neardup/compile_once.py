@@ -37,7 +37,7 @@ WARM_UP_DOCS = [
 ]
 COPIES = 6
 """The text job reads this many copies of the warm-up documents: 18 documents, over the 16 from which
-batch kernels switch to their parallel versions (:func:`.partial.seeds.tokens`), which are compiled apart."""
+batch kernels switch to their parallel versions (:func:`.align.words.tokens`), which are compiled apart."""
 MARK = "compiled-in-one-go"
 """The file in the kernel cache folder that says its kernels were compiled by :func:`compile_all` (its
 name ends with a hash of the package's folder: numba files the machine code of each source folder apart)."""

@@ -50,7 +50,8 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from .seeds import SEED_RECORD, by_document, chain_pairs, pair_counts, seed_keys, shared_seeds, sieve_pairs, tokens
+from .seeds import SEED_RECORD, by_document, chain_pairs, pair_counts, seed_keys, shared_seeds, sieve_pairs
+from .words import tokens
 
 #: Key bits that pick a seed's partition of the inverted index (16 partitions).
 PARTITION_BITS = 4

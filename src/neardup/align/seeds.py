@@ -3,7 +3,7 @@
 Each kernel is a map or a reduce over key/value arrays, so an engine other than the
 local one (:class:`~.aligner.Aligner`) can run the same stages on partitions:
 
-* :func:`tokens` -- texts to words with character offsets (map over documents);
+* :func:`.words.tokens` -- texts to words with character offsets (map over documents);
 * :func:`seed_keys` -- words to ``(key, doc, pos)`` seed records (map);
 * :func:`shared_seeds` -- the reduce of the inverted index: keys of 2..``max_df``
   documents (over records sorted by key, documents in order within a key);
@@ -13,132 +13,19 @@ local one (:class:`~.aligner.Aligner`) can run the same stages on partitions:
 * :func:`chain_pairs` -- the reduce by document pair: chains, merged passages,
   validation and coverage.
 
-Length: one module of kernels, one group per stage, so another engine imports the stages whole.
+One module of kernels, one group per stage, so another engine imports the stages whole (the
+words, a map of their own, are in :mod:`.words`).
 """
 
 from __future__ import annotations
 
-from typing import Sequence
-
 import numpy as np
-from numba import njit, prange
-
-from ..text.normalize import CHAR, WORD, char_classes
-from ..text.fold import fold_table
-from ..text.tokenize import MAX_UNIT, unit_cut
+from numba import njit
 
 #: One seed occurrence: its key, document and word position (16 bytes).
 SEED_RECORD = np.dtype([("key", "<u8"), ("doc", "<i4"), ("pos", "<i4")])
 
-_FNV_OFFSET = np.uint64(0xCBF29CE484222325)
-_FNV_PRIME = np.uint64(0x100000001B3)
 _MIX = np.uint64(0x9E3779B97F4A7C15)
-
-
-# ---------------------------------------------------------------------------- words
-
-
-@njit(inline="always", cache=True)
-def _finish(h):
-    """SplitMix64's finalizer: spreads an FNV-1a state over all 64 bits."""
-    h = (h ^ (h >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    h = (h ^ (h >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return h ^ (h >> np.uint64(31))
-
-
-@njit(cache=True)
-def _scan_doc(cps, lo, hi, table, fold, hashes, starts, ends):
-    """Words of the document ``cps[lo:hi]`` written at ``lo`` (see :func:`_scan`); returns how many.
-
-    Code points are folded (``fold``: :func:`neardup.text.scripts.fold_table`; a dropped
-    one -- a combining mark -- is skipped inside its word) and runs of CHAR characters are
-    cut into units (:func:`neardup.text.tokenize.unit_cut`) as the tokenizer does."""
-    n = lo
-    tok = -1
-    unit = 0
-    prev = np.uint32(0)
-    h = _FNV_OFFSET
-    for p in range(lo, hi):
-        cp = cps[p]
-        cls = table[cp] if cp < table.shape[0] else WORD
-        if cp < fold.shape[0]:
-            cp = fold[cp]
-        if cls == WORD:
-            if tok >= 0 and unit > 0:  # a letter after a unit: the unit ends
-                hashes[n], starts[n], ends[n] = _finish(h), tok - lo, p - lo
-                n += 1
-                tok = -1
-            if cp == 0:  # a dropped mark: part of the word, not hashed
-                continue
-            if tok < 0:
-                tok = p
-                unit = 0
-                h = _FNV_OFFSET
-            h = (h ^ np.uint64(cp)) * _FNV_PRIME
-            continue
-        if tok >= 0 and (cls != CHAR or unit == 0 or unit >= MAX_UNIT or unit_cut(prev, cp)):
-            hashes[n], starts[n], ends[n] = _finish(h), tok - lo, p - lo
-            n += 1
-            tok = -1
-        if cls == CHAR:  # a script without spaces: characters join into units
-            if tok < 0:
-                tok = p
-                unit = 0
-                h = _FNV_OFFSET
-            h = (h ^ np.uint64(cp)) * _FNV_PRIME
-            unit += 1
-            prev = cp
-    if tok >= 0:
-        hashes[n], starts[n], ends[n] = _finish(h), tok - lo, hi - lo
-        n += 1
-    return n - lo
-
-
-@njit(cache=True)
-def _word_buffers(offsets):
-    """Hashes, starts and ends of words at each document's character offset (a word per character
-    at most), and the word count of each document."""
-    n_docs = offsets.shape[0] - 1
-    total = offsets[n_docs]
-    return (np.empty(total, dtype=np.uint64), np.empty(total, dtype=np.int32), np.empty(total, dtype=np.int32),
-            np.zeros(n_docs, dtype=np.int64))
-
-
-@njit(parallel=True, cache=True)
-def _scan(cps, offsets, table, fold):
-    """Words of each document of ``cps`` (code points): hash, start and end (characters in
-    the document), written at the document's character offset; returns them and counts."""
-    hashes, starts, ends, counts = _word_buffers(offsets)
-    for d in prange(counts.shape[0]):
-        counts[d] = _scan_doc(cps, offsets[d], offsets[d + 1], table, fold, hashes, starts, ends)
-    return hashes, starts, ends, counts
-
-
-@njit(cache=True)
-def _scan_serial(cps, offsets, table, fold):
-    """:func:`_scan` in the calling thread: for a few texts, where starting threads costs more."""
-    hashes, starts, ends, counts = _word_buffers(offsets)
-    for d in range(counts.shape[0]):
-        counts[d] = _scan_doc(cps, offsets[d], offsets[d + 1], table, fold, hashes, starts, ends)
-    return hashes, starts, ends, counts
-
-
-def tokens(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Word hashes, character starts and ends of every word of ``texts`` (in order), and
-    each text's word count.
-
-    Words are folded code point by code point (:func:`neardup.text.scripts.fold_table`:
-    lower case, diacritics and the Turkish I; character positions are kept), split by the
-    tokenizer's character classes (:func:`neardup.text.normalize.char_classes`), and runs of
-    characters of scripts without spaces are cut into units as the tokenizer cuts them.
-    """
-    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
-    offsets = np.r_[0, np.cumsum(lengths)].astype(np.int64)
-    cps = np.frombuffer("".join(texts).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-    scan = _scan if len(texts) >= 16 else _scan_serial
-    hashes, starts, ends, counts = scan(cps, offsets, char_classes(), fold_table())
-    keep = np.repeat(offsets[:-1], counts) + (np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts))
-    return hashes[keep], starts[keep], ends[keep], counts
 
 
 # ---------------------------------------------------------------------------- seeds

@@ -3,7 +3,7 @@
 The stages of :mod:`neardup.align.aligner`, each a Spark stage calling the local engine's
 kernels (:mod:`neardup.align.seeds`) on Arrow batches, as MapReduce jobs would:
 
-0. **words** -- ``mapInPandas`` over ``(row, text)``: :func:`~neardup.align.seeds.tokens`
+0. **words** -- ``mapInPandas`` over ``(row, text)``: :func:`~neardup.align.words.tokens`
    and :func:`~neardup.align.seeds.seed_keys` per batch of documents; one row per
    document: its word count, seed keys, word offsets (``words/``).  Words are the kernel's
    64-bit hashes and seeds the same mix of them as locally, so seeds, word positions and
@@ -220,7 +220,8 @@ def _compact(doc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def word_stage(docs: Any, n: int) -> Any:
     """Stage 0: ``(row, text)`` -> ``(row, words, keys, starts, ends)``, one row per document."""
-    from ..align.seeds import seed_keys, tokens
+    from ..align.seeds import seed_keys
+    from ..align.words import tokens
     from .codec import segment_bytes
 
     def fn(frame: pd.DataFrame) -> pd.DataFrame:

@@ -174,7 +174,7 @@ class Chinese(Language):
 
     def units(self, text: str) -> list[tuple[int, int]]:
         """Units of the tokenizer (characters cut by content; words of other scripts whole)."""
-        from ..align.seeds import tokens
+        from ..align.words import tokens
 
         _, starts, ends, _ = tokens([text])
         return list(zip(starts.tolist(), ends.tolist()))

@@ -82,7 +82,7 @@ def _unspaced(text: str) -> bool:
 
 def _units(text: str) -> list[str]:
     """The tokenizer's units of ``text`` (characters cut by content), as strings."""
-    from ..align.seeds import tokens
+    from ..align.words import tokens
 
     _, starts, ends, _ = tokens([text])
     return [text[s:e] for s, e in zip(starts.tolist(), ends.tolist())]

@@ -5,7 +5,7 @@ alignment (:mod:`neardup.align.aligner`) needs -- never the text: its seeds
 ``(key, word position)`` in an inverted index (table ``seeds``) and its words'
 character offsets (table ``align``).  For each new document:
 
-1. its seeds (:func:`~neardup.align.seeds.tokens`, :func:`~neardup.align.seeds.seed_keys`,
+1. its seeds (:func:`~neardup.align.words.tokens`, :func:`~neardup.align.seeds.seed_keys`,
    as ``neardup partial`` makes them) are looked up in the stored seeds;
 2. the document-frequency cap of ``neardup partial`` (a seed in more than ``max_df``
    documents, or found more than ``4 max_df`` times, is boilerplate) is applied over
@@ -37,7 +37,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..align.aligner import OFFSETS, AlignParams, Passage, report_pairs
-from ..align.seeds import chain_pairs, seed_keys, tokens
+from ..align.seeds import chain_pairs, seed_keys
+from ..align.words import tokens
 from .matches import Partial
 from .storage import Store
 

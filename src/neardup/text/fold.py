@@ -3,7 +3,7 @@
 One code point maps to one (or a combining mark is dropped), so character offsets of the
 original text stay valid.  :func:`fold_text` is applied by :func:`neardup.text.normalize.normalize`
 (every tokenizer kernel's input), :func:`fold_table` by the aligner's code-point scanner
-(:mod:`neardup.align.seeds`); :mod:`.scripts` tells why.  This module imports nothing of the
+(:mod:`neardup.align.words`); :mod:`.scripts` tells why.  This module imports nothing of the
 package, so :mod:`.normalize` can use it.
 """
 
