@@ -89,10 +89,10 @@ def build(articles: list[dict], chains: int, shared: int, seed: int) -> tuple[li
     c = 0
     while c < chains and len(pool) > 1:  # A and B: two articles of one topic, each used once
         a = pool.pop()
-        same = [i for i in range(len(pool) - 1, -1, -1) if pool[i]["topic"] == a["topic"]]
-        if not same:  # the last of its topic: not used
+        partner = next((i for i in range(len(pool) - 1, -1, -1) if pool[i]["topic"] == a["topic"]), None)
+        if partner is None:  # the last of its topic: not used
             continue
-        b = pool.pop(same[0])
+        b = pool.pop(partner)
         ta, tb = a["title"] + "\n\n" + a["text"], b["title"] + "\n\n" + b["text"]
         quote = " ".join(r.sample(sentences(ta), r.randint(1, 2)))
         head, _, body = tb.partition("\n\n")

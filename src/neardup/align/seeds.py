@@ -318,11 +318,6 @@ def chain_pairs(a, b, pa, pb, words, n, gap, min_seeds, min_words, min_density):
                 valid[i] = p[4] >= min_words and min(aw, bw) >= min_words and p[4] / max(min(aw, bw), 1) >= min_density
             shown = _drop_echoes(passages, valid)
             first = k
-            wa, wb, ca, ra, cb, rb = 0, 0, 0, 0, 0, 0
-            if shown.any():
-                wa, wb = words[a[lo]], words[b[lo]]
-                ca, ra = _cover(passages[shown, 0], passages[shown, 1], wa)
-                cb, rb = _cover(passages[shown, 2], passages[shown, 3], wb)
             for i in range(passages.shape[0]):
                 if not shown[i]:
                     continue
@@ -333,7 +328,10 @@ def chain_pairs(a, b, pa, pb, words, n, gap, min_seeds, min_words, min_density):
                 out[k, 2], out[k, 3], out[k, 4], out[k, 5] = p[0], p[1], p[2], p[3]
                 cov[k, 0] = density
                 k += 1
-            if k > first:
+            if k > first:  # the pair's coverage: its reported passages' words on each side
+                wa, wb = words[a[lo]], words[b[lo]]
+                ca, ra = _cover(passages[shown, 0], passages[shown, 1], wa)
+                cb, rb = _cover(passages[shown, 2], passages[shown, 3], wb)
                 for i in range(first, k):
                     cov[i, 1], cov[i, 2] = ca / max(wa, 1), cb / max(wb, 1)
                     cov[i, 3], cov[i, 4] = ra, rb
