@@ -139,6 +139,45 @@ def test_names_of_the_shared_paragraph_in_a_documents_own_text_are_no_copy():
     assert pair.coverage_b < 0.5
 
 
+def _made_up_words(seed: int):
+    """A seeded filler: ``n`` made-up words of a 4,000-word vocabulary."""
+    from neardup.evaluate.sites import Words
+    import random
+
+    r = random.Random(seed)
+    vocab = Words(r, 4000)
+    return r, lambda n: " ".join(r.choices(vocab.vocab, k=n))
+
+
+def test_two_quoted_sentences_of_a_formula_wire_item_are_not_most_of_it():
+    """A wire item of figures in one formula ("... mln dlrs in March against ... mln in
+    February and ...") and another story quoting two of its sentences: the quote is what is
+    shared.  The formula phrases of every other sentence match the quote's too; chained, they
+    took the item to 94% covered, so the other story "contained" it."""
+    r, filler = _made_up_words(5)
+    lines = [f"{filler(4).capitalize()} were {r.randint(10, 999)} mln dlrs in March against {r.randint(10, 999)} mln "
+             f"in February and {r.randint(10, 999)} mln in March 1986." for _ in range(10)]
+    a = filler(6).upper() + "\n\n" + "\n\n".join(lines)
+    quote = lines[3] + " " + lines[7]
+    b = filler(8).upper() + "\n\n" + filler(120) + ".\n\n\"" + quote + "\"\n\n" + filler(60) + "."
+    [pair] = Deduplicator().run([("a", a), ("b", b)]).pairs
+    assert pair.relation == "shares"
+    assert pair.coverage_a < len(quote.split()) / len(a.split()) + 0.05  # the quote, 0.19 of the item
+
+
+def test_a_phrase_of_the_quote_met_again_in_the_source_does_not_stretch_the_passage():
+    """The quoted sentence names "a lawyer for the company", which the source also says a few
+    lines before it: the passage is the quoted sentence, not the source from the first mention."""
+    r, filler = _made_up_words(2)
+    quote = "Jane Doe, a lawyer for the company, said " + filler(24) + "."
+    a = (filler(6).upper() + "\n\n" + filler(50) + ", a lawyer for the company said. " + filler(8) + ".\n\n" + quote
+         + "\n\n" + filler(40) + ".")
+    b = filler(8).upper() + "\n\n" + filler(120) + ".\n\n\"" + quote + "\"\n\n" + filler(60) + "."
+    [pair] = Deduplicator().run([("a", a), ("b", b)]).pairs
+    assert pair.relation == "shares"
+    assert pair.longest == len(quote.split())
+
+
 def test_site_boilerplate_is_ignored_and_stated(tmp_path):
     about = _about()
     arts = _short_articles(8)
