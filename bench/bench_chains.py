@@ -14,7 +14,12 @@ stories called anything but `shares` (must be 0), clusters mixing stories (0), s
 `--unique` loses (0), and the share of true copies (A with its copy, B with B quoting A) found
 as copies (>= 90%).  Also with `--no-relations`, to show what the relations change.
 
-    python bench/bench_chains.py [SOURCE] [--chains 300] [--shared 200] [--seed 1]
+    python bench/bench_chains.py [SOURCE] [--chains 300] [--shared 200] [--seed 1] [--save BUILD.jsonl]
+    python bench/bench_chains.py --build BUILD.jsonl
+
+A build depends on the code that runs it (the source articles that share a passage are left out
+by `neardup dedup` itself), so to compare two versions of the code on the same documents, save a
+build with ``--save`` and measure it again with ``--build`` under each.
 """
 
 from __future__ import annotations
@@ -147,14 +152,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--chains", type=int, default=300)
     ap.add_argument("--shared", type=int, default=200)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--save", type=Path, help="write the built documents (id, text, story) here")
+    ap.add_argument("--build", type=Path, help="measure these saved documents instead of building")
     args = ap.parse_args(argv)
-    if not Path(args.source).exists():
-        print(f"no data at {args.source}", file=sys.stderr)
-        return 2
-    from neardup.evaluate.corpora import load_texts
+    if args.build:
+        recs = [json.loads(line) for line in args.build.read_text().splitlines()]
+        ids = {x["id"] for x in recs}
+        info = {"copies": [(i, i + "-copy") for i in ids if i + "-copy" in ids]
+                + [(i, i[:-2] + "-b-quoting-a") for i in ids if i[:-2] + "-b-quoting-a" in ids and i.endswith("-b")]}
+    else:
+        if not Path(args.source).exists():
+            print(f"no data at {args.source}", file=sys.stderr)
+            return 2
+        from neardup.evaluate.corpora import load_texts
 
-    articles = [a for a in load_texts(args.source) if a.get("topic")]
-    recs, info = build(articles, args.chains, args.shared, args.seed)
+        articles = [a for a in load_texts(args.source) if a.get("topic")]
+        recs, info = build(articles, args.chains, args.shared, args.seed)
+        if args.save:
+            args.save.write_text("".join(json.dumps(x) + "\n" for x in recs))
     with tempfile.TemporaryDirectory() as tmp:
         for label, extra in (("relations (default)", ()), ("--no-relations (before)", ("--no-relations",))):
             out = Path(tmp) / label.split()[0]
