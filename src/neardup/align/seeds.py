@@ -11,16 +11,18 @@ local one (:class:`~.aligner.Aligner`) can run the same stages on partitions:
   of ``a`` documents, only those of document pairs with ``min_seeds`` of them, in order
   (the counts size the ranges);
 * :func:`chain_pairs` -- the reduce by document pair: the matches that can be copied
-  text, chains, merged passages, validation and coverage.
+  text (:func:`.runs.kept_matches`), chains, merged passages, validation and coverage.
 
 One module of kernels, one group per stage, so another engine imports the stages whole (the
-words, a map of their own, are in :mod:`.words`).
+words, a map of their own, are in :mod:`.words`; which matches are kept, in :mod:`.runs`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
+
+from .runs import kept_matches
 
 #: One seed occurrence: its key, document and word position (16 bytes).
 SEED_RECORD = np.dtype([("key", "<u8"), ("doc", "<i4"), ("pos", "<i4")])
@@ -209,105 +211,6 @@ def _cover(lo, hi, words):
 
 
 @njit(cache=True)
-def _group_end(pa, i):
-    """The end of the group of matches of ``pa[i - 1]`` (matches sorted by ``pa``, ``pb``)."""
-    while i < pa.shape[0] and pa[i] == pa[i - 1]:
-        i += 1
-    return i
-
-
-@njit(cache=True)
-def _next_on_diagonal(pa, pb, j):
-    """The match one word further than ``j`` in both documents, or -1: in the group right after j's."""
-    lo = _group_end(pa, j + 1)
-    k = lo
-    while k < pa.shape[0] and pa[k] == pa[j] + 1 and pb[k] < pb[j] + 1:
-        k += 1
-    return k if k < pa.shape[0] and pa[k] == pa[j] + 1 and pb[k] == pb[j] + 1 else -1
-
-
-@njit(cache=True)
-def _prev_on_diagonal(pa, pb, j):
-    """The match one word before ``j`` in both documents, or -1: in the group right before j's."""
-    k = j
-    while k > 0 and pa[k - 1] == pa[j]:
-        k -= 1
-    k -= 1
-    while k >= 0 and pa[k] == pa[j] - 1 and pb[k] > pb[j] - 1:
-        k -= 1
-    return k if k >= 0 and pa[k] == pa[j] - 1 and pb[k] == pb[j] - 1 else -1
-
-
-@njit(cache=True)
-def _mark_run(pa, pb, i, length, visited):
-    """Sets ``length`` of every match of ``i``'s run -- consecutive matches on its diagonal,
-    one word further in both documents -- to the run's seeds (1: a lone n-word phrase)."""
-    c = 0
-    j = i
-    while j >= 0:
-        visited[c] = j
-        c += 1
-        j = _next_on_diagonal(pa, pb, j)
-    j = _prev_on_diagonal(pa, pb, i)
-    while j >= 0:
-        visited[c] = j
-        c += 1
-        j = _prev_on_diagonal(pa, pb, j)
-    for k in range(c):
-        length[visited[k]] = c
-
-
-@njit(cache=True)
-def _kept_matches(pa, pb, best, count):
-    """The matches of one pair (sorted by ``pa``, then ``pb``) that can be copied text: where a
-    seed of one document matches several places of the other, only the matches of the longest
-    run (:func:`_mark_run`), and none when all are lone seeds.  A phrase met twice is copied
-    where its run goes on, not where it recurs in the document's own text (the "a lawyer for X
-    said" before the quoted sentence that names the lawyer), and a formula phrase that many
-    sentences repeat ("mln in January and") says nothing of which one was copied: chained,
-    such matches stretched a quoted sentence over the sentences around it, up to most of a
-    short wire item.  ``best`` and ``count``: zeroed scratch arrays over ``b``'s positions,
-    left zeroed.  An empty mask when every position is matched once: all are kept."""
-    m = pa.shape[0]
-    for i in range(m):
-        count[pb[i]] += 1
-    twice = np.zeros(m, dtype=np.bool_)  # matches of a position matched more than once
-    any_twice = False
-    for i in range(m):
-        twice[i] = count[pb[i]] > 1 or (i > 0 and pa[i] == pa[i - 1]) or (i + 1 < m and pa[i + 1] == pa[i])
-        any_twice |= twice[i]
-    if not any_twice:
-        for i in range(m):
-            count[pb[i]] = 0
-        return np.zeros(0, dtype=np.bool_)
-    length = np.zeros(m, dtype=np.int64)
-    visited = np.empty(m, dtype=np.int64)
-    for i in range(m):
-        if twice[i]:
-            if length[i] == 0:  # each run walked once
-                _mark_run(pa, pb, i, length, visited)
-            best[pb[i]] = max(best[pb[i]], length[i])
-    keep = np.ones(m, dtype=np.bool_)
-    lo = 0
-    while lo < m:  # the matches of one position of a are contiguous
-        hi = _group_end(pa, lo + 1)
-        if hi - lo > 1:
-            top = 0
-            for k in range(lo, hi):
-                top = max(top, length[k])
-            for k in range(lo, hi):
-                keep[k] = length[k] == top and top >= 2
-        lo = hi
-    for i in range(m):  # of b: its best run, per position
-        if count[pb[i]] > 1 and (length[i] != best[pb[i]] or best[pb[i]] < 2):
-            keep[i] = False
-    for i in range(m):
-        best[pb[i]] = 0
-        count[pb[i]] = 0
-    return keep
-
-
-@njit(cache=True)
 def _chain_one(pa, pb, n, gap, min_words):
     """Passages ``(a_lo, a_hi, b_lo, b_hi, matched)`` of one pair's matches (sorted by pa, pb);
     ``matched``: the words of ``a`` inside the passage's seeds.
@@ -388,7 +291,7 @@ def _drop_echoes(passages, valid):
 @njit(cache=True)
 def chain_pairs(a, b, pa, pb, words, n, gap, min_seeds, min_words, min_density):
     """Stages 3-4 over seed pairs sorted by ``(a, b, pa, pb)``: the valid passages of every
-    document pair with ``min_seeds`` matches, chained from the matches :func:`_kept_matches`
+    document pair with ``min_seeds`` matches, chained from the matches :func:`.runs.kept_matches`
     keeps.  Valid: ``min_words`` matched words (inside seeds) and so many on both sides, and
     ``min_density`` of the shorter side matched.
 
@@ -405,7 +308,7 @@ def chain_pairs(a, b, pa, pb, words, n, gap, min_seeds, min_words, min_density):
     cov = np.empty((rows, 5), dtype=np.float64)
     k = 0
     lo = 0
-    most = pb.max() + 1 if m else 1  # scratch of _kept_matches, over b's word positions
+    most = pb.max() + 1 if m else 1  # scratch of kept_matches, over b's word positions
     best, count = np.zeros(most, dtype=np.int64), np.zeros(most, dtype=np.int64)
     while lo < m:
         hi = lo + 1
@@ -413,7 +316,7 @@ def chain_pairs(a, b, pa, pb, words, n, gap, min_seeds, min_words, min_density):
             hi += 1
         if hi - lo >= min_seeds:
             xa, xb = pa[lo:hi].astype(np.int64), pb[lo:hi].astype(np.int64)
-            kept = _kept_matches(xa, xb, best, count)
+            kept = kept_matches(xa, xb, best, count)
             if kept.shape[0]:
                 xa, xb = xa[kept], xb[kept]
             passages = _chain_one(xa, xb, n, gap, min_words)
