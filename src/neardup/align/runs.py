@@ -22,42 +22,31 @@ def _group_end(pa, i):
 
 
 @njit(cache=True)
-def _next_on_diagonal(pa, pb, j):
-    """The match one word further than ``j`` in both documents, or -1: in the group right after j's."""
-    lo = _group_end(pa, j + 1)
-    k = lo
-    while k < pa.shape[0] and pa[k] == pa[j] + 1 and pb[k] < pb[j] + 1:
-        k += 1
-    return k if k < pa.shape[0] and pa[k] == pa[j] + 1 and pb[k] == pb[j] + 1 else -1
-
-
-@njit(cache=True)
-def _prev_on_diagonal(pa, pb, j):
-    """The match one word before ``j`` in both documents, or -1: in the group right before j's."""
+def _on_diagonal(pa, pb, j, step):
+    """The match ``step`` (1 or -1) words from ``j`` in both documents, or -1: it is in the
+    group of matches right after (before) j's."""
+    m = pa.shape[0]
     k = j
-    while k > 0 and pa[k - 1] == pa[j]:
-        k -= 1
-    k -= 1
-    while k >= 0 and pa[k] == pa[j] - 1 and pb[k] > pb[j] - 1:
-        k -= 1
-    return k if k >= 0 and pa[k] == pa[j] - 1 and pb[k] == pb[j] - 1 else -1
+    while 0 <= k + step < m and pa[k + step] == pa[j]:  # past j's group
+        k += step
+    k += step
+    while 0 <= k < m and pa[k] == pa[j] + step and (pb[k] - pb[j] - step) * step < 0:
+        k += step
+    return k if 0 <= k < m and pa[k] == pa[j] + step and pb[k] == pb[j] + step else -1
 
 
 @njit(cache=True)
 def _mark_run(pa, pb, i, length, visited):
     """Sets ``length`` of every match of ``i``'s run -- consecutive matches on its diagonal,
     one word further in both documents -- to the run's seeds (1: a lone n-word phrase)."""
-    c = 0
-    j = i
-    while j >= 0:
-        visited[c] = j
-        c += 1
-        j = _next_on_diagonal(pa, pb, j)
-    j = _prev_on_diagonal(pa, pb, i)
-    while j >= 0:
-        visited[c] = j
-        c += 1
-        j = _prev_on_diagonal(pa, pb, j)
+    visited[0] = i
+    c = 1
+    for step in (1, -1):
+        j = _on_diagonal(pa, pb, i, step)
+        while j >= 0:
+            visited[c] = j
+            c += 1
+            j = _on_diagonal(pa, pb, j, step)
     for k in range(c):
         length[visited[k]] = c
 
@@ -77,14 +66,20 @@ def kept_matches(pa, pb, best, count):
     for i in range(m):
         count[pb[i]] += 1
     twice = np.zeros(m, dtype=np.bool_)  # matches of a position matched more than once
-    any_twice = False
     for i in range(m):
         twice[i] = count[pb[i]] > 1 or (i > 0 and pa[i] == pa[i - 1]) or (i + 1 < m and pa[i + 1] == pa[i])
-        any_twice |= twice[i]
-    if not any_twice:
-        for i in range(m):
-            count[pb[i]] = 0
-        return np.zeros(0, dtype=np.bool_)
+    keep = _longest_runs(pa, pb, twice, best, count) if twice.any() else np.zeros(0, dtype=np.bool_)
+    for i in range(m):
+        best[pb[i]] = 0
+        count[pb[i]] = 0
+    return keep
+
+
+@njit(cache=True)
+def _longest_runs(pa, pb, twice, best, count):
+    """:func:`kept_matches`' mask, given which matches share a position (``twice``) and the
+    matches of each position of ``b`` (``count``); ``best`` gets each position's longest run."""
+    m = pa.shape[0]
     length = np.zeros(m, dtype=np.int64)
     visited = np.empty(m, dtype=np.int64)
     for i in range(m):
@@ -106,7 +101,4 @@ def kept_matches(pa, pb, best, count):
     for i in range(m):  # of b: its best run, per position
         if count[pb[i]] > 1 and (length[i] != best[pb[i]] or best[pb[i]] < 2):
             keep[i] = False
-    for i in range(m):
-        best[pb[i]] = 0
-        count[pb[i]] = 0
     return keep
