@@ -83,14 +83,13 @@ def distinct(articles: list[dict]) -> list[dict]:
     return [a for i, a in enumerate(articles) if i not in copied]
 
 
-def build(articles: list[dict], chains: int, shared: int, seed: int) -> tuple[list[dict], dict]:
-    """Records (``id``, ``text``, ``story``) and what each is."""
+def build(articles: list[dict], chains: int, shared: int, seed: int) -> list[dict]:
+    """Records (``id``, ``text``, ``story``): two records of one story are a true copy."""
     r = random.Random(seed)
     pool = [a for a in distinct(articles)
             if len(a["text"].split()) >= 150 and len(sentences(a["title"] + "\n\n" + a["text"])) >= 4]
     r.shuffle(pool)
     recs: list[dict] = []
-    copies: list[tuple[str, str]] = []
     c = 0
     while c < chains and len(pool) > 1:  # A and B: two articles of one topic, each used once
         a = pool.pop()
@@ -107,7 +106,6 @@ def build(articles: list[dict], chains: int, shared: int, seed: int) -> tuple[li
         sa, sb = f"c{c}-A", f"c{c}-B"
         recs += [{"id": f"c{c}-a", "text": ta, "story": sa}, {"id": f"c{c}-a-copy", "text": copy_edit(ta, r), "story": sa},
                  {"id": f"c{c}-b", "text": tb, "story": sb}, {"id": f"c{c}-b-quoting-a", "text": tq, "story": sb}]
-        copies += [(f"c{c}-a", f"c{c}-a-copy"), (f"c{c}-b", f"c{c}-b-quoting-a")]
         c += 1
     rest = pool
     for k in range(shared):
@@ -117,10 +115,18 @@ def build(articles: list[dict], chains: int, shared: int, seed: int) -> tuple[li
             short = " ".join(art["text"].split()[: r.randint(100, 200)])
             recs.append({"id": f"s{k}-{name}", "text": art["title"] + "\n\n" + short + "\n\n" + para,
                          "story": f"s{k}-{name}"})
-    return recs, {"copies": copies}
+    return recs
 
 
-def measure(recs: list[dict], copies: list[tuple[str, str]], out: Path, *extra: str) -> dict:
+def true_copies(recs: list[dict]) -> list[tuple[str, str]]:
+    """The pairs of records of one story (A with its copy, B with B quoting A), in order."""
+    by_story: dict[str, list[str]] = {}
+    for x in recs:
+        by_story.setdefault(x["story"], []).append(x["id"])
+    return [(ids[0], ids[1]) for ids in by_story.values() if len(ids) == 2]
+
+
+def measure(recs: list[dict], out: Path, *extra: str) -> dict:
     from neardup.cli import main
 
     src = out / "docs.jsonl"
@@ -136,6 +142,7 @@ def measure(recs: list[dict], copies: list[tuple[str, str]], out: Path, *extra: 
     cross = [p for p in pairs if story[p["a"]] != story[p["b"]] and p.get("relation", "duplicate") != "shares"]
     clusters = [json.loads(line) for line in (out / "o" / "clusters.jsonl").read_text().splitlines()]
     mixed = sum(len({story[i] for i in c["ids"]}) > 1 for c in clusters)
+    copies = true_copies(recs)
     found = sum((a, b) in copy_pairs or (b, a) in copy_pairs for a, b in copies)
     result = {"documents": len(recs), "stories": len(set(story.values())), "pairs": len(pairs),
               "cross-story pairs not 'shares'": len(cross), "clusters mixing stories": mixed,
@@ -157,9 +164,6 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.build:
         recs = [json.loads(line) for line in args.build.read_text().splitlines()]
-        ids = {x["id"] for x in recs}
-        info = {"copies": [(i, i + "-copy") for i in ids if i + "-copy" in ids]
-                + [(i, i[:-2] + "-b-quoting-a") for i in ids if i[:-2] + "-b-quoting-a" in ids and i.endswith("-b")]}
     else:
         if not Path(args.source).exists():
             print(f"no data at {args.source}", file=sys.stderr)
@@ -167,14 +171,14 @@ def main(argv: list[str] | None = None) -> int:
         from neardup.evaluate.corpora import load_texts
 
         articles = [a for a in load_texts(args.source) if a.get("topic")]
-        recs, info = build(articles, args.chains, args.shared, args.seed)
+        recs = build(articles, args.chains, args.shared, args.seed)
         if args.save:
             args.save.write_text("".join(json.dumps(x) + "\n" for x in recs))
     with tempfile.TemporaryDirectory() as tmp:
         for label, extra in (("relations (default)", ()), ("--no-relations (before)", ("--no-relations",))):
             out = Path(tmp) / label.split()[0]
             out.mkdir()
-            print(label, json.dumps(measure(recs, info["copies"], out, *extra)))
+            print(label, json.dumps(measure(recs, out, *extra)))
     return 0
 
 
