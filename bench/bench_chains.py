@@ -6,15 +6,15 @@ seeded, it builds what the relations must keep apart:
 - **chains**: story A, a copy-edited copy of A (a new headline, 2% of the words replaced,
   deleted or inserted, paragraphs re-broken), story B (another article of the same topic),
   and B quoting one or two sentences of A as a paragraph of its own;
-- **shared paragraphs**: pairs of different short articles (their first 100-200 words) that
-  end with one shared 90-word paragraph (taken from a third article).
+- **shared paragraphs**: pairs of different short articles (their first 100-200 words, or
+  ``--own MIN,MAX``) that end with one shared 90-word paragraph (taken from a third article).
 
 Then `neardup dedup` runs at its defaults over all of it, and the script counts: pairs of two
 stories called anything but `shares` (must be 0), clusters mixing stories (0), stories that
 `--unique` loses (0), and the share of true copies (A with its copy, B with B quoting A) found
 as copies (>= 90%).  Also with `--no-relations`, to show what the relations change.
 
-    python bench/bench_chains.py [SOURCE] [--chains 300] [--shared 200] [--seed 1] [--save BUILD.jsonl]
+    python bench/bench_chains.py [SOURCE] [--chains 300] [--shared 200] [--own 100,200] [--seed 1] [--save BUILD.jsonl]
     python bench/bench_chains.py --build BUILD.jsonl
 
 A build depends on the code that runs it (the source articles that share a passage are left out
@@ -83,8 +83,9 @@ def distinct(articles: list[dict]) -> list[dict]:
     return [a for i, a in enumerate(articles) if i not in copied]
 
 
-def build(articles: list[dict], chains: int, shared: int, seed: int) -> list[dict]:
-    """Records (``id``, ``text``, ``story``): two records of one story are a true copy."""
+def build(articles: list[dict], chains: int, shared: int, seed: int, own: tuple[int, int] = (100, 200)) -> list[dict]:
+    """Records (``id``, ``text``, ``story``): two records of one story are a true copy; ``own``: the
+    fewest and most words of a short article's own text."""
     r = random.Random(seed)
     pool = [a for a in distinct(articles)
             if len(a["text"].split()) >= 150 and len(sentences(a["title"] + "\n\n" + a["text"])) >= 4]
@@ -112,7 +113,7 @@ def build(articles: list[dict], chains: int, shared: int, seed: int) -> list[dic
         x, y, z = rest[3 * k % len(rest)], rest[(3 * k + 1) % len(rest)], rest[(3 * k + 2) % len(rest)]
         para = " ".join(z["text"].split()[:90])
         for name, art in (("x", x), ("y", y)):
-            short = " ".join(art["text"].split()[: r.randint(100, 200)])
+            short = " ".join(art["text"].split()[: r.randint(*own)])
             recs.append({"id": f"s{k}-{name}", "text": art["title"] + "\n\n" + short + "\n\n" + para,
                          "story": f"s{k}-{name}"})
     return recs
@@ -158,6 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("source", nargs="?", default=str(BBC))
     ap.add_argument("--chains", type=int, default=300)
     ap.add_argument("--shared", type=int, default=200)
+    ap.add_argument("--own", default="100,200", help="MIN,MAX words of a short article's own text (100,200)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--save", type=Path, help="write the built documents (id, text, story) here")
     ap.add_argument("--build", type=Path, help="measure these saved documents instead of building")
@@ -171,7 +173,8 @@ def main(argv: list[str] | None = None) -> int:
         from neardup.evaluate.corpora import load_texts
 
         articles = [a for a in load_texts(args.source) if a.get("topic")]
-        recs = build(articles, args.chains, args.shared, args.seed)
+        low, high = (int(v) for v in args.own.split(","))
+        recs = build(articles, args.chains, args.shared, args.seed, (low, high))
         if args.save:
             args.save.write_text("".join(json.dumps(x) + "\n" for x in recs))
     with tempfile.TemporaryDirectory() as tmp:

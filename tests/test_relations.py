@@ -170,6 +170,18 @@ def test_a_phrase_of_the_quote_met_again_in_the_source_does_not_stretch_the_pass
     assert pair.longest == len(quote.split())
 
 
+def test_two_sentences_quoted_in_the_other_order_do_not_count_the_sentence_between():
+    """B quotes two sentences of a short item A, the later one first.  The passage joins both, but
+    the sentence A has between them is not in B: counted, it took A past half covered."""
+    _, filler = _made_up_words(4)
+    first, between, last = filler(30) + ".", filler(19) + ".", filler(30) + "."
+    a = filler(6).upper() + "\n\n" + first + " " + between + "\n\n" + last + "\n\n" + filler(50) + "."
+    b = filler(8).upper() + "\n\n" + filler(150) + ".\n\n\"" + last + " " + first + "\"\n\n" + filler(100) + "."
+    [pair] = Deduplicator().run([("a", a), ("b", b)]).pairs
+    assert pair.relation == "shares"
+    assert pair.coverage_a == pytest.approx(60 / len(a.split()), abs=0.02)
+
+
 def test_site_boilerplate_is_ignored_and_stated(tmp_path):
     about = _about()
     arts = _short_articles(8)

@@ -11,10 +11,12 @@ local one (:class:`~.aligner.Aligner`) can run the same stages on partitions:
   of ``a`` documents, only those of document pairs with ``min_seeds`` of them, in order
   (the counts size the ranges);
 * :func:`chain_pairs` -- the reduce by document pair: the matches that can be copied
-  text (:func:`.runs.kept_matches`), chains, merged passages, validation and coverage.
+  text (:func:`.runs.kept_matches`), chains, merged passages, validation and coverage
+  (:func:`.cover.side_cover`).
 
 One module of kernels, one group per stage, so another engine imports the stages whole (the
-words, a map of their own, are in :mod:`.words`; which matches are kept, in :mod:`.runs`).
+words, a map of their own, are in :mod:`.words`; which matches are kept, in :mod:`.runs`; how
+much of each document the passages hold, in :mod:`.cover`).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .cover import side_cover
 from .runs import kept_matches
 
 #: One seed occurrence: its key, document and word position (16 bytes).
@@ -196,30 +199,19 @@ def sieve_pairs(doc: np.ndarray, pos: np.ndarray, groups: np.ndarray, by_doc: tu
 
 
 @njit(cache=True)
-def _cover(lo, hi, words):
-    """Words of ``[0, words)`` inside the union of intervals ``[lo, hi)``, and the longest run outside."""
-    order = np.argsort(lo, kind="mergesort")
-    total = 0
-    end = 0
-    longest = 0
-    for i in order:
-        longest = max(longest, lo[i] - end)
-        if hi[i] > end:
-            total += hi[i] - max(lo[i], end)
-            end = hi[i]
-    return total, max(longest, words - end)
-
-
-@njit(cache=True)
 def _chain_one(pa, pb, n, gap, min_words):
     """Passages ``(a_lo, a_hi, b_lo, b_hi, matched)`` of one pair's matches (sorted by pa, pb);
-    ``matched``: the words of ``a`` inside the passage's seeds.
+    ``matched``: the words of ``a`` inside the passage's seeds.  And the passages' holes
+    ``(passage, side, lo, hi)`` (side 0: in ``a``, 1: in ``b``), in order of passage.
 
     A chain moves forward in both documents, each step skipping at most ``gap`` words
     (in ``b``, ``gap`` more than in ``a``).  Chains close in both documents are then merged
     (one copy is one passage): a chain that goes on forward in ``b`` always, one that
     goes back (a reordered sentence) only when it is a passage of ``min_words`` on its own,
-    so stray phrases of a same-story text in another order do not add up to a passage.
+    so stray phrases of a same-story text in another order do not add up to a passage.  The
+    words a reordered chain skips to join (in either document) are a hole of the passage: a
+    sentence moved in a copy skips none, but two quoted sentences in the other order skip the
+    sentence between them in the source, which is no more shared than the text around them.
     """
     m = pa.shape[0]
     used = np.zeros(m, dtype=np.bool_)
@@ -245,12 +237,20 @@ def _chain_one(pa, pb, n, gap, min_words):
     raw = raw[:k]
     order = np.argsort(raw[:, 0] * (np.int64(1) << 32) + raw[:, 2], kind="mergesort")
     out = np.empty((k, 5), dtype=np.int64)
+    holes = np.empty((2 * k, 4), dtype=np.int64)
+    h = 0
     j = -1
     for i in order:
         p = raw[i]
         close = j >= 0 and p[0] <= out[j, 1] + gap and p[2] <= out[j, 3] + gap and p[3] >= out[j, 2] - gap
         forward = j >= 0 and p[2] >= out[j, 3] - n
         if close and (forward or min(p[1] - p[0], p[3] - p[2]) >= min_words):
+            if not forward and p[0] > out[j, 1]:
+                holes[h, 0], holes[h, 1], holes[h, 2], holes[h, 3] = j, 0, out[j, 1], p[0]
+                h += 1
+            if not forward and p[3] < out[j, 2]:
+                holes[h, 0], holes[h, 1], holes[h, 2], holes[h, 3] = j, 1, p[3], out[j, 2]
+                h += 1
             out[j, 1] = max(out[j, 1], p[1])
             out[j, 2] = min(out[j, 2], p[2])
             out[j, 3] = max(out[j, 3], p[3])
@@ -258,7 +258,7 @@ def _chain_one(pa, pb, n, gap, min_words):
         else:
             j += 1
             out[j] = p
-    return out[:j + 1]
+    return out[:j + 1], holes[:h]
 
 
 @njit(cache=True)
@@ -319,7 +319,7 @@ def chain_pairs(a, b, pa, pb, words, n, gap, min_seeds, min_words, min_density):
             kept = kept_matches(xa, xb, best, count)
             if kept.shape[0]:
                 xa, xb = xa[kept], xb[kept]
-            passages = _chain_one(xa, xb, n, gap, min_words)
+            passages, holes = _chain_one(xa, xb, n, gap, min_words)
             valid = np.zeros(passages.shape[0], dtype=np.bool_)
             for i in range(passages.shape[0]):
                 p = passages[i]
@@ -339,8 +339,8 @@ def chain_pairs(a, b, pa, pb, words, n, gap, min_seeds, min_words, min_density):
                 k += 1
             if k > first:  # the pair's coverage: its reported passages' words on each side
                 wa, wb = words[a[lo]], words[b[lo]]
-                ca, ra = _cover(passages[shown, 0], passages[shown, 1], wa)
-                cb, rb = _cover(passages[shown, 2], passages[shown, 3], wb)
+                ca, ra = side_cover(passages, shown, holes, 0, wa)
+                cb, rb = side_cover(passages, shown, holes, 1, wb)
                 for i in range(first, k):
                     cov[i, 1], cov[i, 2] = ca / max(wa, 1), cb / max(wb, 1)
                     cov[i, 3], cov[i, 4] = ra, rb
