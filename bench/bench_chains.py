@@ -4,7 +4,7 @@ From real articles (the BBC News folder by default, or any source `neardup synth
 seeded, it builds what the relations must keep apart:
 
 - **chains**: story A, a copy-edited copy of A (a new headline, 2% of the words replaced,
-  deleted or inserted, paragraphs re-broken), story B (another article of the same topic),
+  deleted or inserted (``--edits``), paragraphs re-broken), story B (another article of the same topic),
   and B quoting one or two sentences of A as a paragraph of its own;
 - **shared paragraphs**: pairs of different short articles (their first 100-200 words, or
   ``--own MIN,MAX``) that end with one shared 90-word paragraph (taken from a third article).
@@ -14,7 +14,7 @@ stories called anything but `shares` (must be 0), clusters mixing stories (0), s
 `--unique` loses (0), and the share of true copies (A with its copy, B with B quoting A) found
 as copies (>= 90%).  Also with `--no-relations`, to show what the relations change.
 
-    python bench/bench_chains.py [SOURCE] [--chains 300] [--shared 200] [--own 100,200] [--seed 1] [--save BUILD.jsonl]
+    python bench/bench_chains.py [SOURCE] [--chains 300] [--shared 200] [--own 100,200] [--edits 0.02] [--seed 1] [--save BUILD.jsonl]
     python bench/bench_chains.py --build BUILD.jsonl
 
 A build depends on the code that runs it (the source articles that share a passage are left out
@@ -83,9 +83,10 @@ def distinct(articles: list[dict]) -> list[dict]:
     return [a for i, a in enumerate(articles) if i not in copied]
 
 
-def build(articles: list[dict], chains: int, shared: int, seed: int, own: tuple[int, int] = (100, 200)) -> list[dict]:
+def build(articles: list[dict], chains: int, shared: int, seed: int, own: tuple[int, int] = (100, 200),
+          edits: float = 0.02) -> list[dict]:
     """Records (``id``, ``text``, ``story``): two records of one story are a true copy; ``own``: the
-    fewest and most words of a short article's own text."""
+    fewest and most words of a short article's own text; ``edits``: the share of a copy's words edited."""
     r = random.Random(seed)
     pool = [a for a in distinct(articles)
             if len(a["text"].split()) >= 150 and len(sentences(a["title"] + "\n\n" + a["text"])) >= 4]
@@ -105,7 +106,7 @@ def build(articles: list[dict], chains: int, shared: int, seed: int, own: tuple[
         at = r.randint(1, len(paras))
         tq = head + "\n\n" + "\n\n".join(paras[:at] + [f'"{quote}"'] + paras[at:])
         sa, sb = f"c{c}-A", f"c{c}-B"
-        recs += [{"id": f"c{c}-a", "text": ta, "story": sa}, {"id": f"c{c}-a-copy", "text": copy_edit(ta, r), "story": sa},
+        recs += [{"id": f"c{c}-a", "text": ta, "story": sa}, {"id": f"c{c}-a-copy", "text": copy_edit(ta, r, edits), "story": sa},
                  {"id": f"c{c}-b", "text": tb, "story": sb}, {"id": f"c{c}-b-quoting-a", "text": tq, "story": sb}]
         c += 1
     rest = pool
@@ -160,6 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--chains", type=int, default=300)
     ap.add_argument("--shared", type=int, default=200)
     ap.add_argument("--own", default="100,200", help="MIN,MAX words of a short article's own text (100,200)")
+    ap.add_argument("--edits", type=float, default=0.02, help="share of a copy's words edited (0.02)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--save", type=Path, help="write the built documents (id, text, story) here")
     ap.add_argument("--build", type=Path, help="measure these saved documents instead of building")
@@ -174,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
 
         articles = [a for a in load_texts(args.source) if a.get("topic")]
         low, high = (int(v) for v in args.own.split(","))
-        recs = build(articles, args.chains, args.shared, args.seed, (low, high))
+        recs = build(articles, args.chains, args.shared, args.seed, (low, high), args.edits)
         if args.save:
             args.save.write_text("".join(json.dumps(x) + "\n" for x in recs))
     with tempfile.TemporaryDirectory() as tmp:

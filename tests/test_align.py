@@ -277,3 +277,21 @@ def test_the_sieved_seed_pairs_give_the_passages_of_every_seed_pair():
                            p.min_words, p.min_density)
         assert got[0].shape[0] > 100
         assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+
+
+def test_coverage_leaves_out_the_holes_of_the_shown_passages_only():
+    """Passages (a_lo, a_hi, b_lo, b_hi, matched) with holes (passage, side, lo, hi): a word is
+    covered when a shown passage holds it outside that passage's holes."""
+    import numpy as np
+
+    from neardup.align.cover import side_cover
+
+    passages = np.array([[0, 40, 10, 50, 30], [60, 80, 0, 10, 20], [30, 70, 50, 60, 8]], np.int64)
+    holes = np.array([[0, 0, 10, 20], [0, 0, 15, 25], [1, 1, 2, 4], [2, 0, 30, 40]], np.int64)
+    shown = np.array([True, True, False])
+    # a: [0, 40) less [10, 25) and [60, 80): 25 + 20 words; the longest run outside: 100 - 80
+    assert side_cover(passages, shown, holes, 0, 100) == (45, 20)
+    # b: [10, 50) and [0, 10) less [2, 4): 48 words; longest run outside: 50 - 100
+    assert side_cover(passages, shown, holes, 1, 100) == (48, 50)
+    # the third shown too: its hole [30, 40) is still covered by the first passage, [40, 70) is added
+    assert side_cover(passages, np.ones(3, bool), holes, 0, 100) == (65, 20)
