@@ -295,3 +295,21 @@ def test_coverage_leaves_out_the_holes_of_the_shown_passages_only():
     assert side_cover(passages, shown, holes, 1, 100) == (48, 50)
     # the third shown too: its hole [30, 40) is still covered by the first passage, [40, 70) is added
     assert side_cover(passages, np.ones(3, bool), holes, 0, 100) == (65, 20)
+
+
+def test_a_hole_gives_back_the_words_a_later_piece_of_its_passage_holds():
+    """Pieces merged out of order: the words of a piece that lands in a hole an earlier one left
+    are covered again (the hole is split around it)."""
+    import numpy as np
+
+    from neardup.align.seeds import _chain_one
+
+    # a: x 0-30, p 30-60, 18 words of its own, q 78-92; b: p 0-30, q 32-46, x 50-80
+    pa = np.r_[np.arange(0, 27), np.arange(30, 57), np.arange(78, 89)].astype(np.int64)
+    pb = np.r_[np.arange(50, 77), np.arange(0, 27), np.arange(32, 43)].astype(np.int64)
+    order = np.lexsort((pb, pa))
+    passages, holes = _chain_one(pa[order], pb[order], 4, 20, 12)
+    assert passages.tolist() == [[0, 92, 0, 80, 30 + 30 + 14]]
+    got = sorted((side, lo, hi) for _, side, lo, hi in holes.tolist() if hi > lo)
+    # p skips b's [30, 50) to reach x, where q then lies; q skips a's [60, 78)
+    assert got == [(0, 60, 78), (1, 30, 32), (1, 46, 50)]
