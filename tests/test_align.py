@@ -313,3 +313,14 @@ def test_a_hole_gives_back_the_words_a_later_piece_of_its_passage_holds():
     got = sorted((side, lo, hi) for _, side, lo, hi in holes.tolist() if hi > lo)
     # p skips b's [30, 50) to reach x, where q then lies; q skips a's [60, 78)
     assert got == [(0, 60, 78), (1, 30, 32), (1, 46, 50)]
+
+
+def test_a_number_with_its_separators_is_one_word_of_the_aligner():
+    from neardup.align.words import tokens
+
+    text = "Shr 47.4 cents vs 65.2, net 1,693,951 tonnes in 1986. The U.S. rose; 1.234,5 TL"
+    _, starts, ends, counts = tokens([text])
+    assert [text[s:e] for s, e in zip(starts, ends)] == [
+        "Shr", "47.4", "cents", "vs", "65.2", "net", "1,693,951", "tonnes", "in", "1986", "The", "U", "S", "rose",
+        "1.234,5", "TL"]
+    assert counts.tolist() == [16]

@@ -116,6 +116,17 @@ def test_shared_paragraph_between_two_short_articles_is_shares(tmp_path):
     assert result.clusters == []
 
 
+def test_a_table_of_figures_weighs_its_words_not_its_digit_groups():
+    """Two short items end with one table of 90 figures; each has 100 words of its own.  Cut at
+    every separator the table would be some 200 words and most of each item."""
+    r, filler = _made_up_words(8)
+    table = " ".join(f"{r.randint(1, 999)},{r.randint(100, 999)}.{r.randint(1, 9)}" for _ in range(90))
+    x, y = (filler(8).upper() + "\n\n" + filler(100) + ".\n\n" + table for _ in range(2))
+    [pair] = Deduplicator().run([("x", x), ("y", y)]).pairs
+    assert pair.relation == "shares"
+    assert max(pair.coverage_a, pair.coverage_b) < 0.5
+
+
 def _made_up_words(seed: int):
     """A seeded filler: ``n`` made-up words of a 4,000-word vocabulary."""
     from neardup.evaluate.sites import Words
