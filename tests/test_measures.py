@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from neardup.evaluate.cluster_measures import all_pair_labels, b3, components_from_pairs
+from neardup.evaluate.cluster_measures import all_pair_labels, b3, clustered_pairs, components_from_pairs
 from neardup.evaluate.measures import (
     auroc,
     confusion_at,
@@ -294,6 +294,16 @@ def test_b3_negative_ids_are_singletons():
     # negative ids in the prediction too: all singletons vs true {0,1}
     # precision 1; recall 1/2, 1/2 -> 1/2; F1 = 1/1.5 = 2/3
     assert b3([-1, -1], [3, 3]) == approx((1.0, 0.5, 2 / 3))
+
+
+def test_clustered_pairs_count_every_pair_of_a_cluster():
+    # true X={0,1,2} Y={3,4}: 3 + 1 pairs; pred A={0,1} B={2,3,4}: 1 + 3 pairs, together (0,1) and (3,4)
+    assert clustered_pairs([0, 0, 1, 1, 1], [0, 0, 0, 1, 1]) == approx((2 / 4, 2 / 4, 0.5))
+    # a merge of two stories of 3 and 2: 6 false pairs of 10
+    assert clustered_pairs([7, 7, 7, 7, 7], [0, 0, 0, 1, 1]) == approx((4 / 10, 1.0, 2 * 0.4 / 1.4))
+    # negative ids are singletons; no predicted pair at all: precision 1, recall 0
+    assert clustered_pairs([-1, -1, -2], [3, 3, 3]) == approx((1.0, 0.0, 0.0))
+    assert all(math.isnan(v) for v in clustered_pairs([], []))
 
 
 def test_b3_empty_and_validation():

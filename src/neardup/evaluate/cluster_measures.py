@@ -1,5 +1,5 @@
-"""Cluster measures: B-cubed precision/recall/F1 of a clustering, the threshold whose
-clusters score best, and the pair/cluster conversions evaluation needs.
+"""Cluster measures: B-cubed and pair-counting precision/recall/F1 of a clustering, the threshold
+whose clusters score best, and the pair/cluster conversions evaluation needs.
 
 Conventions are those of :mod:`.measures` (a negative cluster id is a singleton; B-cubed
 over no documents is ``nan``). Vectorized: contingency counts by ``np.unique``.
@@ -14,9 +14,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..cluster import cluster_labels
-from .measures import _as_ids, _negatives_to_singletons
+from .measures import PRF, _as_ids, _negatives_to_singletons
 
-__all__ = ["B3", "b3", "bcubed_curve", "best_bcubed_threshold", "components_from_pairs", "all_pair_labels"]
+__all__ = ["B3", "b3", "clustered_pairs", "bcubed_curve", "best_bcubed_threshold", "components_from_pairs", "all_pair_labels"]
 
 
 class B3(NamedTuple):
@@ -55,11 +55,8 @@ def b3(pred_cluster: ArrayLike, true_cluster: ArrayLike) -> B3:
     n = p.size
     if n == 0:
         return B3(math.nan, math.nan, math.nan)
-    _, pi = np.unique(_negatives_to_singletons(p), return_inverse=True)
-    _, ti = np.unique(_negatives_to_singletons(t), return_inverse=True)
-    pi, ti = pi.ravel(), ti.ravel()
+    cells, n_ij, pi, ti = _contingency(p, t)
     n_t = int(ti.max()) + 1
-    cells, n_ij = np.unique(pi * n_t + ti, return_counts=True)
     size_p = np.bincount(pi)[cells // n_t]
     size_t = np.bincount(ti)[cells % n_t]
     sq = n_ij.astype(np.float64) ** 2
@@ -67,6 +64,39 @@ def b3(pred_cluster: ArrayLike, true_cluster: ArrayLike) -> B3:
     recall = float((sq / size_t).sum() / n)
     f1 = 2 * precision * recall / (precision + recall) if precision + recall > 0 else 0.0
     return B3(precision, recall, f1)
+
+
+def _contingency(p: NDArray[np.int64], t: NDArray[np.int64]):
+    """Cells ``predicted * n_true + true`` of the (predicted, true) id pairs, their counts, and each
+    document's predicted and true cluster as dense ids (negative ids made singletons)."""
+    _, pi = np.unique(_negatives_to_singletons(p), return_inverse=True)
+    _, ti = np.unique(_negatives_to_singletons(t), return_inverse=True)
+    pi, ti = pi.ravel(), ti.ravel()
+    cells, n_ij = np.unique(pi * (int(ti.max()) + 1) + ti, return_counts=True)
+    return cells, n_ij, pi, ti
+
+
+def clustered_pairs(pred_cluster: ArrayLike, true_cluster: ArrayLike) -> PRF:
+    """Pair-counting precision, recall and F1 of a clustering: over the document pairs put in one
+    predicted cluster and those in one true cluster (every pair of a cluster, linked or not, so a
+    bridge that merges two stories of sizes ``m`` and ``k`` costs ``m * k`` false pairs).
+    Conventions as :func:`b3`; precision or recall is 1.0 when there is no pair to count."""
+    p = _as_ids(pred_cluster, "pred_cluster")
+    t = _as_ids(true_cluster, "true_cluster")
+    if p.shape != t.shape:
+        raise ValueError(f"cluster arrays differ in length: {p.size} != {t.size}")
+    if p.size == 0:
+        return PRF(math.nan, math.nan, math.nan)
+    _, n_ij, pi, ti = _contingency(p, t)
+
+    def pairs(counts: NDArray[np.int64]) -> float:
+        return float((counts.astype(np.float64) * (counts - 1) / 2).sum())
+
+    together = pairs(n_ij)
+    precision = together / pairs(np.bincount(pi)) if pairs(np.bincount(pi)) else 1.0
+    recall = together / pairs(np.bincount(ti)) if pairs(np.bincount(ti)) else 1.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall > 0 else 0.0
+    return PRF(precision, recall, f1)
 
 
 #: Candidate thresholds tried for the best B-cubed F1 (score quantiles; each is one clustering).
