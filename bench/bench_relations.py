@@ -11,9 +11,9 @@ script checks this by running the real job on one fold), so each fold's outcome 
 Protocol: cluster-grouped K-fold cross-validation (``--folds 5``), repeated over split seeds
 (``--seeds 10``).  For every (ffp threshold, min coverage) of the grid, each held-out fold is
 scored: pair F1 of the pairs ``dedup`` lists that are not ``shares`` (copies), B-cubed F1
-of its clusters, and pair-counting F1 of its clusters (every pair of documents one cluster holds,
-the measure a merge of two stories costs most in).  Printed: the grid with the mean and the worst fold of each (so flat regions
-show), and the nested choice -- on each fold's training folds the setting of best mean
+of its clusters, and pair-counting F1 of its clusters (every pair of documents one cluster
+holds, the measure a merge of two stories costs most in).  Printed: the grid with the mean and
+the worst fold of each (so flat regions show), and the nested choice -- on each fold's training folds the setting of best mean
 B-cubed F1 (ties: best worst fold), scored on the held-out fold -- with mean and worst.
 
     python bench/bench_relations.py [--folds 5] [--seeds 10] [--extract model]

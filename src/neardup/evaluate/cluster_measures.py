@@ -48,14 +48,11 @@ def b3(pred_cluster: ArrayLike, true_cluster: ArrayLike) -> B3:
         ``(precision, recall, f1)``; all ``nan`` for zero documents, F1 0.0
         when precision and recall are both 0 (impossible for N > 0).
     """
-    p = _as_ids(pred_cluster, "pred_cluster")
-    t = _as_ids(true_cluster, "true_cluster")
-    if p.shape != t.shape:
-        raise ValueError(f"cluster arrays differ in length: {p.size} != {t.size}")
-    n = p.size
-    if n == 0:
+    table = _contingency(pred_cluster, true_cluster)
+    if table is None:
         return B3(math.nan, math.nan, math.nan)
-    cells, n_ij, pi, ti = _contingency(p, t)
+    cells, n_ij, pi, ti = table
+    n = pi.size
     n_t = int(ti.max()) + 1
     size_p = np.bincount(pi)[cells // n_t]
     size_t = np.bincount(ti)[cells % n_t]
@@ -66,9 +63,16 @@ def b3(pred_cluster: ArrayLike, true_cluster: ArrayLike) -> B3:
     return B3(precision, recall, f1)
 
 
-def _contingency(p: NDArray[np.int64], t: NDArray[np.int64]):
-    """Cells ``predicted * n_true + true`` of the (predicted, true) id pairs, their counts, and each
+def _contingency(pred_cluster: ArrayLike, true_cluster: ArrayLike):
+    """The checked contingency table of two clusterings (``None`` for no documents): cells
+    ``predicted * n_true + true`` of the (predicted, true) id pairs, their counts, and each
     document's predicted and true cluster as dense ids (negative ids made singletons)."""
+    p = _as_ids(pred_cluster, "pred_cluster")
+    t = _as_ids(true_cluster, "true_cluster")
+    if p.shape != t.shape:
+        raise ValueError(f"cluster arrays differ in length: {p.size} != {t.size}")
+    if p.size == 0:
+        return None
     _, pi = np.unique(_negatives_to_singletons(p), return_inverse=True)
     _, ti = np.unique(_negatives_to_singletons(t), return_inverse=True)
     pi, ti = pi.ravel(), ti.ravel()
@@ -81,20 +85,14 @@ def clustered_pairs(pred_cluster: ArrayLike, true_cluster: ArrayLike) -> PRF:
     predicted cluster and those in one true cluster (every pair of a cluster, linked or not, so a
     bridge that merges two stories of sizes ``m`` and ``k`` costs ``m * k`` false pairs).
     Conventions as :func:`b3`; precision or recall is 1.0 when there is no pair to count."""
-    p = _as_ids(pred_cluster, "pred_cluster")
-    t = _as_ids(true_cluster, "true_cluster")
-    if p.shape != t.shape:
-        raise ValueError(f"cluster arrays differ in length: {p.size} != {t.size}")
-    if p.size == 0:
+    table = _contingency(pred_cluster, true_cluster)
+    if table is None:
         return PRF(math.nan, math.nan, math.nan)
-    _, n_ij, pi, ti = _contingency(p, t)
-
-    def pairs(counts: NDArray[np.int64]) -> float:
-        return float((counts.astype(np.float64) * (counts - 1) / 2).sum())
-
-    together = pairs(n_ij)
-    precision = together / pairs(np.bincount(pi)) if pairs(np.bincount(pi)) else 1.0
-    recall = together / pairs(np.bincount(ti)) if pairs(np.bincount(ti)) else 1.0
+    _, n_ij, pi, ti = table
+    together, predicted, true = (float((c.astype(np.float64) * (c - 1) / 2).sum())
+                                 for c in (n_ij, np.bincount(pi), np.bincount(ti)))
+    precision = together / predicted if predicted else 1.0
+    recall = together / true if true else 1.0
     f1 = 2 * precision * recall / (precision + recall) if precision + recall > 0 else 0.0
     return PRF(precision, recall, f1)
 
