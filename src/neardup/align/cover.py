@@ -1,9 +1,10 @@
-"""How much of each document of a pair its passages hold (:func:`~.seeds.chain_pairs`): a kernel
-of the passages stage, in a module of its own.
+"""How much of each document of a pair its passages hold (:func:`~.seeds.chain_pairs`): kernels
+of the passages stage, in a module of their own.
 
 A document's coverage is the share of its words inside the pair's reported passages, less the
 passages' holes: the words a reordered piece skipped to join a passage
-(:func:`~.seeds._chain_one`), which the other document does not hold there.  Its longest run is
+(:func:`~.seeds._chain_one` records them, :func:`trim_holes` gives back what a later piece of the
+passage holds), which the other document does not hold there.  Its longest run is
 the most consecutive words it has outside them (text of its own, as ``contain`` bounds it).
 """
 
@@ -66,3 +67,22 @@ def _holed(lo, hi, owner, hole_lo, hole_hi):
             out_lo[k], out_hi[k] = cur, hi[i]
             k += 1
     return out_lo[:k], out_hi[:k]
+
+
+@njit(cache=True)
+def trim_holes(holes, h, first, side, lo, hi):
+    """Takes ``[lo, hi)`` (a piece joining the passage) out of the passage's holes on ``side``
+    (rows ``first:h`` of ``holes``; a hole split in two adds a row): words a piece holds are
+    covered.  Returns the new row count."""
+    for t in range(first, h):
+        if holes[t, 1] != side or hi <= holes[t, 2] or lo >= holes[t, 3]:
+            continue
+        if holes[t, 2] < lo and hi < holes[t, 3]:  # inside: split
+            holes[h, 0], holes[h, 1], holes[h, 2], holes[h, 3] = holes[t, 0], side, hi, holes[t, 3]
+            h += 1
+            holes[t, 3] = lo
+        elif holes[t, 2] < lo:
+            holes[t, 3] = lo
+        else:
+            holes[t, 2] = min(max(holes[t, 2], hi), holes[t, 3])
+    return h

@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .cover import side_cover
+from .cover import side_cover, trim_holes
 from .runs import kept_matches
 
 #: One seed occurrence: its key, document and word position (16 bytes).
@@ -199,25 +199,6 @@ def sieve_pairs(doc: np.ndarray, pos: np.ndarray, groups: np.ndarray, by_doc: tu
 
 
 @njit(cache=True)
-def _trim_holes(holes, h, first, side, lo, hi):
-    """Takes ``[lo, hi)`` (a piece joining the passage) out of the passage's holes on ``side``
-    (rows ``first:h`` of ``holes``; a hole split in two adds a row): words a piece holds are
-    covered.  Returns the new row count."""
-    for t in range(first, h):
-        if holes[t, 1] != side or hi <= holes[t, 2] or lo >= holes[t, 3]:
-            continue
-        if holes[t, 2] < lo and hi < holes[t, 3]:  # inside: split
-            holes[h, 0], holes[h, 1], holes[h, 2], holes[h, 3] = holes[t, 0], side, hi, holes[t, 3]
-            h += 1
-            holes[t, 3] = lo
-        elif holes[t, 2] < lo:
-            holes[t, 3] = lo
-        else:
-            holes[t, 2] = min(max(holes[t, 2], hi), holes[t, 3])
-    return h
-
-
-@njit(cache=True)
 def _chain_one(pa, pb, n, gap, min_words):
     """Passages ``(a_lo, a_hi, b_lo, b_hi, matched)`` of one pair's matches (sorted by pa, pb);
     ``matched``: the words of ``a`` inside the passage's seeds.  And the passages' holes
@@ -265,8 +246,8 @@ def _chain_one(pa, pb, n, gap, min_words):
         close = j >= 0 and p[0] <= out[j, 1] + gap and p[2] <= out[j, 3] + gap and p[3] >= out[j, 2] - gap
         forward = j >= 0 and p[2] >= out[j, 3] - n
         if close and (forward or min(p[1] - p[0], p[3] - p[2]) >= min_words):
-            h = _trim_holes(holes, h, first, 0, p[0], p[1])
-            h = _trim_holes(holes, h, first, 1, p[2], p[3])
+            h = trim_holes(holes, h, first, 0, p[0], p[1])
+            h = trim_holes(holes, h, first, 1, p[2], p[3])
             if not forward and p[0] > out[j, 1]:
                 holes[h, 0], holes[h, 1], holes[h, 2], holes[h, 3] = j, 0, out[j, 1], p[0]
                 h += 1
