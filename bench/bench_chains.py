@@ -155,12 +155,24 @@ def measure(recs: list[dict], out: Path, *extra: str) -> dict:
     return result
 
 
+def word_range(text: str) -> tuple[int, int]:
+    """``MIN,MAX`` as two word counts, ``0 < MIN <= MAX`` (an argparse type: a bad one exits 2)."""
+    try:
+        low, high = (int(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected MIN,MAX word counts, got {text!r}") from None
+    if not 0 < low <= high:
+        raise argparse.ArgumentTypeError(f"expected 0 < MIN <= MAX, got {text!r}")
+    return low, high
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("source", nargs="?", default=str(BBC))
     ap.add_argument("--chains", type=int, default=300)
     ap.add_argument("--shared", type=int, default=200)
-    ap.add_argument("--own", default="100,200", help="MIN,MAX words of a short article's own text (100,200)")
+    ap.add_argument("--own", type=word_range, default=(100, 200),
+                    help="MIN,MAX words of a short article's own text (100,200)")
     ap.add_argument("--edits", type=float, default=0.02, help="share of a copy's words edited (0.02)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--save", type=Path, help="write the built documents (id, text, story) here")
@@ -175,8 +187,7 @@ def main(argv: list[str] | None = None) -> int:
         from neardup.evaluate.corpora import load_texts
 
         articles = [a for a in load_texts(args.source) if a.get("topic")]
-        low, high = (int(v) for v in args.own.split(","))
-        recs = build(articles, args.chains, args.shared, args.seed, (low, high), args.edits)
+        recs = build(articles, args.chains, args.shared, args.seed, args.own, args.edits)
         if args.save:
             args.save.write_text("".join(json.dumps(x) + "\n" for x in recs))
     with tempfile.TemporaryDirectory() as tmp:

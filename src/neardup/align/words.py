@@ -121,7 +121,7 @@ def tokens(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np
     characters of scripts without spaces are cut into units as the tokenizer cuts them.  Unlike
     the tokenizer's, a number keeps its decimal point and thousands separators (1,693,951 and
     76.7 are one word each): a document's coverage is a share of its words, and a table of
-    figures cut at every separator would weigh twice what it does to a reader.
+    figures cut at every separator would weigh more than it does to a reader.
     """
     lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
     offsets = np.r_[0, np.cumsum(lengths)].astype(np.int64)
