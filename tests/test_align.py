@@ -308,7 +308,7 @@ def test_a_hole_gives_back_the_words_a_later_piece_of_its_passage_holds():
     pa = np.r_[np.arange(0, 27), np.arange(30, 57), np.arange(78, 89)].astype(np.int64)
     pb = np.r_[np.arange(50, 77), np.arange(0, 27), np.arange(32, 43)].astype(np.int64)
     order = np.lexsort((pb, pa))
-    passages, holes = _chain_one(pa[order], pb[order], 4, 20, 12)
+    passages, holes, _, _ = _chain_one(pa[order], pb[order], 4, 20, 12, np.zeros(96, np.int64), np.zeros(96, np.int64))
     assert passages.tolist() == [[0, 92, 0, 80, 30 + 30 + 14]]
     got = sorted((side, lo, hi) for _, side, lo, hi in holes.tolist() if hi > lo)
     # p skips b's [30, 50) to reach x, where q then lies; q skips a's [60, 78)

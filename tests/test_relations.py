@@ -193,6 +193,24 @@ def test_two_sentences_quoted_in_the_other_order_do_not_count_the_sentence_betwe
     assert pair.coverage_a == pytest.approx(60 / len(a.split()), abs=0.02)
 
 
+def test_a_sentence_printed_twice_counts_once_whichever_document_comes_first():
+    """A short item prints one sentence twice (a wire item's slip, a page's template) and another
+    story quotes it once.  The second print is that text met again, an echo: it counts in neither
+    coverage, and the order of the input does not change the answer.  Before, the print met second
+    joined the passage -- as a reordered piece when the item came first (0.50 covered), and as a
+    continuation over the 20 words between the prints when it came second (0.66: "contains")."""
+    _, filler = _made_up_words(9)
+    said = filler(30) + "."
+    item = filler(6).upper() + "\n\n" + filler(25) + ". " + said + "\n\n" + filler(20) + ".\n\n" + said + "\n\n" + filler(10) + "."
+    story = filler(8).upper() + "\n\n" + filler(150) + ".\n\n\"" + said + "\"\n\n" + filler(100) + "."
+    for rows in ([("item", item), ("story", story)], [("story", story), ("item", item)]):
+        [pair] = Deduplicator().run(rows).pairs
+        assert pair.relation == "shares"
+        coverage = {pair.a: pair.coverage_a, pair.b: pair.coverage_b}
+        assert coverage["item"] == pytest.approx(30 / len(item.split()), abs=0.01)
+        assert coverage["story"] == pytest.approx(30 / len(story.split()), abs=0.01)
+
+
 def test_site_boilerplate_is_ignored_and_stated(tmp_path):
     about = _about()
     arts = _short_articles(8)

@@ -25,6 +25,7 @@ import numpy as np
 from numba import njit
 
 from .cover import side_cover, trim_holes
+from .echoes import drop_echoes, repeats
 from .runs import kept_matches
 
 #: One seed occurrence: its key, document and word position (16 bytes).
@@ -199,10 +200,11 @@ def sieve_pairs(doc: np.ndarray, pos: np.ndarray, groups: np.ndarray, by_doc: tu
 
 
 @njit(cache=True)
-def _chain_one(pa, pb, n, gap, min_words):
+def _chain_one(pa, pb, n, gap, min_words, seen_a, seen_b):
     """Passages ``(a_lo, a_hi, b_lo, b_hi, matched)`` of one pair's matches (sorted by pa, pb);
     ``matched``: the words of ``a`` inside the passage's seeds.  And the passages' holes
-    ``(passage, side, lo, hi)`` (side 0: in ``a``, 1: in ``b``), in order of passage.
+    ``(passage, side, lo, hi)`` (side 0: in ``a``, 1: in ``b``), in order of passage, and the
+    matches of each passage (``by[at[j]:at[j + 1]]``: passage ``j``'s).
 
     A chain moves forward in both documents, each step skipping at most ``gap`` words
     (in ``b``, ``gap`` more than in ``a``).  Chains close in both documents are then merged
@@ -212,15 +214,24 @@ def _chain_one(pa, pb, n, gap, min_words):
     words a reordered chain skips to join (in either document) are a hole of the passage: a
     sentence moved in a copy skips none, but two quoted sentences in the other order skip the
     sentence between them in the source, which is no more shared than the text around them.
+    A chain whose words in one document are all words the passage's seeds already match
+    there, and whose words in the other lie past the passage, is an echo (:mod:`.echoes`): it
+    does not join.  ``seen_a``, ``seen_b``: zeroed scratch over the word positions of ``a`` and
+    ``b`` (``n`` past the last match), left zeroed.
     """
     m = pa.shape[0]
     used = np.zeros(m, dtype=np.bool_)
     raw = np.empty((m, 5), dtype=np.int64)
+    seq = np.empty(m, dtype=np.int64)  # the matches chain by chain: chain c's are seq[cs[c]:cs[c + 1]]
+    cs = np.empty(m + 1, dtype=np.int64)
     k = 0
+    cs[0] = e = 0
     for s in range(m):  # every match starts or joins one chain, in order of position in a
         if used[s]:
             continue
         used[s] = True
+        seq[e] = s
+        e += 1
         a_lo, a_hi, b_lo, b_hi = pa[s], pa[s] + n, pb[s], pb[s] + n
         last_a, last_b, matched = pa[s], pb[s], n
         for t in range(s + 1, m):
@@ -228,24 +239,34 @@ def _chain_one(pa, pb, n, gap, min_words):
                 break
             if not used[t] and pa[t] >= last_a and 0 < pb[t] - last_b <= gap + (pa[t] - last_a):
                 used[t] = True
+                seq[e] = t
+                e += 1
                 matched += min(n, max(0, pa[t] + n - a_hi))  # the seed's words not yet matched
                 a_hi = max(a_hi, pa[t] + n)
                 b_hi = max(b_hi, pb[t] + n)
                 last_a, last_b = pa[t], pb[t]
         raw[k, 0], raw[k, 1], raw[k, 2], raw[k, 3], raw[k, 4] = a_lo, a_hi, b_lo, b_hi, matched
         k += 1
+        cs[k] = e
     raw = raw[:k]
     order = np.argsort(raw[:, 0] * (np.int64(1) << 32) + raw[:, 2], kind="mergesort")
     out = np.empty((k, 5), dtype=np.int64)
     holes = np.empty((4 * k, 4), dtype=np.int64)  # a merge adds two, and splits one a side, at most
     h = 0
     first = 0  # the current passage's first hole
+    by = np.empty(m, dtype=np.int64)  # the matches passage by passage: passage j's are by[at[j]:at[j + 1]]
+    at = np.empty(k + 1, dtype=np.int64)
+    at[0] = e = 0
     j = -1
     for i in order:
-        p = raw[i]
+        p, own = raw[i], seq[cs[i]:cs[i + 1]]
         close = j >= 0 and p[0] <= out[j, 1] + gap and p[2] <= out[j, 3] + gap and p[3] >= out[j, 2] - gap
         forward = j >= 0 and p[2] >= out[j, 3] - n
-        if close and (forward or min(p[1] - p[0], p[3] - p[2]) >= min_words):
+        echo = close and ((p[2] >= out[j, 3] or p[3] <= out[j, 2]) and out[j, 0] <= p[0] and p[1] <= out[j, 1]
+                          and repeats(seen_a, pa, by[at[j]:e], own, n)
+                          or p[0] >= out[j, 1] and out[j, 2] <= p[2] and p[3] <= out[j, 3]
+                          and repeats(seen_b, pb, by[at[j]:e], own, n))
+        if close and not echo and (forward or min(p[1] - p[0], p[3] - p[2]) >= min_words):
             h = trim_holes(holes, h, first, 0, p[0], p[1])
             h = trim_holes(holes, h, first, 1, p[2], p[3])
             if not forward and p[0] > out[j, 1]:
@@ -262,34 +283,9 @@ def _chain_one(pa, pb, n, gap, min_words):
             j += 1
             out[j] = p
             first = h
-    return out[:j + 1], holes[:h]
-
-
-@njit(cache=True)
-def _drop_echoes(passages, valid):
-    """``valid`` without echoes: a passage whose span in one document lies inside the span of
-    a larger valid passage of the same pair is that copied text met a second time, so it is not
-    reported and the copy stays one passage (granularity 1).  Nor does it count in the pair's
-    coverage (:func:`chain_pairs`): the second meeting is as often a few names and figures of
-    the copied paragraph repeated in the other document's own text (a same-topic article that
-    ends with the paragraph) as a doubled paragraph, and counting it would make the first a
-    copy; a doubled paragraph left out only makes its document look less covered."""
-    k = passages.shape[0]
-    out = valid.copy()
-    for i in range(k):
-        if not valid[i]:
-            continue
-        pi = passages[i]
-        for j in range(k):
-            if j == i or not valid[j]:
-                continue
-            pj = passages[j]
-            if pj[4] < pi[4] or (pj[4] == pi[4] and j > i):
-                continue
-            if (pj[0] <= pi[0] and pi[1] <= pj[1]) or (pj[2] <= pi[2] and pi[3] <= pj[3]):
-                out[i] = False
-                break
-    return out
+        at[j + 1] = e = e + own.shape[0]
+        by[e - own.shape[0]:e] = own
+    return out[:j + 1], holes[:h], by, at[:j + 2]
 
 
 @njit(cache=True)
@@ -314,6 +310,9 @@ def chain_pairs(a, b, pa, pb, words, n, gap, min_seeds, min_words, min_density):
     lo = 0
     most = pb.max() + 1 if m else 1  # scratch of kept_matches, over b's word positions
     best, count = np.zeros(most, dtype=np.int64), np.zeros(most, dtype=np.int64)
+    top_a = (pa.max() if m else 0) + n  # scratch of the echoes, over word positions
+    seen_a, visit_a = np.zeros(top_a, dtype=np.int64), np.zeros(top_a, dtype=np.int64)
+    seen_b, visit_b = np.zeros(most + n, dtype=np.int64), np.zeros(most + n, dtype=np.int64)
     while lo < m:
         hi = lo + 1
         while hi < m and a[hi] == a[lo] and b[hi] == b[lo]:
@@ -323,13 +322,13 @@ def chain_pairs(a, b, pa, pb, words, n, gap, min_seeds, min_words, min_density):
             kept = kept_matches(xa, xb, best, count)
             if kept.shape[0]:
                 xa, xb = xa[kept], xb[kept]
-            passages, holes = _chain_one(xa, xb, n, gap, min_words)
+            passages, holes, by, at = _chain_one(xa, xb, n, gap, min_words, seen_a, seen_b)
             valid = np.zeros(passages.shape[0], dtype=np.bool_)
             for i in range(passages.shape[0]):
                 p = passages[i]
                 aw, bw = p[1] - p[0], p[3] - p[2]
                 valid[i] = p[4] >= min_words and min(aw, bw) >= min_words and p[4] / max(min(aw, bw), 1) >= min_density
-            shown = _drop_echoes(passages, valid)
+            shown = drop_echoes(passages, valid, by, at, xa, xb, n, seen_a, seen_b, visit_a, visit_b)
             first = k
             for i in range(passages.shape[0]):
                 if not shown[i]:
