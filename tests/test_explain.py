@@ -26,6 +26,21 @@ def test_the_score_is_the_one_dedup_reports(tmp_path, capsys):
                                  "b": pytest.approx(pair["coverage_b"], abs=1e-4)}
 
 
+def test_the_aligned_passages_are_the_ones_partial_locates(tmp_path, capsys):
+    """The passages that decide the relation are listed, as `partial` writes them for the pair."""
+    ids = ("d00000001", "d00000014")  # a story, and another quoting it
+    rows = [r for r in map(json.loads, SAMPLE.read_text().splitlines()) if r["id"] in ids]
+    pair = tmp_path / "pair.jsonl"
+    pair.write_text("".join(json.dumps({"id": r["id"], "text": r["text"]}) + "\n" for r in rows))
+    assert main(["partial", str(pair), "-o", str(tmp_path / "p"), "--quiet"]) == 0
+    [found] = map(json.loads, (tmp_path / "p" / "partials.jsonl").read_text().splitlines())
+    assert main(["explain", *ids, "--in", str(pair), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["aligned_passages"] == found["spans"]
+    assert main(["explain", *ids, "--in", str(pair)]) == 0
+    text = capsys.readouterr().out
+    assert f"aligned passages ({len(found['spans'])}, what the relation counts)" in text
+
+
 def test_a_quote_is_explained_as_shares(capsys):
     """The relation of every listed pair of the sample is the one explain gives (quotes included)."""
     assert main(["explain", "d00000001", "d00000014", "--in", str(SAMPLE)]) == 0

@@ -11,7 +11,8 @@ see and decide:
   only these two documents here, so their score can differ from a run over a corpus;
 * the relation ``dedup`` reports for the pair (:mod:`neardup.relations`: duplicate,
   contains, contained, shares, similar), from the passages its aligner finds between the two
-  and the share of each document inside them;
+  and the share of each document inside them -- those passages listed, as ``partial`` writes
+  them (copy-edited, so not the exact runs below);
 * the shared text: passages of at least ``min_words`` words found in both, with their
   character offsets in each text (difflib's longest matching blocks over the word
   sequences), the share of each document inside them (containment both ways), and the
@@ -71,6 +72,8 @@ class Explanation:
     relation: str = "similar"
     coverage_a: float = 0.0
     coverage_b: float = 0.0
+    #: The aligned passages that decide it: ``a_chars``, ``b_chars``, ``a_words``, ``b_words``, ``similarity``.
+    aligned: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def duplicate(self) -> bool:
@@ -81,6 +84,7 @@ class Explanation:
             "a": vars(self.a), "b": vars(self.b), "method": self.method, "params": self.params,
             "score": self.score, "threshold": self.threshold, "near_duplicate": self.duplicate,
             "relation": self.relation, "coverage": {"a": self.coverage_a, "b": self.coverage_b},
+            "aligned_passages": self.aligned,
             "containment": {"a_in_b": self.contained_a_in_b, "b_in_a": self.contained_b_in_a},
             "passages": self.passages,
             "shared_grams": {"n": GRAM, "shared": len(self.shared_grams), "a": self.grams_a, "b": self.grams_b,
@@ -140,22 +144,25 @@ def explain_texts(a: Side, b: Side, method: str = DEFAULT_METHOD, **params: Any)
     in_passages = sum(p["words"] for p in passages)
     ga, gb = _grams(wa), _grams(wb)
     shared = sorted(ga & gb)
-    relation, cov_a, cov_b = aligned_relation(a.text, b.text)
+    relation, cov_a, cov_b, aligned = aligned_relation(a.text, b.text)
     return Explanation(a, b, method, m.get_params(), score, m.decision_threshold(), passages,
                        in_passages / max(len(wa), 1), in_passages / max(len(wb), 1), shared, len(ga), len(gb),
-                       relation, cov_a, cov_b)
+                       relation, cov_a, cov_b, aligned)
 
 
-def aligned_relation(a: str, b: str) -> tuple[str, float, float]:
+def aligned_relation(a: str, b: str) -> tuple[str, float, float, list[dict[str, Any]]]:
     """The relation ``dedup`` reports for two texts (alone: no corpus, so no boilerplate statistics),
-    and the share of each inside the passages its aligner finds."""
+    the share of each inside the passages its aligner finds, and those passages."""
+    from dataclasses import asdict
+
     from .align.aligner import AlignParams, align_texts
     from .relations import DEDUP_MAX_DF, relation_name
 
     found = next(iter(align_texts([a, b], AlignParams(max_df=DEDUP_MAX_DF))), None)
     if found is None:
-        return "similar", 0.0, 0.0
-    return relation_name(found.coverage_a, found.coverage_b), found.coverage_a, found.coverage_b
+        return "similar", 0.0, 0.0, []
+    passages = [{**asdict(p), "a_chars": list(p.a_chars), "b_chars": list(p.b_chars)} for p in found.passages]
+    return relation_name(found.coverage_a, found.coverage_b), found.coverage_a, found.coverage_b, passages
 
 
 def load_pair(a: str, b: str, inputs: Sequence[str] = (), extract: str = DEFAULT_EXTRACTOR,
@@ -196,6 +203,13 @@ def render(e: Explanation, width: int = 100) -> str:
              f"exact runs of {MIN_WORDS}+ words (listed below): {e.contained_a_in_b:.0%} of A's words, "
              f"{e.contained_b_in_a:.0%} of B's",
              f"shared word {GRAM}-grams: {len(e.shared_grams):,} (A has {e.grams_a:,}, B {e.grams_b:,})"]
+    if e.aligned:
+        lines.append(f"\naligned passages ({len(e.aligned)}, what the relation counts):")
+    for p in e.aligned[:10]:
+        lines.append(f"  {_span('A', p['a_chars'], p['a_words'])}  {_span('B', p['b_chars'], p['b_words'])}  "
+                     f"{p['similarity']:.0%} matched  {_snippet(e.a.text, p['a_chars'], width - 60)}")
+    if len(e.aligned) > 10:
+        lines.append(f"  ... {len(e.aligned) - 10} more aligned passages (--json lists all)")
     for name, s in (("A", e.a), ("B", e.b)):
         lines.append(f"\n{name}: {printable(s.id)} -- {len(s.text):,} characters of text"
                      + (f" extracted from {s.visible_chars:,} visible" if s.visible_chars != len(s.text) else ""))
@@ -203,9 +217,18 @@ def render(e: Explanation, width: int = 100) -> str:
     lines.append(f"\nshared passages ({len(e.passages)}, at least {MIN_WORDS} words):")
     for p in e.passages[:10]:
         lo, hi = p["a_chars"]
-        snippet = printable(" ".join(e.a.text[lo:hi].split()))
         lines.append(f"  {p['words']:>4} words  A[{lo}:{hi}]  B[{p['b_chars'][0]}:{p['b_chars'][1]}]  "
-                     f"{snippet[:width - 40]}{'...' if len(snippet) > width - 40 else ''}")
+                     f"{_snippet(e.a.text, p['a_chars'], width - 40)}")
     if len(e.passages) > 10:
         lines.append(f"  ... {len(e.passages) - 10} more (--json lists all)")
     return "\n".join(lines)
+
+
+def _span(name: str, chars: list[int], words: int) -> str:
+    return f"{words:>4} words {name}[{chars[0]}:{chars[1]}]"
+
+
+def _snippet(text: str, chars: list[int], width: int) -> str:
+    """The text of a span on one line, cut at ``width`` characters."""
+    snippet = printable(" ".join(text[chars[0]:chars[1]].split()))
+    return snippet[:width] + ("..." if len(snippet) > width else "")

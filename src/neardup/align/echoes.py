@@ -88,13 +88,13 @@ def _echo(passages, kept, larger, by, at, pos, i, col, n, seen, visit):
 def drop_echoes(passages, valid, by, at, pa, pb, n, seen_a, seen_b, visit_a, visit_b):
     """``valid`` without echoes: a passage half of whose matched words in one document are words
     a larger valid passage of the pair already matches there (``by[at[j]:at[j + 1]]``: the
-    matches ``pa``, ``pb`` of passage ``j``).  It is not reported, so the copy stays one passage (granularity 1), and
-    does not count in the coverage: the second meeting is as often a few names and figures of the
-    copied paragraph repeated in the other document's own text (a same-topic article that ends
-    with the paragraph) as a doubled paragraph, and counting it would make the first a copy; a
-    doubled paragraph left out only makes its document look less covered.  Half, not all: a
-    second print a copy editor touched still differs in a few words.  The four scratch arrays
-    over word positions are zeroed and left zeroed."""
+    matches ``pa``, ``pb`` of passage ``j``).  It is not reported, so the copy stays one passage
+    (granularity 1), and does not count in the coverage: the second meeting is as often a few
+    names and figures of the copied paragraph repeated in the other document's own text (a
+    same-topic article that ends with the paragraph) as a doubled paragraph, and counting it
+    would make the first a copy; a doubled paragraph left out only makes its document look less
+    covered.  Half, not all: a second print a copy editor touched still differs in a few words.
+    The four scratch arrays over word positions are zeroed and left zeroed."""
     k = passages.shape[0]
     out = valid.copy()
     if np.count_nonzero(valid) < 2:
