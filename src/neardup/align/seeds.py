@@ -295,6 +295,10 @@ def chain_pairs(a, b, pa, pb, words, n, gap, min_seeds, min_words, min_density):
     keeps.  Valid: ``min_words`` matched words (inside seeds) and so many on both sides, and
     ``min_density`` of the shorter side matched.
 
+    A pair is chained from its shorter document (of two as long, the one whose matches lie
+    earlier), so the passages of two texts do not depend on which comes first in the input:
+    chaining lets the second document skip more than the first.
+
     Returns ``out`` rows ``(a, b, a_lo, a_hi, b_lo, b_hi)`` (word positions, ``hi``
     exclusive) and ``cov`` rows ``(density, coverage of a, coverage of b, longest run of a,
     of b)``: a document's coverage is the share of its words inside the pair's reported
@@ -308,17 +312,21 @@ def chain_pairs(a, b, pa, pb, words, n, gap, min_seeds, min_words, min_density):
     cov = np.empty((rows, 5), dtype=np.float64)
     k = 0
     lo = 0
-    most = pb.max() + 1 if m else 1  # scratch of kept_matches, over b's word positions
-    best, count = np.zeros(most, dtype=np.int64), np.zeros(most, dtype=np.int64)
-    top_a = (pa.max() if m else 0) + n  # scratch of the echoes, over word positions
-    seen_a, visit_a = np.zeros(top_a, dtype=np.int64), np.zeros(top_a, dtype=np.int64)
-    seen_b, visit_b = np.zeros(most + n, dtype=np.int64), np.zeros(most + n, dtype=np.int64)
+    top = max(pa.max(), pb.max()) + n + 1 if m else n + 1  # scratch over word positions of either side
+    best, count = np.zeros(top, dtype=np.int64), np.zeros(top, dtype=np.int64)  # of kept_matches
+    seen_a, visit_a = np.zeros(top, dtype=np.int64), np.zeros(top, dtype=np.int64)  # of the echoes
+    seen_b, visit_b = np.zeros(top, dtype=np.int64), np.zeros(top, dtype=np.int64)
     while lo < m:
         hi = lo + 1
         while hi < m and a[hi] == a[lo] and b[hi] == b[lo]:
             hi += 1
         if hi - lo >= min_seeds:
-            xa, xb = pa[lo:hi].astype(np.int64), pb[lo:hi].astype(np.int64)
+            xa, xb, wa, wb = pa[lo:hi].astype(np.int64), pb[lo:hi].astype(np.int64), words[a[lo]], words[b[lo]]
+            flip = xb.sum() < xa.sum()
+            if flip:  # chained from the shorter document, whichever comes first in the input
+                xa, xb, wa, wb = xb, xa, wb, wa
+                o = np.argsort(xa * top + xb, kind="mergesort")
+                xa, xb = xa[o], xb[o]
             kept = kept_matches(xa, xb, best, count)
             if kept.shape[0]:
                 xa, xb = xa[kept], xb[kept]
@@ -330,20 +338,24 @@ def chain_pairs(a, b, pa, pb, words, n, gap, min_seeds, min_words, min_density):
                 valid[i] = p[4] >= min_words and min(aw, bw) >= min_words and p[4] / max(min(aw, bw), 1) >= min_density
             shown = drop_echoes(passages, valid, by, at, xa, xb, n, seen_a, seen_b, visit_a, visit_b)
             first = k
-            for i in range(passages.shape[0]):
+            for i in np.argsort(passages[:, 2 if flip else 0], kind="mergesort"):  # in the order of a
                 if not shown[i]:
                     continue
                 p = passages[i]
                 aw, bw = p[1] - p[0], p[3] - p[2]
                 density = min(1.0, p[4] / max(min(aw, bw), 1))
                 out[k, 0], out[k, 1] = a[lo], b[lo]
-                out[k, 2], out[k, 3], out[k, 4], out[k, 5] = p[0], p[1], p[2], p[3]
+                if flip:
+                    out[k, 2], out[k, 3], out[k, 4], out[k, 5] = p[2], p[3], p[0], p[1]
+                else:
+                    out[k, 2], out[k, 3], out[k, 4], out[k, 5] = p[0], p[1], p[2], p[3]
                 cov[k, 0] = density
                 k += 1
             if k > first:  # the pair's coverage: its reported passages' words on each side
-                wa, wb = words[a[lo]], words[b[lo]]
                 ca, ra = side_cover(passages, shown, holes, 0, wa)
                 cb, rb = side_cover(passages, shown, holes, 1, wb)
+                if flip:
+                    ca, cb, ra, rb, wa, wb = cb, ca, rb, ra, wb, wa
                 for i in range(first, k):
                     cov[i, 1], cov[i, 2] = ca / max(wa, 1), cb / max(wb, 1)
                     cov[i, 3], cov[i, 4] = ra, rb
