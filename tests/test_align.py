@@ -362,3 +362,19 @@ def test_the_passages_of_two_texts_do_not_depend_on_which_comes_first(seed):
     [yx] = align_texts([y, x])
     assert (xy.coverage_a, xy.coverage_b, xy.new_a, xy.new_b) == (yx.coverage_b, yx.coverage_a, yx.new_b, yx.new_a)
     assert [(p.a_chars, p.b_chars) for p in xy.passages] == sorted((p.b_chars, p.a_chars) for p in yx.passages)
+
+
+def test_a_sentence_printed_twice_in_a_row_counts_once():
+    """One document prints a sentence twice in a row, the other once.  A chain moves forward in
+    both documents: it no longer steps from the first print to the second at one word of the
+    other (that made one passage of both prints, 36 words for an 18-word sentence)."""
+    from neardup.align.aligner import align_texts
+
+    rng = random.Random(3)
+    said = sentence(rng, 18)
+    once = said + " " + filler(rng, 5)
+    twice = filler(rng, 4) + " " + said + " " + said + " " + filler(rng, 1)
+    for texts in ([once, twice], [twice, once]):
+        [pair] = align_texts(texts)
+        assert [(p.a_words, p.b_words) for p in pair.passages] == [(18, 18)]
+        assert min(pair.coverage_a, pair.coverage_b) == pytest.approx(18 / len(twice.split()), abs=1e-4)

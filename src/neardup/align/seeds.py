@@ -237,7 +237,7 @@ def _chain_one(pa, pb, n, gap, min_words, seen_a, seen_b):
         for t in range(s + 1, m):
             if pa[t] - last_a > gap:
                 break
-            if not used[t] and pa[t] >= last_a and 0 < pb[t] - last_b <= gap + (pa[t] - last_a):
+            if not used[t] and pa[t] > last_a and 0 < pb[t] - last_b <= gap + (pa[t] - last_a):
                 used[t] = True
                 seq[e] = t
                 e += 1
