@@ -214,6 +214,9 @@ def _chain_one(pa, pb, n, gap, min_words, seen_a, seen_b):
     words a reordered chain skips to join (in either document) are a hole of the passage: a
     sentence moved in a copy skips none, but two quoted sentences in the other order skip the
     sentence between them in the source, which is no more shared than the text around them.
+    So are the words a piece going on forward skips in one document only, more than ``n`` past
+    what the other skips (a sentence a quote leaves out, text a copy inserts); an edit skips
+    about as many words on both sides and leaves no hole.
     A chain whose words in one document are all words the passage's seeds already match
     there, and whose words in the other lie past the passage, is an echo (:mod:`.echoes`): it
     does not join.  ``seen_a``, ``seen_b``: zeroed scratch over the word positions of ``a`` and
@@ -269,6 +272,13 @@ def _chain_one(pa, pb, n, gap, min_words, seen_a, seen_b):
         if close and not echo and (forward or min(p[1] - p[0], p[3] - p[2]) >= min_words):
             h = trim_holes(holes, h, first, 0, p[0], p[1])
             h = trim_holes(holes, h, first, 1, p[2], p[3])
+            ga, gb = p[0] - out[j, 1], p[2] - out[j, 3]
+            if forward and ga > max(gb, 0) + n:
+                holes[h, 0], holes[h, 1], holes[h, 2], holes[h, 3] = j, 0, out[j, 1], p[0]
+                h += 1
+            if forward and gb > max(ga, 0) + n:
+                holes[h, 0], holes[h, 1], holes[h, 2], holes[h, 3] = j, 1, out[j, 3], p[2]
+                h += 1
             if not forward and p[0] > out[j, 1]:
                 holes[h, 0], holes[h, 1], holes[h, 2], holes[h, 3] = j, 0, out[j, 1], p[0]
                 h += 1
