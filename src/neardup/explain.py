@@ -153,16 +153,14 @@ def explain_texts(a: Side, b: Side, method: str = DEFAULT_METHOD, **params: Any)
 def aligned_relation(a: str, b: str) -> tuple[str, float, float, list[dict[str, Any]]]:
     """The relation ``dedup`` reports for two texts (alone: no corpus, so no boilerplate statistics),
     the share of each inside the passages its aligner finds, and those passages."""
-    from dataclasses import asdict
-
     from .align.aligner import AlignParams, align_texts
     from .relations import DEDUP_MAX_DF, relation_name
 
     found = next(iter(align_texts([a, b], AlignParams(max_df=DEDUP_MAX_DF))), None)
     if found is None:
         return "similar", 0.0, 0.0, []
-    passages = [{**asdict(p), "a_chars": list(p.a_chars), "b_chars": list(p.b_chars)} for p in found.passages]
-    return relation_name(found.coverage_a, found.coverage_b), found.coverage_a, found.coverage_b, passages
+    return (relation_name(found.coverage_a, found.coverage_b), found.coverage_a, found.coverage_b,
+            [p.as_dict() for p in found.passages])
 
 
 def load_pair(a: str, b: str, inputs: Sequence[str] = (), extract: str = DEFAULT_EXTRACTOR,

@@ -94,6 +94,11 @@ class Passage:
     b_words: int
     similarity: float
 
+    def as_dict(self) -> dict[str, Any]:
+        """As ``partial`` writes it (``spans`` of partials.jsonl), and the index and ``explain`` show it."""
+        return {"a_chars": list(self.a_chars), "b_chars": list(self.b_chars), "a_words": self.a_words,
+                "b_words": self.b_words, "similarity": self.similarity}
+
 
 @dataclass(frozen=True)
 class AlignedPair:

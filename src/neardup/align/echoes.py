@@ -20,19 +20,23 @@ from numba import njit
 def repeats(seen, pos, members, some, n):
     """Whether every word of the ``n``-word seeds at ``pos[some]`` is a word the seeds at
     ``pos[members]`` match too (``seen``: zeroed scratch over word positions, left zeroed)."""
-    mark(seen, pos, members, n, 1)
+    _mark(seen, pos, members, n, 1)
     every = True
     prev = -1
     for i in some:
         for y in range(_first_new(pos[i], prev, n), pos[i] + n):
-            every = every and seen[y] == 1
+            if seen[y] != 1:
+                every = False
+                break
+        if not every:
+            break
         prev = pos[i]
-    mark(seen, pos, members, n, 0)
+    _mark(seen, pos, members, n, 0)
     return every
 
 
 @njit(cache=True)
-def mark(seen, pos, some, n, value):
+def _mark(seen, pos, some, n, value):
     """Marks ``value`` in ``seen`` the words of the ``n``-word seeds at ``pos[some]``."""
     prev = -1
     for i in some:
@@ -60,7 +64,7 @@ def _half_seen(seen, visit, pos, some, n):
                 total += 1
                 if seen[y]:
                     old += 1
-    mark(visit, pos, some, n, 0)
+    _mark(visit, pos, some, n, 0)
     return 2 * old >= total
 
 
@@ -70,17 +74,14 @@ def _echo(passages, kept, larger, by, at, pos, i, col, n, seen, visit):
     2: ``b``) or more are matched there by the kept passages ``larger`` too; only those whose
     span overlaps ``i``'s are looked at (most pairs' passages overlap none)."""
     lo, hi = passages[i, col], passages[i, col + 1]
-    met = False
-    for j in larger:
-        if kept[j] and passages[j, col] < hi and lo < passages[j, col + 1]:
-            mark(seen, pos, by[at[j]:at[j + 1]], n, 1)
-            met = True
-    if not met:
+    near = [j for j in larger if kept[j] and passages[j, col] < hi and lo < passages[j, col + 1]]
+    if not near:
         return False
+    for j in near:
+        _mark(seen, pos, by[at[j]:at[j + 1]], n, 1)
     half = _half_seen(seen, visit, pos, by[at[i]:at[i + 1]], n)
-    for j in larger:
-        if kept[j] and passages[j, col] < hi and lo < passages[j, col + 1]:
-            mark(seen, pos, by[at[j]:at[j + 1]], n, 0)
+    for j in near:
+        _mark(seen, pos, by[at[j]:at[j + 1]], n, 0)
     return half
 
 

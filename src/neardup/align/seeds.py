@@ -272,19 +272,13 @@ def _chain_one(pa, pb, n, gap, min_words, seen_a, seen_b):
         if close and not echo and (forward or min(p[1] - p[0], p[3] - p[2]) >= min_words):
             h = trim_holes(holes, h, first, 0, p[0], p[1])
             h = trim_holes(holes, h, first, 1, p[2], p[3])
-            ga, gb = p[0] - out[j, 1], p[2] - out[j, 3]
-            if forward and ga > max(gb, 0) + n:
-                holes[h, 0], holes[h, 1], holes[h, 2], holes[h, 3] = j, 0, out[j, 1], p[0]
-                h += 1
+            ga, gb = p[0] - out[j, 1], p[2] - out[j, 3]  # the words skipped to reach the piece
+            if ga > (max(gb, 0) + n if forward else 0):
+                h = _hole(holes, h, j, 0, out[j, 1], p[0])
             if forward and gb > max(ga, 0) + n:
-                holes[h, 0], holes[h, 1], holes[h, 2], holes[h, 3] = j, 1, out[j, 3], p[2]
-                h += 1
-            if not forward and p[0] > out[j, 1]:
-                holes[h, 0], holes[h, 1], holes[h, 2], holes[h, 3] = j, 0, out[j, 1], p[0]
-                h += 1
+                h = _hole(holes, h, j, 1, out[j, 3], p[2])
             if not forward and p[3] < out[j, 2]:
-                holes[h, 0], holes[h, 1], holes[h, 2], holes[h, 3] = j, 1, p[3], out[j, 2]
-                h += 1
+                h = _hole(holes, h, j, 1, p[3], out[j, 2])
             out[j, 1] = max(out[j, 1], p[1])
             out[j, 2] = min(out[j, 2], p[2])
             out[j, 3] = max(out[j, 3], p[3])
@@ -299,15 +293,23 @@ def _chain_one(pa, pb, n, gap, min_words, seen_a, seen_b):
 
 
 @njit(cache=True)
+def _hole(holes, h, passage, side, lo, hi):
+    """Adds the hole ``[lo, hi)`` of ``passage`` on ``side`` as row ``h``; returns the row count."""
+    holes[h, 0], holes[h, 1], holes[h, 2], holes[h, 3] = passage, side, lo, hi
+    return h + 1
+
+
+@njit(cache=True)
 def chain_pairs(a, b, pa, pb, words, n, gap, min_seeds, min_words, min_density):
     """Stages 3-4 over seed pairs sorted by ``(a, b, pa, pb)``: the valid passages of every
     document pair with ``min_seeds`` matches, chained from the matches :func:`.runs.kept_matches`
     keeps.  Valid: ``min_words`` matched words (inside seeds) and so many on both sides, and
     ``min_density`` of the shorter side matched.
 
-    A pair is chained from its shorter document (of two as long, the one whose matches lie
-    earlier), so the passages of two texts do not depend on which comes first in the input:
-    chaining lets the second document skip more than the first.
+    A pair is chained from the document in which the shared text comes first (the smaller sum
+    of its matches' positions; of two equal sums, the first in the input), so the passages of
+    two texts do not depend on which comes first in the input: chaining lets the second
+    document skip more than the first.
 
     Returns ``out`` rows ``(a, b, a_lo, a_hi, b_lo, b_hi)`` (word positions, ``hi``
     exclusive) and ``cov`` rows ``(density, coverage of a, coverage of b, longest run of a,
@@ -333,7 +335,7 @@ def chain_pairs(a, b, pa, pb, words, n, gap, min_seeds, min_words, min_density):
         if hi - lo >= min_seeds:
             xa, xb, wa, wb = pa[lo:hi].astype(np.int64), pb[lo:hi].astype(np.int64), words[a[lo]], words[b[lo]]
             flip = xb.sum() < xa.sum()
-            if flip:  # chained from the shorter document, whichever comes first in the input
+            if flip:  # chained from b, whose shared text comes first
                 xa, xb, wa, wb = xb, xa, wb, wa
                 o = np.argsort(xa * top + xb, kind="mergesort")
                 xa, xb = xa[o], xb[o]

@@ -77,8 +77,7 @@ class Partial:
     def as_dict(self) -> dict[str, Any]:
         return {"id": self.id, "relation": self.relation, "coverage_new": self.coverage_new,
                 "coverage_match": self.coverage_match,
-                "passages": [{"a_chars": list(p.a_chars), "b_chars": list(p.b_chars), "a_words": p.a_words,
-                              "b_words": p.b_words, "similarity": p.similarity} for p in self.passages]}
+                "passages": [p.as_dict() for p in self.passages]}
 
 
 @dataclass

@@ -90,8 +90,7 @@ class AlignTask(DetectorTask):
 
     def row(self, pair: AlignedPair) -> dict[str, Any]:
         return {"a": self.ids[pair.a], "b": self.ids[pair.b],
-                "spans": [{"a_chars": list(p.a_chars), "b_chars": list(p.b_chars), "a_words": p.a_words,
-                           "b_words": p.b_words, "similarity": p.similarity} for p in pair.passages],
+                "spans": [p.as_dict() for p in pair.passages],
                 "coverage_a": pair.coverage_a, "coverage_b": pair.coverage_b}
 
     def evaluation(self) -> dict[str, Any]:
