@@ -196,7 +196,7 @@ def test_two_sentences_quoted_in_the_other_order_do_not_count_the_sentence_betwe
 def test_two_sentences_quoted_around_a_third_do_not_count_it():
     """B quotes two sentences of a short item A in their order, leaving out the one between them.
     The passage runs over it, but A's words that only one side skips are not shared: counted, they
-    took A past half covered (0.58 here; 0.52, "contained", in a build of Reuters items)."""
+    took A past half covered ("contained")."""
     _, filler = _made_up_words(6)
     first, between, last = filler(30) + ".", filler(17) + ".", filler(30) + "."
     a = filler(6).upper() + "\n\n" + first + " " + between + "\n\n" + last + "\n\n" + filler(50) + "."
@@ -212,8 +212,8 @@ def test_a_sentence_printed_twice_counts_once_whichever_document_comes_first():
     """A short item prints one sentence twice (a wire item's slip, a page's template) and another
     story quotes it once.  The second print is that text met again, an echo: it counts in neither
     coverage, and the order of the input does not change the answer.  Before, the print met second
-    joined the passage -- as a reordered piece when the item came first (0.50 covered), and as a
-    continuation over the 20 words between the prints when it came second (0.66: "contains")."""
+    joined the passage -- as a reordered piece when the item came first, and as a continuation over
+    the 20 words between the prints when it came second ("contains")."""
     _, filler = _made_up_words(9)
     said = filler(30) + "."
     item = filler(6).upper() + "\n\n" + filler(25) + ". " + said + "\n\n" + filler(20) + ".\n\n" + said + "\n\n" + filler(10) + "."
