@@ -378,3 +378,30 @@ def test_a_sentence_printed_twice_in_a_row_counts_once():
         [pair] = align_texts(texts)
         assert [(p.a_words, p.b_words) for p in pair.passages] == [(18, 18)]
         assert min(pair.coverage_a, pair.coverage_b) == pytest.approx(18 / len(twice.split()), abs=1e-4)
+
+
+RETOLD = ("a vote of the U.N. Security Council{} China and Russia hold veto power in the council",
+          (", said the foreign minister in a speech on Tuesday. ", " as soon as this weekend, though a united "
+           "response is unlikely because "))
+
+
+def test_a_sentence_retold_around_two_stock_phrases_is_not_a_shared_passage():
+    """Two long stories whose only common words are two stock phrases of one sentence, retold in
+    between: matched words too few for the passage's density, and the pair is not reported."""
+    rng = random.Random(7)
+    text, (one, other) = RETOLD
+    a = filler(rng, 10) + " " + text.format(one) + ". " + filler(rng, 10)
+    b = filler(rng, 10) + " " + text.format(other) + ". " + filler(rng, 10)
+    assert align([a, b]) == []
+
+
+def test_a_short_text_made_of_the_retold_sentence_is_still_a_copy():
+    """The same evidence is kept when it covers most of one of the texts: a short rewrite of a
+    sentence of a story (a headline and its lede, heavily edited) is that story's copy."""
+    from neardup.align.aligner import align_texts
+
+    rng = random.Random(7)
+    text, (one, other) = RETOLD
+    long = filler(rng, 10) + " " + text.format(one) + ". " + filler(rng, 10)
+    [pair] = align_texts([long, text.format(other) + "."])
+    assert pair.coverage_b >= 0.5

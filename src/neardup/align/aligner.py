@@ -20,7 +20,11 @@ key/value arrays (:mod:`.seeds` holds the kernels of each stage):
 4. **validation** -- a passage needs ``min_words`` matched words (words inside its
    seeds; so at least as many on both sides) and a density of matched words of at least
    ``min_density`` on the shorter side, so same-topic sentences that share a few phrases
-   ("said on condition of anonymity", "death toll ... across the Gulf Coast") do not pair.
+   ("said on condition of anonymity", "death toll ... across the Gulf Coast") do not pair;
+   a pair whose passages hold less than half of either document (it only shares text) needs
+   passages that hold ``min_words`` counted at their density (matched words x density),
+   so a sentence retold around two stock phrases is not a shared passage, while a short,
+   heavily edited copy of a sentence still is a copy.
 
 Passage ends come from the matched words, not from sentence edges; offsets are
 characters of the texts given.  Every loop over words, seeds or pairs is compiled.

@@ -300,11 +300,27 @@ def _hole(holes, h, passage, side, lo, hi):
 
 
 @njit(cache=True)
+def _dense(passages, shown, min_words):
+    """Whether the shown passages together hold ``min_words`` matched words counted at their
+    density on their shorter side (``m * m / shorter >= min_words``, summed over the passages)."""
+    m, shorter = 0, 0
+    for i in range(passages.shape[0]):
+        p = passages[i]
+        if shown[i]:
+            m += p[4]
+            shorter += min(p[1] - p[0], p[3] - p[2])
+    return m * m >= min_words * shorter
+
+
+@njit(cache=True)
 def chain_pairs(a, b, pa, pb, words, n, gap, min_seeds, min_words, min_density):
     """Stages 3-4 over seed pairs sorted by ``(a, b, pa, pb)``: the valid passages of every
     document pair with ``min_seeds`` matches, chained from the matches :func:`.runs.kept_matches`
     keeps.  Valid: ``min_words`` matched words (inside seeds) and so many on both sides, and
-    ``min_density`` of the shorter side matched.
+    ``min_density`` of the shorter side matched.  A pair whose passages hold less than half of
+    either document is reported only if they are dense: ``min_words`` at their density
+    (matched words squared >= ``min_words`` x their words on the shorter side), as a
+    paraphrased sentence that shares two stock phrases is not.
 
     A pair is chained from the document in which the shared text comes first (the smaller sum
     of its matches' positions; of two equal sums, the first in the input), so the passages of
@@ -366,6 +382,8 @@ def chain_pairs(a, b, pa, pb, words, n, gap, min_seeds, min_words, min_density):
             if k > first:  # the pair's coverage: its reported passages' words on each side
                 ca, ra = side_cover(passages, shown, holes, 0, wa)
                 cb, rb = side_cover(passages, shown, holes, 1, wb)
+                if max(ca / max(wa, 1), cb / max(wb, 1)) < 0.5 and not _dense(passages, shown, min_words):
+                    k = first  # it only shares text, and its passages are not dense: not reported
                 if flip:
                     ca, cb, ra, rb, wa, wb = cb, ca, rb, ra, wb, wa
                 for i in range(first, k):
