@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     truth, n = data.cluster, len(data)
     base = Deduplicator(method="ffp", threshold=min(THRESHOLDS), relations=False).run(list(zip(data.ids, data.texts)))
     a, b, scores = base.a, base.b, base.scores
-    coverage = aligned_coverage(data)
+    coverage = aligned_coverage(data, min_coverage=min(COVERAGES))  # every row's copies kept
     print(f"{data.name}: {n} pages, {np.unique(truth[truth >= 0]).shape[0]} clusters; ffp pairs >= "
           f"{min(THRESHOLDS)}: {a.shape[0]:,}; pairs sharing a passage: {len(coverage):,}")
     check_equivalence(data, folds_of(truth, args.folds, 0)[0], a, b, scores, coverage)

@@ -274,7 +274,7 @@ def test_the_sieved_seed_pairs_give_the_passages_of_every_seed_pair():
         got = [np.concatenate(x) for x in zip(*al.chains())]
         doc, pos, groups = al._shared()
         want = chain_pairs(*_every_seed_pair(doc, pos, groups), al.doc_words(), p.n, p.gap, p.min_seeds,
-                           p.min_words, p.min_density)
+                           p.min_words, p.min_density, p.keep_coverage)
         assert got[0].shape[0] > 100
         assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
 
@@ -396,12 +396,15 @@ def test_a_sentence_retold_around_two_stock_phrases_is_not_a_shared_passage():
 
 
 def test_a_short_text_made_of_the_retold_sentence_is_still_a_copy():
-    """The same evidence is kept when it covers most of one of the texts: a short rewrite of a
-    sentence of a story (a headline and its lede, heavily edited) is that story's copy."""
-    from neardup.align.aligner import align_texts
+    """The same evidence is kept when it covers ``keep_coverage`` of one of the texts (``dedup``:
+    its ``--min-coverage``): a short rewrite of a sentence of a story (a headline and its lede,
+    heavily edited) is that story's copy; above its coverage, the pair only shares and goes."""
+    from neardup.align.aligner import AlignParams, align_texts
 
     rng = random.Random(7)
     text, (one, other) = RETOLD
-    long = filler(rng, 10) + " " + text.format(one) + ". " + filler(rng, 10)
-    [pair] = align_texts([long, text.format(other) + "."])
-    assert pair.coverage_b >= 0.5
+    texts = [filler(rng, 10) + " " + text.format(one) + ". " + filler(rng, 10),
+             text.format(other) + ". " + sentence(rng, 10)]
+    [pair] = align_texts(texts)
+    assert 0.5 <= pair.coverage_b < 0.9
+    assert list(align_texts(texts, AlignParams(keep_coverage=0.9))) == []

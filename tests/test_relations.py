@@ -116,6 +116,23 @@ def test_shared_paragraph_between_two_short_articles_is_shares(tmp_path):
     assert result.clusters == []
 
 
+def test_a_sparse_copy_is_kept_at_the_coverage_the_user_asks_for():
+    """A pair that only shares text needs dense passages; one that covers ``--min-coverage`` of a
+    document is a copy however sparse, at whatever coverage the user sets.  The text: a sentence
+    retold around two stock phrases, with 40 words of its own (covered about 0.42)."""
+    import random
+
+    from test_align import RETOLD, filler, sentence
+
+    rng = random.Random(7)
+    text, (one, other) = RETOLD
+    docs = [("a", filler(rng, 10) + " " + text.format(one) + ". " + filler(rng, 10)),
+            ("b", text.format(other) + ". " + sentence(rng, 40))]
+    assert Deduplicator().run(docs).pairs == []
+    [pair] = Deduplicator(min_coverage=0.4).run(docs).pairs
+    assert pair.relation == "contains" and 0.4 <= pair.coverage_b < 0.5
+
+
 def test_a_table_of_figures_weighs_its_words_not_its_digit_groups():
     """Two short items end with one table of 90 figures; each has 100 words of its own.  Cut at
     every separator the table would be some 200 words and most of each item."""

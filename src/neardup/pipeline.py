@@ -255,7 +255,7 @@ class Deduplicator:
             return None
         from .relations import dedup_align_params
 
-        return self.engine.aligner(dedup_align_params(self.site_max_df))
+        return self.engine.aligner(dedup_align_params(self.site_max_df, self.min_coverage))
 
     def run(self, docs: Iterable[Any]) -> DedupResult:
         """Detect near-duplicates among ``docs`` (see :func:`as_records` for accepted items)."""

@@ -55,11 +55,12 @@ DEDUP_MAX_DF = 1000
 SITE_MAX_DF = 4
 
 
-def dedup_align_params(site_max_df: int = SITE_MAX_DF) -> "AlignParams":
-    """The aligner's parameters for the relations (``dedup``, and ``eval``'s copy columns)."""
+def dedup_align_params(site_max_df: int = SITE_MAX_DF, min_coverage: float = DEFAULT_MIN_COVERAGE) -> "AlignParams":
+    """The aligner's parameters for the relations (``dedup``, and ``eval``'s copy columns): a
+    pair covering ``min_coverage`` of a document is a copy, kept however sparse its passages."""
     from .align.aligner import AlignParams
 
-    return AlignParams(max_df=DEDUP_MAX_DF, site_max_df=site_max_df)
+    return AlignParams(max_df=DEDUP_MAX_DF, site_max_df=site_max_df, keep_coverage=min_coverage)
 
 
 def parse_relations(spec: str | Sequence[str] | None) -> tuple[str, ...]:

@@ -21,8 +21,9 @@ key/value arrays (:mod:`.seeds` holds the kernels of each stage):
    seeds; so at least as many on both sides) and a density of matched words of at least
    ``min_density`` on the shorter side, so same-topic sentences that share a few phrases
    ("said on condition of anonymity", "death toll ... across the Gulf Coast") do not pair;
-   a pair whose passages hold less than half of either document (it only shares text) needs
-   passages that hold ``min_words`` counted at their density (matched words x density),
+   a pair whose passages hold less than ``keep_coverage`` (half; ``dedup`` sets its
+   ``--min-coverage``) of either document -- not a copy by coverage, it only shares text --
+   needs passages that hold ``min_words`` counted at their density (matched words x density),
    so a sentence retold around two stock phrases is not a shared passage, while a short,
    heavily edited copy of a sentence still is a copy.
 
@@ -72,6 +73,7 @@ class AlignParams:
     min_words: int = 12  # fewest matched words of a passage (words inside its seeds)
     min_density: float = 0.3  # matched words / passage words, on the shorter side
     site_max_df: int = 0  # a seed in more documents of one site than this is the site's boilerplate (0: off)
+    keep_coverage: float = 0.5  # a pair holding this share of a document is kept however sparse (a copy)
 
     def check(self) -> None:
         """Reject knobs outside their domain with a clear message."""
@@ -83,6 +85,8 @@ class AlignParams:
                             "word gap and site max df at least 0")
         if not 0 <= self.min_density <= 1:
             raise UserError(f"align: min density must be in [0, 1], got {self.min_density}")
+        if not 0 <= self.keep_coverage <= 1:
+            raise UserError(f"align: keep coverage must be in [0, 1], got {self.keep_coverage}")
 
 
 DEFAULT_ALIGN = AlignParams()
@@ -256,7 +260,7 @@ class Aligner:
         by_doc = by_document(doc, pos, self.documents)
         for lo, hi, total in pair_ranges(per_doc, self.pair_budget):  # "a" documents within the pair budget
             a, b, pa, pb = sieve_pairs(doc, pos, groups, by_doc, lo, hi, total, p.min_seeds)
-            yield chain_pairs(a, b, pa, pb, words, p.n, p.gap, p.min_seeds, p.min_words, p.min_density)
+            yield chain_pairs(a, b, pa, pb, words, p.n, p.gap, p.min_seeds, p.min_words, p.min_density, p.keep_coverage)
 
     def doc_words(self) -> np.ndarray:
         """Words of every document added, in order."""

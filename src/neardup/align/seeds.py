@@ -313,14 +313,15 @@ def _dense(passages, shown, min_words):
 
 
 @njit(cache=True)
-def chain_pairs(a, b, pa, pb, words, n, gap, min_seeds, min_words, min_density):
+def chain_pairs(a, b, pa, pb, words, n, gap, min_seeds, min_words, min_density, keep_coverage):
     """Stages 3-4 over seed pairs sorted by ``(a, b, pa, pb)``: the valid passages of every
     document pair with ``min_seeds`` matches, chained from the matches :func:`.runs.kept_matches`
     keeps.  Valid: ``min_words`` matched words (inside seeds) and so many on both sides, and
-    ``min_density`` of the shorter side matched.  A pair whose passages hold less than half of
-    either document is reported only if they are dense: ``min_words`` at their density
-    (matched words squared >= ``min_words`` x their words on the shorter side), as a
-    paraphrased sentence that shares two stock phrases is not.
+    ``min_density`` of the shorter side matched.  A pair whose passages hold less than
+    ``keep_coverage`` of either document (not a copy by coverage: it only shares text) is
+    reported only if they are dense: ``min_words`` at their density (matched words squared >=
+    ``min_words`` x their words on the shorter side), as a paraphrased sentence that shares two
+    stock phrases is not.
 
     A pair is chained from the document in which the shared text comes first (the smaller sum
     of its matches' positions; of two equal sums, the first in the input), so the passages of
@@ -382,7 +383,7 @@ def chain_pairs(a, b, pa, pb, words, n, gap, min_seeds, min_words, min_density):
             if k > first:  # the pair's coverage: its reported passages' words on each side
                 ca, ra = side_cover(passages, shown, holes, 0, wa)
                 cb, rb = side_cover(passages, shown, holes, 1, wb)
-                if max(ca / max(wa, 1), cb / max(wb, 1)) < 0.5 and not _dense(passages, shown, min_words):
+                if max(ca / max(wa, 1), cb / max(wb, 1)) < keep_coverage and not _dense(passages, shown, min_words):
                     k = first  # it only shares text, and its passages are not dense: not reported
                 if flip:
                     ca, cb, ra, rb, wa, wb = cb, ca, rb, ra, wb, wa

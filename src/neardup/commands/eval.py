@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
         if labeled is not None:
             for line in labeled.stats.rejection_report(source):
                 print(line, file=sys.stderr)
-    coverage = aligned_coverage(data) if args.relations else None
+    coverage = aligned_coverage(data, min_coverage=args.min_coverage) if args.relations else None
     reports, curves = [], {}
     for name in names:
         params = {k: v for k, v in given.items() if k in method_defaults(name)}

@@ -41,7 +41,7 @@ from __future__ import annotations
 import re
 import resource
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
@@ -194,6 +194,11 @@ class ContainmentDetector(Params):
         self.batch_docs, self.trace_every = batch_docs, trace_every
         self.min_coverage, self.max_new_words, self.align, self.engine = min_coverage, max_new_words, align, engine
 
+    def _aligning(self) -> AlignParams:
+        """The aligner's parameters: a pair covering ``min_coverage`` of a document is kept
+        however sparse its passages (a containment by coverage is never dropped as a mere share)."""
+        return replace(self.align, keep_coverage=self.min_coverage)
+
     # -- the run's state (made when a run starts; the parameters above never change) -----
     def _begin(self) -> ContainRun:
         """A new run's state: the statistics file loaded, the window parsed, the stopwords hashed."""
@@ -228,7 +233,7 @@ class ContainmentDetector(Params):
             out.update(etl=self.etl, depth=self.depth, suffixes=self.suffixes, sort_words=self.sort_words)
         if self.method == "align":
             out = {"method": "align", "min_coverage": self.min_coverage, "max_new_words": self.max_new_words,
-                   **asdict(self.align), "window": self.window}
+                   **asdict(self._aligning()), "window": self.window}
         return out
 
     # -- the input stage ---------------------------------------------------------------
@@ -392,7 +397,8 @@ class ContainmentDetector(Params):
         from ..align.aligner import Aligner
 
         t = time.perf_counter()
-        aligner = Aligner(self.align) if self.engine == "local" else self.engine.aligner(self.align)
+        params = self._aligning()
+        aligner = Aligner(params) if self.engine == "local" else self.engine.aligner(params)
         ids: list[str] = []
         times: list[float] = []
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..relations import SITE_MAX_DF, Coverage
+from ..relations import DEFAULT_MIN_COVERAGE, SITE_MAX_DF, Coverage
 
 if TYPE_CHECKING:
     from .harness import LabeledSet, Scored
@@ -42,13 +42,15 @@ def copy_measures(scored: "Scored", threshold: float, clustering: str) -> dict[s
     return dict(zip(keys, (pair.precision, pair.recall, pair.f1, b3(labels, scored.clusters).f1)))
 
 
-def aligned_coverage(data: "LabeledSet", site_max_df: int = SITE_MAX_DF, batch: int = 2000) -> Coverage:
+def aligned_coverage(data: "LabeledSet", site_max_df: int = SITE_MAX_DF, batch: int = 2000,
+                     min_coverage: float = DEFAULT_MIN_COVERAGE) -> Coverage:
     """The passages every pair of ``data`` shares, by the aligner ``dedup``'s relations use
-    (with its per-site boilerplate when the records name their sites)."""
+    (with its per-site boilerplate when the records name their sites), for relations at
+    ``min_coverage`` or above (a sparse pair under it is not reported)."""
     from ..engines import get_engine
     from ..relations import dedup_align_params
 
-    aligner = get_engine("local").aligner(dedup_align_params(site_max_df))
+    aligner = get_engine("local").aligner(dedup_align_params(site_max_df, min_coverage))
     try:
         for lo in range(0, len(data), batch):
             sites = data.sites[lo : lo + batch] if site_max_df and data.sites is not None else None
