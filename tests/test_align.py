@@ -308,8 +308,8 @@ def test_a_hole_gives_back_the_words_a_later_piece_of_its_passage_holds():
     pa = np.r_[np.arange(0, 27), np.arange(30, 57), np.arange(78, 89)].astype(np.int64)
     pb = np.r_[np.arange(50, 77), np.arange(0, 27), np.arange(32, 43)].astype(np.int64)
     order = np.lexsort((pb, pa))
-    passages, holes, _, _ = _chain_one(pa[order], pb[order], 4, 20, 12, np.zeros(96, np.int64), np.zeros(96, np.int64))
-    assert passages.tolist() == [[0, 92, 0, 80, 30 + 30 + 14]]
+    passages, holes, _, _ = _chain_one(pa[order], pb[order], pa[order], 4, 20, 12, np.zeros(96, np.int64), np.zeros(96, np.int64))
+    assert passages.tolist() == [[0, 92, 0, 80, 30 + 30 + 14, 30 + 30 + 14]]  # matched, distinct
     got = sorted((side, lo, hi) for _, side, lo, hi in holes.tolist() if hi > lo)
     # p skips b's [30, 50) to reach x, where q then lies; q skips a's [60, 78)
     assert got == [(0, 60, 78), (1, 30, 32), (1, 46, 50)]
@@ -408,3 +408,13 @@ def test_a_short_text_made_of_the_retold_sentence_is_still_a_copy():
     [pair] = align_texts(texts)
     assert 0.5 <= pair.coverage_b < 0.9
     assert list(align_texts(texts, AlignParams(keep_coverage=0.9))) == []
+
+
+def test_a_stock_phrase_both_documents_print_twice_is_evidence_once():
+    """Two stories open with one stock phrase of ten words, and each prints it twice (its headline
+    is its lede's first words): the phrase is evidence once, under ``min_words``, and the stories
+    do not pair."""
+    rng = random.Random(8)
+    phrase = "according to the decision published in today's official gazette"
+    a, b = (f"{phrase.capitalize()}. {phrase.capitalize()} {filler(rng, 8)}" for _ in range(2))
+    assert align([a, b]) == []

@@ -23,7 +23,9 @@ key/value arrays (:mod:`.seeds` holds the kernels of each stage):
    ("said on condition of anonymity", "death toll ... across the Gulf Coast") do not pair;
    a pair whose passages hold less than ``keep_coverage`` (half; ``dedup`` sets its
    ``--min-coverage``) of either document -- not a copy by coverage, it only shares text --
-   needs passages that hold ``min_words`` counted at their density (matched words x density),
+   needs passages that hold ``min_words`` counted at their density (matched words x density;
+   distinct words: a phrase both documents print twice, a headline repeated as the lede's
+   first words, counts once),
    so a sentence retold around two stock phrases is not a shared passage, while a short,
    heavily edited copy of a sentence still is a copy.
 

@@ -6,6 +6,7 @@ passages' holes: the words a reordered piece skipped to join a passage
 (:func:`~.seeds._chain_one` records them, :func:`trim_holes` gives back what a later piece of the
 passage holds), which the other document does not hold there.  Its longest run is
 the most consecutive words it has outside them (text of its own, as ``contain`` bounds it).
+A pair that covers little of both needs passages dense enough to be a copy (:func:`dense`).
 """
 
 from __future__ import annotations
@@ -86,3 +87,16 @@ def trim_holes(holes, h, first, side, lo, hi):
         else:
             holes[t, 2] = min(max(holes[t, 2], hi), holes[t, 3])
     return h
+
+
+@njit(cache=True)
+def dense(passages, shown, min_words):
+    """Whether the shown passages together hold ``min_words`` distinct matched words counted at
+    their density on their shorter side (``m * m / shorter >= min_words``, summed over the passages)."""
+    m, shorter = 0, 0
+    for i in range(passages.shape[0]):
+        p = passages[i]
+        if shown[i]:
+            m += p[5]
+            shorter += min(p[1] - p[0], p[3] - p[2])
+    return m * m >= min_words * shorter

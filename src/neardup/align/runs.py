@@ -5,6 +5,8 @@ Where one word position of a document is in several matches with the other docum
 the other holds twice, a formula that every sentence of a wire item repeats), only the matches
 of the longest run -- consecutive matches on one diagonal -- are kept, and none when every one is
 a lone seed.  Linear in the pair's matches: runs are walked along the groups of one ``pa``.
+And where a match's seed first occurs in ``a`` (:func:`first_in_a`), so that a phrase both
+documents print twice is evidence once.
 """
 
 from __future__ import annotations
@@ -102,3 +104,20 @@ def _longest_runs(pa, pb, twice, best, count):
         if count[pb[i]] > 1 and (length[i] != best[pb[i]] or best[pb[i]] < 2):
             keep[i] = False
     return keep
+
+
+@njit(cache=True)
+def first_in_a(pa, pb, first):
+    """Per match of one pair, the first position of ``a`` matched to its position of ``b``:
+    the first place ``a`` holds the seed (matches of one ``b`` word are matches of one seed).
+    ``first``: zeroed scratch over ``b``'s positions, left zeroed."""
+    m = pa.shape[0]
+    for i in range(m):
+        if first[pb[i]] == 0 or pa[i] + 1 < first[pb[i]]:
+            first[pb[i]] = pa[i] + 1
+    out = np.empty(m, dtype=np.int64)
+    for i in range(m):
+        out[i] = first[pb[i]] - 1
+    for i in range(m):
+        first[pb[i]] = 0
+    return out

@@ -24,9 +24,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .cover import side_cover, trim_holes
+from .cover import dense, side_cover, trim_holes
 from .echoes import drop_echoes, repeats
-from .runs import kept_matches
+from .runs import first_in_a, kept_matches
 
 #: One seed occurrence: its key, document and word position (16 bytes).
 SEED_RECORD = np.dtype([("key", "<u8"), ("doc", "<i4"), ("pos", "<i4")])
@@ -200,9 +200,10 @@ def sieve_pairs(doc: np.ndarray, pos: np.ndarray, groups: np.ndarray, by_doc: tu
 
 
 @njit(cache=True)
-def _chain_one(pa, pb, n, gap, min_words, seen_a, seen_b):
-    """Passages ``(a_lo, a_hi, b_lo, b_hi, matched)`` of one pair's matches (sorted by pa, pb);
-    ``matched``: the words of ``a`` inside the passage's seeds.  And the passages' holes
+def _chain_one(pa, pb, twin, n, gap, min_words, seen_a, seen_b):
+    """Passages ``(a_lo, a_hi, b_lo, b_hi, matched, distinct)`` of one pair's matches (sorted by
+    pa, pb); ``matched``: the words of ``a`` inside the passage's seeds, ``distinct``: of those,
+    the words of seeds not met earlier in their chain.  And the passages' holes
     ``(passage, side, lo, hi)`` (side 0: in ``a``, 1: in ``b``), in order of passage, and the
     matches of each passage (``by[at[j]:at[j + 1]]``: passage ``j``'s).
 
@@ -217,6 +218,10 @@ def _chain_one(pa, pb, n, gap, min_words, seen_a, seen_b):
     So are the words a piece going on forward skips in one document only, more than ``n`` past
     what the other skips (a sentence a quote leaves out, text a copy inserts); an edit skips
     about as many words on both sides and leaves no hole.
+    ``twin``: per match, the first position of ``a`` whose seed is the one matched (it equals
+    the match's own position unless the seed occurs earlier in ``a``); a match whose seed
+    occurs earlier inside its chain adds no distinct words, so a phrase both documents print
+    twice (a headline repeated as the lede's first words) is evidence once.
     A chain whose words in one document are all words the passage's seeds already match
     there, and whose words in the other lie past the passage, is an echo (:mod:`.echoes`): it
     does not join.  ``seen_a``, ``seen_b``: zeroed scratch over the word positions of ``a`` and
@@ -224,7 +229,7 @@ def _chain_one(pa, pb, n, gap, min_words, seen_a, seen_b):
     """
     m = pa.shape[0]
     used = np.zeros(m, dtype=np.bool_)
-    raw = np.empty((m, 5), dtype=np.int64)
+    raw = np.empty((m, 6), dtype=np.int64)
     seq = np.empty(m, dtype=np.int64)  # the matches chain by chain: chain c's are seq[cs[c]:cs[c + 1]]
     cs = np.empty(m + 1, dtype=np.int64)
     k = 0
@@ -236,7 +241,7 @@ def _chain_one(pa, pb, n, gap, min_words, seen_a, seen_b):
         seq[e] = s
         e += 1
         a_lo, a_hi, b_lo, b_hi = pa[s], pa[s] + n, pb[s], pb[s] + n
-        last_a, last_b, matched = pa[s], pb[s], n
+        last_a, last_b, matched, distinct = pa[s], pb[s], n, n
         for t in range(s + 1, m):
             if pa[t] - last_a > gap:
                 break
@@ -244,16 +249,19 @@ def _chain_one(pa, pb, n, gap, min_words, seen_a, seen_b):
                 used[t] = True
                 seq[e] = t
                 e += 1
-                matched += min(n, max(0, pa[t] + n - a_hi))  # the seed's words not yet matched
+                new = min(n, max(0, pa[t] + n - a_hi))  # the seed's words not yet matched
+                matched += new
+                if not a_lo <= twin[t] < pa[t]:  # a seed met earlier in the chain is no new evidence
+                    distinct += new
                 a_hi = max(a_hi, pa[t] + n)
                 b_hi = max(b_hi, pb[t] + n)
                 last_a, last_b = pa[t], pb[t]
-        raw[k, 0], raw[k, 1], raw[k, 2], raw[k, 3], raw[k, 4] = a_lo, a_hi, b_lo, b_hi, matched
+        raw[k, 0], raw[k, 1], raw[k, 2], raw[k, 3], raw[k, 4], raw[k, 5] = a_lo, a_hi, b_lo, b_hi, matched, distinct
         k += 1
         cs[k] = e
     raw = raw[:k]
     order = np.argsort(raw[:, 0] * (np.int64(1) << 32) + raw[:, 2], kind="mergesort")
-    out = np.empty((k, 5), dtype=np.int64)
+    out = np.empty((k, 6), dtype=np.int64)
     holes = np.empty((4 * k, 4), dtype=np.int64)  # a merge adds two, and splits one a side, at most
     h = 0
     first = 0  # the current passage's first hole
@@ -283,6 +291,7 @@ def _chain_one(pa, pb, n, gap, min_words, seen_a, seen_b):
             out[j, 2] = min(out[j, 2], p[2])
             out[j, 3] = max(out[j, 3], p[3])
             out[j, 4] += p[4]
+            out[j, 5] += p[5]
         else:
             j += 1
             out[j] = p
@@ -300,28 +309,15 @@ def _hole(holes, h, passage, side, lo, hi):
 
 
 @njit(cache=True)
-def _dense(passages, shown, min_words):
-    """Whether the shown passages together hold ``min_words`` matched words counted at their
-    density on their shorter side (``m * m / shorter >= min_words``, summed over the passages)."""
-    m, shorter = 0, 0
-    for i in range(passages.shape[0]):
-        p = passages[i]
-        if shown[i]:
-            m += p[4]
-            shorter += min(p[1] - p[0], p[3] - p[2])
-    return m * m >= min_words * shorter
-
-
-@njit(cache=True)
 def chain_pairs(a, b, pa, pb, words, n, gap, min_seeds, min_words, min_density, keep_coverage):
     """Stages 3-4 over seed pairs sorted by ``(a, b, pa, pb)``: the valid passages of every
     document pair with ``min_seeds`` matches, chained from the matches :func:`.runs.kept_matches`
     keeps.  Valid: ``min_words`` matched words (inside seeds) and so many on both sides, and
     ``min_density`` of the shorter side matched.  A pair whose passages hold less than
     ``keep_coverage`` of either document (not a copy by coverage: it only shares text) is
-    reported only if they are dense: ``min_words`` at their density (matched words squared >=
-    ``min_words`` x their words on the shorter side), as a paraphrased sentence that shares two
-    stock phrases is not.
+    reported only if they are dense: ``min_words`` at their density (distinct matched words
+    squared >= ``min_words`` x their words on the shorter side), as a paraphrased sentence that
+    shares two stock phrases is not, nor a stock phrase that both documents print twice.
 
     A pair is chained from the document in which the shared text comes first (the smaller sum
     of its matches' positions; of two equal sums, the first in the input), so the passages of
@@ -343,6 +339,7 @@ def chain_pairs(a, b, pa, pb, words, n, gap, min_seeds, min_words, min_density, 
     lo = 0
     top = max(pa.max(), pb.max()) + n + 1 if m else n + 1  # scratch over word positions of either side
     best, count = np.zeros(top, dtype=np.int64), np.zeros(top, dtype=np.int64)  # of kept_matches
+    earliest = np.zeros(top, dtype=np.int64)  # of first_in_a
     seen_a, visit_a = np.zeros(top, dtype=np.int64), np.zeros(top, dtype=np.int64)  # of the echoes
     seen_b, visit_b = np.zeros(top, dtype=np.int64), np.zeros(top, dtype=np.int64)
     while lo < m:
@@ -356,10 +353,11 @@ def chain_pairs(a, b, pa, pb, words, n, gap, min_seeds, min_words, min_density, 
                 xa, xb, wa, wb = xb, xa, wb, wa
                 o = np.argsort(xa * top + xb, kind="mergesort")
                 xa, xb = xa[o], xb[o]
+            twin = first_in_a(xa, xb, earliest)
             kept = kept_matches(xa, xb, best, count)
             if kept.shape[0]:
-                xa, xb = xa[kept], xb[kept]
-            passages, holes, by, at = _chain_one(xa, xb, n, gap, min_words, seen_a, seen_b)
+                xa, xb, twin = xa[kept], xb[kept], twin[kept]
+            passages, holes, by, at = _chain_one(xa, xb, twin, n, gap, min_words, seen_a, seen_b)
             valid = np.zeros(passages.shape[0], dtype=np.bool_)
             for i in range(passages.shape[0]):
                 p = passages[i]
@@ -383,7 +381,7 @@ def chain_pairs(a, b, pa, pb, words, n, gap, min_seeds, min_words, min_density, 
             if k > first:  # the pair's coverage: its reported passages' words on each side
                 ca, ra = side_cover(passages, shown, holes, 0, wa)
                 cb, rb = side_cover(passages, shown, holes, 1, wb)
-                if max(ca / max(wa, 1), cb / max(wb, 1)) < keep_coverage and not _dense(passages, shown, min_words):
+                if max(ca / max(wa, 1), cb / max(wb, 1)) < keep_coverage and not dense(passages, shown, min_words):
                     k = first  # it only shares text, and its passages are not dense: not reported
                 if flip:
                     ca, cb, ra, rb, wa, wb = cb, ca, rb, ra, wb, wa
