@@ -47,6 +47,30 @@ def test_a_quote_is_explained_as_shares(capsys):
     assert capsys.readouterr().out.startswith("relation: shares")
 
 
+def test_a_pair_left_out_as_too_sparse_shows_the_passage_and_why(tmp_path, capsys):
+    """Two stories whose only common words are two stock phrases of one retold sentence: not
+    reported (the relation is ``similar``), and explain shows the passage it left out and why."""
+    import random
+
+    from test_align import RETOLD, filler
+
+    rng = random.Random(7)
+    text, (one, other) = RETOLD
+    a = filler(rng, 10) + " " + text.format(one) + ". " + filler(rng, 10)
+    b = filler(rng, 10) + " " + text.format(other) + ". " + filler(rng, 10)
+    pair = tmp_path / "pair.jsonl"
+    pair.write_text("".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in (("a", a), ("b", b))))
+    assert main(["explain", "a", "b", "--in", str(pair), "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["relation"] == "similar" and got["aligned_passages"] == []
+    [p] = got["sparse_passages"]
+    assert "Security Council" in a[slice(*p["a_chars"])] and p["similarity"] < 0.7
+    assert main(["explain", "a", "b", "--in", str(pair)]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("relation: similar (no passage dense enough to count)")
+    assert "not reported: 1 aligned passage(s) too sparse" in text
+
+
 def test_passages_are_located_by_character_offsets():
     copied = "the minister said on tuesday that the new budget would cut taxes for small firms"
     a = f"Opening words of one story. {copied}. Closing words."

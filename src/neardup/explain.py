@@ -74,6 +74,9 @@ class Explanation:
     coverage_b: float = 0.0
     #: The aligned passages that decide it: ``a_chars``, ``b_chars``, ``a_words``, ``b_words``, ``similarity``.
     aligned: list[dict[str, Any]] = field(default_factory=list)
+    #: When the pair is not reported: the passages the aligner found but left out as too sparse
+    #: (the pair only shares text, and they hold too few matched words at their density).
+    sparse: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def duplicate(self) -> bool:
@@ -84,7 +87,7 @@ class Explanation:
             "a": vars(self.a), "b": vars(self.b), "method": self.method, "params": self.params,
             "score": self.score, "threshold": self.threshold, "near_duplicate": self.duplicate,
             "relation": self.relation, "coverage": {"a": self.coverage_a, "b": self.coverage_b},
-            "aligned_passages": self.aligned,
+            "aligned_passages": self.aligned, "sparse_passages": self.sparse,
             "containment": {"a_in_b": self.contained_a_in_b, "b_in_a": self.contained_b_in_a},
             "passages": self.passages,
             "shared_grams": {"n": GRAM, "shared": len(self.shared_grams), "a": self.grams_a, "b": self.grams_b,
@@ -145,22 +148,35 @@ def explain_texts(a: Side, b: Side, method: str = DEFAULT_METHOD, **params: Any)
     ga, gb = _grams(wa), _grams(wb)
     shared = sorted(ga & gb)
     relation, cov_a, cov_b, aligned = aligned_relation(a.text, b.text)
+    sparse = sparse_passages(a.text, b.text) if not aligned else []
     return Explanation(a, b, method, m.get_params(), score, m.decision_threshold(), passages,
                        in_passages / max(len(wa), 1), in_passages / max(len(wb), 1), shared, len(ga), len(gb),
-                       relation, cov_a, cov_b, aligned)
+                       relation, cov_a, cov_b, aligned, sparse)
 
 
 def aligned_relation(a: str, b: str) -> tuple[str, float, float, list[dict[str, Any]]]:
     """The relation ``dedup`` reports for two texts (alone: no corpus, so no boilerplate statistics),
     the share of each inside the passages its aligner finds, and those passages."""
-    from .align.aligner import AlignParams, align_texts
-    from .relations import DEDUP_MAX_DF, relation_name
+    from .align.aligner import align_texts
+    from .relations import dedup_align_params, relation_name
 
-    found = next(iter(align_texts([a, b], AlignParams(max_df=DEDUP_MAX_DF))), None)
+    found = next(iter(align_texts([a, b], dedup_align_params(site_max_df=0))), None)
     if found is None:
         return "similar", 0.0, 0.0, []
     return (relation_name(found.coverage_a, found.coverage_b), found.coverage_a, found.coverage_b,
             [p.as_dict() for p in found.passages])
+
+
+def sparse_passages(a: str, b: str) -> list[dict[str, Any]]:
+    """The passages of a pair the aligner leaves out as too sparse (found again with that rule
+    off: ``keep_coverage`` 0 keeps every pair), so ``explain`` can say why it is not reported."""
+    from dataclasses import replace
+
+    from .align.aligner import align_texts
+    from .relations import dedup_align_params
+
+    found = next(iter(align_texts([a, b], replace(dedup_align_params(site_max_df=0), keep_coverage=0.0))), None)
+    return [p.as_dict() for p in found.passages] if found else []
 
 
 def load_pair(a: str, b: str, inputs: Sequence[str] = (), extract: str = DEFAULT_EXTRACTOR,
@@ -194,7 +210,8 @@ def render(e: Explanation, width: int = 100) -> str:
     """The explanation as plain text for a terminal."""
     verdict = "similar" if e.duplicate else "not similar"
     what = {"duplicate": "copies of each other", "contains": "A contains B", "contained": "B contains A",
-            "shares": "they share a passage, neither is a copy", "similar": "no shared passage"}[e.relation]
+            "shares": "they share a passage, neither is a copy",
+            "similar": "no passage dense enough to count" if e.sparse else "no shared passage"}[e.relation]
     lines = [f"relation: {e.relation} ({what}): the aligned passages hold {e.coverage_a:.0%} of A's words and "
              f"{e.coverage_b:.0%} of B's (what dedup reports)",
              f"{e.method} score {e.score:.3f} vs threshold {e.threshold:.3f}: {verdict}",
@@ -208,6 +225,12 @@ def render(e: Explanation, width: int = 100) -> str:
                      f"{p['similarity']:.0%} matched  {_snippet(e.a.text, p['a_chars'], width - 60)}")
     if len(e.aligned) > 10:
         lines.append(f"  ... {len(e.aligned) - 10} more aligned passages (--json lists all)")
+    if e.sparse:
+        lines.append(f"\nnot reported: {len(e.sparse)} aligned passage(s) too sparse for a pair that only shares text "
+                     "(too few matched words at their density: a retold sentence, stock phrases):")
+    for p in e.sparse[:10]:
+        lines.append(f"  {_span('A', p['a_chars'], p['a_words'])}  {_span('B', p['b_chars'], p['b_words'])}  "
+                     f"{p['similarity']:.0%} matched  {_snippet(e.a.text, p['a_chars'], width - 60)}")
     for name, s in (("A", e.a), ("B", e.b)):
         lines.append(f"\n{name}: {printable(s.id)} -- {len(s.text):,} characters of text"
                      + (f" extracted from {s.visible_chars:,} visible" if s.visible_chars != len(s.text) else ""))
