@@ -93,7 +93,7 @@ def main(path: str) -> dict:
         a, b, pa, pb = sieve_pairs(doc, pos, groups, by_doc, lo, hi, total, p.min_seeds)
         seconds["seed_pairs"] += time.perf_counter() - t
         t = time.perf_counter()
-        out, _ = chain_pairs(a, b, pa, pb, words, p.n, p.gap, p.min_seeds, p.min_words, p.min_density, p.keep_coverage)
+        out, _ = chain_pairs(a, b, pa, pb, words, *p.chain_args())
         seconds["chains"] += time.perf_counter() - t
         written += a.shape[0]
         document_pairs += _document_pairs(a, b)

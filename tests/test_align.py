@@ -273,8 +273,7 @@ def test_the_sieved_seed_pairs_give_the_passages_of_every_seed_pair():
         al.add([d["text"] for d in docs], codes)
         got = [np.concatenate(x) for x in zip(*al.chains())]
         doc, pos, groups = al._shared()
-        want = chain_pairs(*_every_seed_pair(doc, pos, groups), al.doc_words(), p.n, p.gap, p.min_seeds,
-                           p.min_words, p.min_density, p.keep_coverage)
+        want = chain_pairs(*_every_seed_pair(doc, pos, groups), al.doc_words(), *p.chain_args())
         assert got[0].shape[0] > 100
         assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
 

@@ -148,7 +148,7 @@ def explain_texts(a: Side, b: Side, method: str = DEFAULT_METHOD, **params: Any)
     ga, gb = _grams(wa), _grams(wb)
     shared = sorted(ga & gb)
     relation, cov_a, cov_b, aligned = aligned_relation(a.text, b.text)
-    sparse = sparse_passages(a.text, b.text) if not aligned else []
+    sparse = [] if aligned else _aligned(a.text, b.text, keep_coverage=0.0)[3]
     return Explanation(a, b, method, m.get_params(), score, m.decision_threshold(), passages,
                        in_passages / max(len(wa), 1), in_passages / max(len(wb), 1), shared, len(ga), len(gb),
                        relation, cov_a, cov_b, aligned, sparse)
@@ -157,26 +157,26 @@ def explain_texts(a: Side, b: Side, method: str = DEFAULT_METHOD, **params: Any)
 def aligned_relation(a: str, b: str) -> tuple[str, float, float, list[dict[str, Any]]]:
     """The relation ``dedup`` reports for two texts (alone: no corpus, so no boilerplate statistics),
     the share of each inside the passages its aligner finds, and those passages."""
+    return _aligned(a, b)
+
+
+def _aligned(a: str, b: str, keep_coverage: float | None = None) -> tuple[str, float, float, list[dict[str, Any]]]:
+    """:func:`aligned_relation` with the aligner keeping every pair that covers ``keep_coverage``
+    of a document however sparse (``dedup``'s default when None; 0: every pair, so the passages
+    it leaves out as too sparse show)."""
+    from dataclasses import replace
+
     from .align.aligner import align_texts
     from .relations import dedup_align_params, relation_name
 
-    found = next(iter(align_texts([a, b], dedup_align_params(site_max_df=0))), None)
+    params = dedup_align_params(site_max_df=0)
+    if keep_coverage is not None:
+        params = replace(params, keep_coverage=keep_coverage)
+    found = next(iter(align_texts([a, b], params)), None)
     if found is None:
         return "similar", 0.0, 0.0, []
     return (relation_name(found.coverage_a, found.coverage_b), found.coverage_a, found.coverage_b,
             [p.as_dict() for p in found.passages])
-
-
-def sparse_passages(a: str, b: str) -> list[dict[str, Any]]:
-    """The passages of a pair the aligner leaves out as too sparse (found again with that rule
-    off: ``keep_coverage`` 0 keeps every pair), so ``explain`` can say why it is not reported."""
-    from dataclasses import replace
-
-    from .align.aligner import align_texts
-    from .relations import dedup_align_params
-
-    found = next(iter(align_texts([a, b], replace(dedup_align_params(site_max_df=0), keep_coverage=0.0))), None)
-    return [p.as_dict() for p in found.passages] if found else []
 
 
 def load_pair(a: str, b: str, inputs: Sequence[str] = (), extract: str = DEFAULT_EXTRACTOR,
@@ -220,17 +220,11 @@ def render(e: Explanation, width: int = 100) -> str:
              f"shared word {GRAM}-grams: {len(e.shared_grams):,} (A has {e.grams_a:,}, B {e.grams_b:,})"]
     if e.aligned:
         lines.append(f"\naligned passages ({len(e.aligned)}, what the relation counts):")
-    for p in e.aligned[:10]:
-        lines.append(f"  {_span('A', p['a_chars'], p['a_words'])}  {_span('B', p['b_chars'], p['b_words'])}  "
-                     f"{p['similarity']:.0%} matched  {_snippet(e.a.text, p['a_chars'], width - 60)}")
-    if len(e.aligned) > 10:
-        lines.append(f"  ... {len(e.aligned) - 10} more aligned passages (--json lists all)")
+        lines.extend(_aligned_lines(e.a.text, e.aligned, width))
     if e.sparse:
         lines.append(f"\nnot reported: {len(e.sparse)} aligned passage(s) too sparse for a pair that only shares text "
                      "(too few matched words at their density: a retold sentence, stock phrases):")
-    for p in e.sparse[:10]:
-        lines.append(f"  {_span('A', p['a_chars'], p['a_words'])}  {_span('B', p['b_chars'], p['b_words'])}  "
-                     f"{p['similarity']:.0%} matched  {_snippet(e.a.text, p['a_chars'], width - 60)}")
+        lines.extend(_aligned_lines(e.a.text, e.sparse, width))
     for name, s in (("A", e.a), ("B", e.b)):
         lines.append(f"\n{name}: {printable(s.id)} -- {len(s.text):,} characters of text"
                      + (f" extracted from {s.visible_chars:,} visible" if s.visible_chars != len(s.text) else ""))
@@ -243,6 +237,15 @@ def render(e: Explanation, width: int = 100) -> str:
     if len(e.passages) > 10:
         lines.append(f"  ... {len(e.passages) - 10} more (--json lists all)")
     return "\n".join(lines)
+
+
+def _aligned_lines(text: str, passages: list[dict[str, Any]], width: int) -> list[str]:
+    """Aligned passages, one line each (the first ten; ``--json`` lists all)."""
+    lines = [f"  {_span('A', p['a_chars'], p['a_words'])}  {_span('B', p['b_chars'], p['b_words'])}  "
+             f"{p['similarity']:.0%} matched  {_snippet(text, p['a_chars'], width - 60)}" for p in passages[:10]]
+    if len(passages) > 10:
+        lines.append(f"  ... {len(passages) - 10} more aligned passages (--json lists all)")
+    return lines
 
 
 def _span(name: str, chars: list[int], words: int) -> str:

@@ -90,6 +90,11 @@ class AlignParams:
         if not 0 <= self.keep_coverage <= 1:
             raise UserError(f"align: keep coverage must be in [0, 1], got {self.keep_coverage}")
 
+    def chain_args(self) -> tuple[int, int, int, int, float, float]:
+        """The knobs :func:`~.seeds.chain_pairs` takes after its arrays, in its order (every engine
+        calls it with these)."""
+        return self.n, self.gap, self.min_seeds, self.min_words, self.min_density, self.keep_coverage
+
 
 DEFAULT_ALIGN = AlignParams()
 
@@ -262,7 +267,7 @@ class Aligner:
         by_doc = by_document(doc, pos, self.documents)
         for lo, hi, total in pair_ranges(per_doc, self.pair_budget):  # "a" documents within the pair budget
             a, b, pa, pb = sieve_pairs(doc, pos, groups, by_doc, lo, hi, total, p.min_seeds)
-            yield chain_pairs(a, b, pa, pb, words, p.n, p.gap, p.min_seeds, p.min_words, p.min_density, p.keep_coverage)
+            yield chain_pairs(a, b, pa, pb, words, *p.chain_args())
 
     def doc_words(self) -> np.ndarray:
         """Words of every document added, in order."""

@@ -358,7 +358,7 @@ def chained(index: Any, n: int, labels: np.ndarray, p: AlignParams,
             by_doc = by_document(doc, pos, rows.shape[0])
             for lo, hi, total in pair_ranges(per_doc[owned[0]:owned[1]], PAIR_BUDGET):
                 a, b, pa, pb = sieve_pairs(doc, pos, groups, by_doc, lo + owned[0], hi + owned[0], total, p.min_seeds)
-                out, cov = chain_pairs(a, b, pa, pb, words, p.n, p.gap, p.min_seeds, p.min_words, p.min_density, p.keep_coverage)
+                out, cov = chain_pairs(a, b, pa, pb, words, *p.chain_args())
                 if out.shape[0]:
                     out = out.astype(np.int64)
                     out[:, 0], out[:, 1] = rows[out[:, 0]], rows[out[:, 1]]

@@ -191,9 +191,8 @@ def find_passages(db: Any, new: Seeds, seqs: np.ndarray, times: np.ndarray, ids:
     for i, d in zip(local.tolist(), f_ids):
         names[i] = d
     order = np.lexsort((pb, pa, b, a))
-    p = params
     chained, cov = chain_pairs(a[order].astype(np.int32), b[order].astype(np.int32), pa[order].astype(np.int32),
-                               pb[order].astype(np.int32), words, p.n, p.gap, p.min_seeds, p.min_words, p.min_density, p.keep_coverage)
+                               pb[order].astype(np.int32), words, *params.chain_args())
     for pair in report_pairs(chained, cov, first, offsets):  # one object per reported pair (the output)
         swapped = [Passage(q.b_chars, q.a_chars, q.b_words, q.a_words, q.similarity) for q in pair.passages]
         out[pair.b - m].append((int(loc_seq[pair.a]), Partial(names[pair.a], swapped, pair.coverage_b, pair.coverage_a)))
