@@ -242,8 +242,8 @@ class OutputFolder:
         _remove_stale(self.final)
         self.tmp = _tmp_name(self.final)
         _remove(self.tmp)
-        self.tmp.mkdir()
-        PENDING.add(self.tmp)
+        PENDING.add(self.tmp)  # known to the interrupt handler before it exists: a signal between the two
+        self.tmp.mkdir()  # steps leaves nothing behind
 
     def path(self, name: str) -> Path:
         """Where to write the output file ``name`` during the run."""
