@@ -181,3 +181,29 @@ def test_the_temporary_output_folder_is_known_to_the_interrupt_handler_before_it
     with writers.OutputFolder(tmp_path / "out") as folder:
         assert (folder.tmp, True) in made
     assert folder.tmp not in writers.PENDING
+
+
+def test_a_file_written_into_the_temporary_folder_while_it_is_removed_does_not_keep_it(tmp_path, monkeypatch):
+    """An interrupt stops the main thread only: a writer thread can add a file after the removal
+    listed the folder, and one pass then leaves the folder behind."""
+    import shutil
+
+    from neardup.io import writers
+
+    real_rmtree = shutil.rmtree
+    passes = []
+
+    def rmtree(path, *args, **kwargs):
+        passes.append(path)
+        if len(passes) == 1:  # the folder is listed and emptied, then a thread writes a file into it
+            for child in Path(path).iterdir():
+                child.unlink()
+            (Path(path) / "late.jsonl").write_text("{}\n")
+            return None
+        return real_rmtree(path, *args, **kwargs)
+
+    monkeypatch.setattr(shutil, "rmtree", rmtree)
+    folder = writers.OutputFolder(tmp_path / "out")
+    folder.path("pairs.jsonl").write_text("{}\n")
+    writers.remove_pending()
+    assert len(passes) == 2 and list(tmp_path.iterdir()) == []

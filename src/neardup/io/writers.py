@@ -148,9 +148,17 @@ def _writable_parent(path: Path) -> Path:
     return parent
 
 
+#: Passes of removing a temporary folder: a thread still writing into it (an interrupt stops the
+#: main thread only) can add a file after a pass listed the folder, and the folder stays.
+_REMOVE_PASSES = 5
+
+
 def _remove(path: Path) -> None:
     if path.is_dir() and not path.is_symlink():
-        shutil.rmtree(path, ignore_errors=True)
+        for _ in range(_REMOVE_PASSES):
+            shutil.rmtree(path, ignore_errors=True)
+            if not path.exists():
+                return
     else:
         with contextlib.suppress(FileNotFoundError):
             path.unlink()
