@@ -26,15 +26,15 @@ import numpy as np
 from ..errors import UserError
 from ..features.sets import HashedSets, exact_jaccard
 from ..features.shingles import encoded_word_shingles
-from ..index import banding as lsh
 from ..index.banding import Banding, choose_banding
 from ..sketch.compare import pair_equal_share
 from ..sketch.minhash import MinHasher
 from ..stats.df import DocumentFrequencies
 from ..text.tokenize import encode_batch
-from .base import CandidatePlan, Candidates, Method, Sketches, sets_of
+from .banded import BandedSignatures
+from .base import Method, Sketches, sets_of
 
-class MinHashMethod(Method):
+class MinHashMethod(BandedSignatures, Method):
     """Word k-shingles, MinHash signatures, banded candidates, estimated-Jaccard verify."""
 
     name = "minhash"
@@ -147,19 +147,6 @@ class MinHashMethod(Method):
         if self.max_df is None:
             return None
         return "--max-df drops shingles by their document frequency in the whole collection"
-
-    def candidate_plan(self) -> CandidatePlan:
-        """Band keys (LSH: one shared band; supershingles: ``min_shared``)."""
-        return CandidatePlan("keys", min_shared=self.banding().min_shared)
-
-    def keys(self, sk: Sketches) -> tuple[np.ndarray, int]:
-        """The band keys of every row (rows without shingles get none: see :meth:`candidates`)."""
-        banding = self.banding()
-        return lsh.signature_keys(sk.columns["signatures"], banding, self.seed), banding.min_shared
-
-    def candidate_pairs(self, sk: Sketches) -> Candidates:
-        a, b = lsh.banded_candidates(sk.columns["signatures"], self.banding(), self.seed, sk.usable)
-        return Candidates(a, b)
 
     def score(self, sk: Sketches, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         if self.exact:

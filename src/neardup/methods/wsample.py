@@ -63,12 +63,12 @@ import numpy as np
 
 from ..errors import UserError
 from ..features.sets import HashedSets
-from ..index import banding as lsh
 from ..index.banding import Banding, choose_banding
 from ..sketch.compare import pair_equal_share
 from ..sketch.icws import ICWSampler, weighted_jaccard
 from ..stats.build import COMMON_DF, CollectionStats, DocFeatures, check_stats_path, doc_features, load_stats
-from .base import CandidatePlan, Candidates, Method, Sketches, sets_of
+from .banded import BandedSignatures
+from .base import Method, Sketches, sets_of
 
 
 #: f of Table 4, applied to the document frequency of a phrase's first word (df >= 1).
@@ -124,7 +124,7 @@ def phrase_weights(
     return np.ascontiguousarray(w, dtype=np.float64)
 
 
-class WeightedSamplingMethod(Method):
+class WeightedSamplingMethod(BandedSignatures, Method):
     """Weighted 7-word phrases, ICWS samples, supershingle candidates, estimated weighted Jaccard."""
 
     name = "wsample"
@@ -245,18 +245,9 @@ class WeightedSamplingMethod(Method):
             return None
         return "its phrase weights come from document frequencies in the whole collection (give --stats FILE for fixed ones)"
 
-    def candidate_plan(self) -> CandidatePlan:
-        """Supershingle keys; a pair shares ``min_shared`` of them."""
-        return CandidatePlan("keys", min_shared=self.banding().min_shared)
-
-    def keys(self, sk: Sketches) -> tuple[np.ndarray, int]:
-        banding = self.banding()
-        return lsh.signature_keys(sk.columns["signatures"], banding, self.seed), banding.min_shared
-
-    def candidate_pairs(self, sk: Sketches) -> Candidates:
-        # documents without any weighted phrase (all samples EMPTY) never pair
-        return Candidates(*lsh.banded_candidates(sk.columns["signatures"], self.banding(), self.seed,
-                                                 sk.columns["sizes"] > 0))
+    def pairable(self, sk: Sketches) -> np.ndarray:
+        """Documents without any weighted phrase (all samples EMPTY) never pair."""
+        return sk.columns["sizes"] > 0
 
     def score(self, sk: Sketches, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         if self.exact:
