@@ -253,11 +253,13 @@ def test_seed_pairs_are_made_only_for_documents_sharing_enough_seeds():
     assert (np.lexsort(rows.T[::-1]) == np.arange(rows.shape[0])).all()
 
 
-def test_the_sieved_seed_pairs_give_the_passages_of_every_seed_pair():
+def test_the_sieved_seed_pairs_give_the_passages_of_every_seed_pair(monkeypatch):
     """On a simulated corpus (copies, trims, quotes, one site's boilerplate), the passages and
-    coverages are those of every seed pair sorted and chained, whatever the pair budget."""
+    coverages are those of every seed pair sorted and chained, whatever the pair budget and the
+    number of threads chaining the ranges."""
     import numpy as np
 
+    from neardup.align import aligner as aligner_module
     from neardup.align.aligner import Aligner
     from neardup.align.seeds import chain_pairs
     from neardup.evaluate.corpora import shipped_articles
@@ -268,7 +270,8 @@ def test_the_sieved_seed_pairs_give_the_passages_of_every_seed_pair():
             if kind == "doc"]
     p = dedup_align_params()
     codes = np.unique([d["site"] for d in docs], return_inverse=True)[1]  # for the sites' boilerplate
-    for budget in (50, 8_000_000):
+    for budget, threads in ((50, 1), (50, 3), (8_000_000, 2)):
+        monkeypatch.setattr(aligner_module, "kernel_threads", lambda t=threads: t)
         al = Aligner(p, pair_budget=budget)
         al.add([d["text"] for d in docs], codes)
         got = [np.concatenate(x) for x in zip(*al.chains())]

@@ -38,10 +38,10 @@ a temporary folder once more than ``memory_mb`` is buffered (the seeds into 16 f
 the top bits of their key, the offsets into one file read back through ``mmap``).  The
 inverted index is then built one key partition at a time and keeps only seeds shared by
 2..``max_df`` documents (8 bytes each, 12 with their order by document); seed pairs are
-made in order and chained for one range of documents at a time, at most ``pair_budget`` of
-them (16 bytes each) at once.
+made in order and chained for one range of documents per thread of the compiled kernels
+(:func:`~neardup.threads.in_order_threads`), at most ``pair_budget`` of them (16 bytes each) a range.
 So the peak is about ``memory_mb`` + 12 bytes x shared seed occurrences + 40 bytes x
-``pair_budget``, whatever the input size; only the shared seeds grow with the input.
+``pair_budget`` x threads, whatever the input size; only the shared seeds grow with the input.
 
 The Spark engine runs the same stages with the same kernels (:mod:`neardup.engines.spark_align`)
 and reports through :func:`aligned_pairs` too, so both give the same pairs.
@@ -57,6 +57,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
+from ..threads import in_order_threads, kernel_threads
 from .seeds import SEED_RECORD, by_document, chain_pairs, pair_counts, seed_keys, shared_seeds, sieve_pairs
 from .words import tokens
 
@@ -265,9 +266,12 @@ class Aligner:
         self.counts.update({"documents": self.documents, "words": int(first[-1]), "shared_seeds": int(doc.shape[0]),
                             "seed_pairs": int(per_doc.sum()), "pairs": 0, "passages": 0})
         by_doc = by_document(doc, pos, self.documents)
-        for lo, hi, total in pair_ranges(per_doc, self.pair_budget):  # "a" documents within the pair budget
-            a, b, pa, pb = sieve_pairs(doc, pos, groups, by_doc, lo, hi, total, p.min_seeds)
-            yield chain_pairs(a, b, pa, pb, words, *p.chain_args())
+
+        def chained(r: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:  # the kernels release the GIL
+            a, b, pa, pb = sieve_pairs(doc, pos, groups, by_doc, r[0], r[1], r[2], p.min_seeds)
+            return chain_pairs(a, b, pa, pb, words, *p.chain_args())
+        # "a" documents within the pair budget, a range per thread
+        yield from in_order_threads(chained, pair_ranges(per_doc, self.pair_budget), kernel_threads())
 
     def doc_words(self) -> np.ndarray:
         """Words of every document added, in order."""

@@ -136,7 +136,7 @@ def _later(doc, x, g1):
     return j
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _sieve(doc, pos, order, ends, starts, lo, hi, min_seeds, n_docs, a_out, b_out, pa_out, pb_out):
     """:func:`sieve_pairs`' loop: for each ``a`` in ``[lo, hi)``, its seeds in order of position
     counted against every later document ``b`` of their key groups, then written again only for
@@ -308,7 +308,7 @@ def _hole(holes, h, passage, side, lo, hi):
     return h + 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def chain_pairs(a, b, pa, pb, words, n, gap, min_seeds, min_words, min_density, keep_coverage):
     """Stages 3-4 over seed pairs sorted by ``(a, b, pa, pb)``: the valid passages of every
     document pair with ``min_seeds`` matches, chained from the matches :func:`.runs.kept_matches`
