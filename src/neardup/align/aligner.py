@@ -58,6 +58,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 import numpy as np
 
 from ..threads import in_order_threads, kernel_threads
+from .boilerplate import site_boilerplate
 from .seeds import SEED_RECORD, by_document, chain_pairs, pair_counts, seed_keys, shared_seeds, sieve_pairs
 from .words import tokens
 
@@ -229,31 +230,34 @@ class Aligner:
         self.documents += len(texts)
 
     def _shared(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Stage 1's reduce: seeds of 2..max_df documents, grouped by key (``doc``, ``pos``, group starts)."""
-        docs, poss, groups, at = [], [], [], 0
+        """Stage 1's reduce: seeds of 2..max_df documents, grouped by key (``doc``, ``pos``, group
+        starts); the key partitions reduced on the compiled kernels' threads, taken in order."""
         sites = np.concatenate(self._sites) if self._sites else np.zeros(0, np.int64)
         site_max = self.params.site_max_df if sites.shape[0] and sites.max() >= 0 else 0
-        if site_max:
-            self.counts["site_boilerplate_seeds"] = 0
-        for p in range(self._seeds.parts):
+        if any(self._seeds.spilled):
+            self._seeds.flush()  # before the threads read: reading a spilled partition writes nothing then
+
+        def reduce(p: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
             rec = self._seeds.read(p)
             rec = rec[np.argsort(rec["key"], kind="stable")]  # stable: documents stay in order within a key
-            if site_max:
-                rec = self._without_site_boilerplate(rec, sites, site_max)
+            bad = site_boilerplate(rec["key"], rec["doc"], sites[rec["doc"]], site_max) if site_max else rec["key"][:0]
+            if bad.shape[0]:  # one site's boilerplate: a template line, an "About us" paragraph
+                rec = rec[~np.isin(rec["key"], bad)]
             keep, starts = shared_seeds(rec["key"], rec["doc"], self.params.max_df)
-            docs.append(rec["doc"][keep])
-            poss.append(rec["pos"][keep])
+            return rec["doc"][keep], rec["pos"][keep], starts, int(bad.shape[0])
+
+        docs, poss, groups, at = [], [], [], 0
+        if site_max:
+            self.counts["site_boilerplate_seeds"] = 0
+        for doc, pos, starts, bad in in_order_threads(reduce, range(self._seeds.parts), kernel_threads()):
+            docs.append(doc)
+            poss.append(pos)
             groups.append(starts[:-1] + at)
-            at += int(keep.shape[0])
-            del rec
+            at += int(doc.shape[0])
+            if site_max:
+                self.counts["site_boilerplate_seeds"] += bad
         groups.append(np.array([at], np.int64))
         return np.concatenate(docs), np.concatenate(poss), np.concatenate(groups)
-
-    def _without_site_boilerplate(self, rec: np.ndarray, sites: np.ndarray, site_max: int) -> np.ndarray:
-        """``rec`` (sorted by key) less the seeds that are one site's boilerplate (:func:`site_boilerplate`)."""
-        bad = site_boilerplate(rec["key"], rec["doc"], sites[rec["doc"]], site_max)
-        self.counts["site_boilerplate_seeds"] += int(bad.shape[0])
-        return rec[~np.isin(rec["key"], bad)] if bad.shape[0] else rec
 
     def chains(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """Stages 2-4 as arrays: :func:`~.seeds.chain_pairs` output ``(out, cov)`` per range of
@@ -297,29 +301,6 @@ class Aligner:
         if self._tmp is not None:
             self._tmp.cleanup()
             self._tmp = None
-
-
-def site_boilerplate(key: np.ndarray, doc: np.ndarray, site: np.ndarray, site_max: int) -> np.ndarray:
-    """The seed keys that are one site's boilerplate, from seed records ``key``, ``doc`` and the
-    record's ``site`` (-1: unknown): found in more than ``site_max`` documents of one site, and
-    those are most of the documents the seed is found in.
-
-    A template line, a disclaimer or an "About us" paragraph recurs on many pages of its own
-    site and nowhere else; a syndicated story recurs across sites, so its seeds stay even where
-    one site carries several copies.  Every record of a key must be given (a whole key partition).
-    """
-    if not (site >= 0).any():
-        return np.zeros(0, key.dtype)
-    order = np.lexsort((doc, site, key))
-    key, s, d = key[order], site[order], doc[order]
-    first = np.r_[True, (key[1:] != key[:-1]) | (s[1:] != s[:-1]) | (d[1:] != d[:-1])]
-    key, s = key[first], s[first]  # one row per (key, site, document)
-    new_key = np.r_[True, key[1:] != key[:-1]]
-    key_docs = np.diff(np.r_[np.flatnonzero(new_key), key.shape[0]])  # documents of each key
-    group = np.flatnonzero(np.r_[True, (key[1:] != key[:-1]) | (s[1:] != s[:-1])])
-    per_site = np.diff(np.r_[group, key.shape[0]])  # documents of each (key, site)
-    total = key_docs[np.cumsum(new_key)[group] - 1]
-    return np.unique(key[group[(s[group] >= 0) & (per_site > site_max) & (2 * per_site > total)]])
 
 
 def report_pairs(out: np.ndarray, cov: np.ndarray, first: np.ndarray, offsets: np.ndarray,

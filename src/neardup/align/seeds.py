@@ -52,7 +52,7 @@ def seed_keys(hashes: np.ndarray, first: np.ndarray, n: int) -> tuple[np.ndarray
     return key[inside], doc[inside], (np.arange(m) - first[doc])[inside]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def shared_seeds(key, doc, max_df):
     """Stage 1's reduce over records sorted by key: indices of the records of keys found in
     2..``max_df`` documents (and at most ``4 max_df`` times), and the start of each kept

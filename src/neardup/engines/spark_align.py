@@ -39,7 +39,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 import numpy as np
 import pandas as pd
 
-from ..align.aligner import AlignedPair, AlignParams, aligned_pairs, pair_ranges, site_boilerplate, word_chars
+from ..align.aligner import AlignedPair, AlignParams, aligned_pairs, pair_ranges, word_chars
+from ..align.boilerplate import site_boilerplate
 from .shards import DocumentShards, filesystem_of, read_stored, sorted_parts, stored
 from .spark_batches import complete_runs, each_batch, one_thread, whole_runs
 
