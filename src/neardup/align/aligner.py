@@ -39,9 +39,9 @@ the top bits of their key, the offsets into one file read back through ``mmap``)
 inverted index is then built one key partition at a time and keeps only seeds shared by
 2..``max_df`` documents (8 bytes each, 12 with their order by document); seed pairs are
 made in order and chained for one range of documents per thread of the compiled kernels
-(:func:`~neardup.threads.in_order_threads`), at most ``pair_budget`` of them (16 bytes each) a range.
-So the peak is about ``memory_mb`` + 12 bytes x shared seed occurrences + 40 bytes x
-``pair_budget`` x threads, whatever the input size; only the shared seeds grow with the input.
+(:func:`~neardup.threads.in_order_threads`), at most ``pair_budget`` of them (16 bytes each) in
+all the ranges at work.  So the peak is about ``memory_mb`` + 12 bytes x shared seed occurrences +
+40 bytes x ``pair_budget``, whatever the input size; only the shared seeds grow with the input.
 
 The Spark engine runs the same stages with the same kernels (:mod:`neardup.engines.spark_align`)
 and reports through :func:`aligned_pairs` too, so both give the same pairs.
@@ -274,8 +274,8 @@ class Aligner:
         def chained(r: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:  # the kernels release the GIL
             a, b, pa, pb = sieve_pairs(doc, pos, groups, by_doc, r[0], r[1], r[2], p.min_seeds)
             return chain_pairs(a, b, pa, pb, words, *p.chain_args())
-        # "a" documents within the pair budget, a range per thread
-        yield from in_order_threads(chained, pair_ranges(per_doc, self.pair_budget), kernel_threads())
+        threads = kernel_threads()  # a range per thread, the pair budget shared: memory as with one
+        yield from in_order_threads(chained, pair_ranges(per_doc, max(self.pair_budget // threads, 1)), threads)
 
     def doc_words(self) -> np.ndarray:
         """Words of every document added, in order."""
