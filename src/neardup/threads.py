@@ -2,9 +2,10 @@
 
 A kernel compiled with ``nogil=True`` runs without Python's lock, so threads of one process run
 it on several cores at once with no copy of its inputs (processes would pickle them).  The
-aligner's chaining stage is such work: one range of documents at a time, each range
-independent (:meth:`neardup.align.aligner.Aligner.chains`).  The answer does not depend on the
-number of threads: results come back in input order.
+aligner's stages are such work: its key partitions reduced one at a time, its ranges of document
+pairs chained one at a time, each independent of the others
+(:meth:`neardup.align.aligner.Aligner.chains`).  The answer does not depend on the number of
+threads: results come back in input order.
 """
 
 from __future__ import annotations
