@@ -148,22 +148,17 @@ def explain_texts(a: Side, b: Side, method: str = DEFAULT_METHOD, **params: Any)
     ga, gb = _grams(wa), _grams(wb)
     shared = sorted(ga & gb)
     relation, cov_a, cov_b, aligned = aligned_relation(a.text, b.text)
-    sparse = [] if aligned else _aligned(a.text, b.text, keep_coverage=0.0)[3]
+    sparse = [] if aligned else aligned_relation(a.text, b.text, keep_coverage=0.0)[3]
     return Explanation(a, b, method, m.get_params(), score, m.decision_threshold(), passages,
                        in_passages / max(len(wa), 1), in_passages / max(len(wb), 1), shared, len(ga), len(gb),
                        relation, cov_a, cov_b, aligned, sparse)
 
 
-def aligned_relation(a: str, b: str) -> tuple[str, float, float, list[dict[str, Any]]]:
+def aligned_relation(a: str, b: str, keep_coverage: float | None = None) -> tuple[str, float, float, list[dict[str, Any]]]:
     """The relation ``dedup`` reports for two texts (alone: no corpus, so no boilerplate statistics),
-    the share of each inside the passages its aligner finds, and those passages."""
-    return _aligned(a, b)
-
-
-def _aligned(a: str, b: str, keep_coverage: float | None = None) -> tuple[str, float, float, list[dict[str, Any]]]:
-    """:func:`aligned_relation` with the aligner keeping every pair that covers ``keep_coverage``
-    of a document however sparse (``dedup``'s default when None; 0: every pair, so the passages
-    it leaves out as too sparse show)."""
+    the share of each inside the passages its aligner finds, and those passages.  ``keep_coverage``:
+    the aligner keeps every pair covering that share of a document however sparse (``dedup``'s
+    when None; 0: every pair, so the passages it leaves out as too sparse show)."""
     from dataclasses import replace
 
     from .align.aligner import align_texts

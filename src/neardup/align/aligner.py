@@ -246,16 +246,15 @@ class Aligner:
             keep, starts = shared_seeds(rec["key"], rec["doc"], self.params.max_df)
             return rec["doc"][keep], rec["pos"][keep], starts, int(bad.shape[0])
 
-        docs, poss, groups, at = [], [], [], 0
-        if site_max:
-            self.counts["site_boilerplate_seeds"] = 0
+        docs, poss, groups, at, boilerplate = [], [], [], 0, 0
         for doc, pos, starts, bad in in_order_threads(reduce, range(self._seeds.parts), kernel_threads()):
             docs.append(doc)
             poss.append(pos)
             groups.append(starts[:-1] + at)
             at += int(doc.shape[0])
-            if site_max:
-                self.counts["site_boilerplate_seeds"] += bad
+            boilerplate += bad
+        if site_max:
+            self.counts["site_boilerplate_seeds"] = boilerplate
         groups.append(np.array([at], np.int64))
         return np.concatenate(docs), np.concatenate(poss), np.concatenate(groups)
 
@@ -270,12 +269,9 @@ class Aligner:
         self.counts.update({"documents": self.documents, "words": int(first[-1]), "shared_seeds": int(doc.shape[0]),
                             "seed_pairs": int(per_doc.sum()), "pairs": 0, "passages": 0})
         by_doc = by_document(doc, pos, self.documents)
-
-        def chained(r: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:  # the kernels release the GIL
-            a, b, pa, pb = sieve_pairs(doc, pos, groups, by_doc, r[0], r[1], r[2], p.min_seeds)
-            return chain_pairs(a, b, pa, pb, words, *p.chain_args())
         threads = kernel_threads()  # a range per thread, the pair budget shared: memory as with one
-        yield from in_order_threads(chained, pair_ranges(per_doc, max(self.pair_budget // threads, 1)), threads)
+        yield from in_order_threads(lambda r: chain_range(doc, pos, groups, by_doc, words, *r, p),
+                                    pair_ranges(per_doc, max(self.pair_budget // threads, 1)), threads)
 
     def doc_words(self) -> np.ndarray:
         """Words of every document added, in order."""
@@ -330,6 +326,15 @@ def pair_ranges(per_doc: np.ndarray, budget: int) -> Iterator[tuple[int, int, in
         hi = max(int(np.searchsorted(cum, base + budget, side="right")), lo + 1)
         yield lo, hi, int(cum[hi - 1]) - base
         lo = hi
+
+
+def chain_range(doc: np.ndarray, pos: np.ndarray, groups: np.ndarray, by_doc: tuple[np.ndarray, np.ndarray],
+                words: np.ndarray, lo: int, hi: int, total: int, p: AlignParams) -> tuple[np.ndarray, np.ndarray]:
+    """Stages 2-4 for the "a" documents ``[lo, hi)`` (``total``: their seed pairs): the seed pairs
+    sieved (:func:`~.seeds.sieve_pairs`) and chained (:func:`~.seeds.chain_pairs`), ``(out, cov)``.
+    Every engine chains a range through here; both kernels release the GIL."""
+    a, b, pa, pb = sieve_pairs(doc, pos, groups, by_doc, lo, hi, total, p.min_seeds)
+    return chain_pairs(a, b, pa, pb, words, *p.chain_args())
 
 
 def word_chars(base: np.ndarray, lo: np.ndarray, hi: np.ndarray, starts: np.ndarray,

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 import numpy as np
 import pandas as pd
 
-from ..align.aligner import AlignedPair, AlignParams, aligned_pairs, pair_ranges, word_chars
+from ..align.aligner import AlignedPair, AlignParams, aligned_pairs, chain_range, pair_ranges, word_chars
 from ..align.boilerplate import site_boilerplate
 from .shards import DocumentShards, filesystem_of, read_stored, sorted_parts, stored
 from .spark_batches import complete_runs, each_batch, one_thread, whole_runs
@@ -335,7 +335,7 @@ def chained(index: Any, n: int, labels: np.ndarray, p: AlignParams,
     seed pair (a seed of ``df`` documents makes up to ``df^2 / 2``)."""
     from pyspark.sql import functions as F
 
-    from ..align.seeds import by_document, chain_pairs, pair_counts, sieve_pairs
+    from ..align.seeds import by_document, pair_counts
     from .codec import joined
 
     blocks = labels.shape[0]
@@ -358,8 +358,7 @@ def chained(index: Any, n: int, labels: np.ndarray, p: AlignParams,
             per_doc = pair_counts(doc, groups, rows.shape[0])
             by_doc = by_document(doc, pos, rows.shape[0])
             for lo, hi, total in pair_ranges(per_doc[owned[0]:owned[1]], PAIR_BUDGET):
-                a, b, pa, pb = sieve_pairs(doc, pos, groups, by_doc, lo + owned[0], hi + owned[0], total, p.min_seeds)
-                out, cov = chain_pairs(a, b, pa, pb, words, *p.chain_args())
+                out, cov = chain_range(doc, pos, groups, by_doc, words, lo + owned[0], hi + owned[0], total, p)
                 if out.shape[0]:
                     out = out.astype(np.int64)
                     out[:, 0], out[:, 1] = rows[out[:, 0]], rows[out[:, 1]]
