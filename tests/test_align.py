@@ -281,6 +281,36 @@ def test_the_sieved_seed_pairs_give_the_passages_of_every_seed_pair(monkeypatch)
         assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
 
 
+def test_the_threads_share_the_pair_budget(monkeypatch):
+    """With three threads each range holds at most a third of ``pair_budget`` seed pairs (or one
+    document's), so the seed pairs at work at once stay within the budget, as with one thread."""
+    from neardup.align import aligner as aligner_module
+    from neardup.align.aligner import Aligner
+    from neardup.align.seeds import pair_counts
+    from neardup.evaluate.corpora import shipped_articles
+    from neardup.evaluate.synth import simulate
+    from neardup.relations import dedup_align_params
+    from neardup.threads import in_order_threads
+
+    docs = [d["text"] for kind, d in simulate(shipped_articles(), 5, 200) if kind == "doc"]
+    ranges = []
+
+    def recorded(fn, items, threads):
+        items = list(items)
+        ranges.extend(r for r in items if isinstance(r, tuple))  # the chained ranges, not the key partitions
+        return in_order_threads(fn, items, threads)
+
+    monkeypatch.setattr(aligner_module, "kernel_threads", lambda: 3)
+    monkeypatch.setattr(aligner_module, "in_order_threads", recorded)
+    al = Aligner(dedup_align_params(), pair_budget=300)
+    al.add(docs)
+    list(al.chains())
+    doc, _, groups = al._shared()
+    per_doc = pair_counts(doc, groups, al.documents)
+    assert len(ranges) > 3 and sum(total for _, _, total in ranges) == per_doc.sum()
+    assert all(total <= 100 or hi - lo == 1 for lo, hi, total in ranges)
+
+
 def test_coverage_leaves_out_the_holes_of_the_shown_passages_only():
     """Passages (a_lo, a_hi, b_lo, b_hi, matched) with holes (passage, side, lo, hi): a word is
     covered when a shown passage holds it outside that passage's holes."""
