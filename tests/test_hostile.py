@@ -676,6 +676,33 @@ def test_11_unique_never_overwrites_its_own_input(tmp_path, capsys):
     assert path.read_bytes() == before and not (tmp_path / "o").exists() and not (folder / "u.jsonl").exists()
 
 
+def test_11_no_output_overwrites_or_reads_back_an_input_or_another_output(tmp_path, capsys):
+    """Every command that writes files refuses, before any work, an output that is an input, lies in an
+    input folder (the next run would read it back) or lies in the output folder (the folder replaces it)."""
+    path = write_jsonl(tmp_path / "in.jsonl", [{"id": "a", "text": article(1)}, {"id": "b", "text": article(1)}])
+    before = path.read_bytes()
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    write_jsonl(folder / "x.jsonl", [{"id": "c", "text": article(2)}, {"id": "d", "text": article(2)}])
+    out = tmp_path / "o"
+    for argv, says in (
+        (["extract", str(path), "--jsonl", str(path)], "choose a path outside the inputs"),
+        (["extract", str(folder), "--jsonl", str(folder / "x.txt")], "choose a path outside the inputs"),
+        (["extract", "train", str(folder), "-o", str(folder / "m.npz")], "choose a path outside the inputs"),
+        (["train", str(path), "-o", str(path)], "choose a path outside the inputs"),
+        (["stats", "build", str(path), "-o", str(path)], "choose a path outside the inputs"),
+        (["dedup", str(folder), "-o", str(folder / "out")], "read its outputs back"),
+        (["partial", str(folder), "-o", str(folder / "out")], "read its outputs back"),
+        (["contain", str(folder), "-o", str(folder / "out")], "read its outputs back"),
+        (["dedup", str(path), "-o", str(out), "--unique", str(out / "u.jsonl")], "inside the output folder"),
+        (["dedup", str(path), "-o", str(out), "--unique", str(out)], "inside the output folder"),
+    ):
+        rc, err = run(argv, capsys)
+        assert rc == 2 and err.count("\n") == 1 and says in err, (argv, err)
+    assert path.read_bytes() == before and sorted(p.name for p in folder.iterdir()) == ["x.jsonl"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["docs", "in.jsonl"]
+
+
 # -- acceptance: a shared server under a hostile client ------------------------------------------
 
 def test_load_8_writers_8_readers_and_a_hostile_client_lose_nothing():

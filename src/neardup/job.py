@@ -262,10 +262,12 @@ class Job:
     @contextlib.contextmanager
     def writing(self, started: float | None = None) -> Iterator["JobOutput"]:
         """The job's outputs, open: tables and side files written as temporary files, placed by
-        :meth:`JobOutput.finish` and removed when the block fails.  ``started``: when the job
+        :meth:`JobOutput.finish` and removed when the block fails; outputs that would overwrite or
+        read back an input are refused first.  ``started``: when the job
         started (its summary's ``total``; default: now)."""
-        from .io.writers import OutputFolder
+        from .io.writers import OutputFolder, check_outputs_apart
 
+        check_outputs_apart(self.inputs, self.outdir)  # before anything is written: never over an input
         start = time.perf_counter() if started is None else started
         with OutputFolder(self.outdir) as folder, contextlib.ExitStack() as sides:
             yield JobOutput(self, folder, sides, start)
@@ -287,9 +289,11 @@ class JobOutput:
         self.job, self.folder, self.sides, self.started = job, folder, sides, started
 
     def side_file(self, path: str | Path) -> Path:
-        """A temporary path for ``path`` (a file outside the folder), renamed onto it after the folder."""
-        from .io.writers import atomic_file
+        """A temporary path for ``path`` (a file outside the folder and the inputs: refused otherwise),
+        renamed onto it after the folder."""
+        from .io.writers import atomic_file, check_outputs_apart
 
+        check_outputs_apart(self.job.inputs, self.job.outdir, [path])
         return self.sides.enter_context(atomic_file(path))
 
     def table(self, name: str, rows: Iterable[dict[str, Any]]) -> int:

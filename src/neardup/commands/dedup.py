@@ -54,10 +54,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 
 def run(args: argparse.Namespace) -> int:
     """Find the pairs and clusters, write them, print the summary."""
-    from ..io.writers import check_outputs_apart
     from ..run import dedup_files
 
-    check_outputs_apart(args.inputs, args.output, [args.unique])  # before any work: never over an input
     if args.unique and not args.relations:
         raise UserError("--unique needs the relations (it drops only documents that the one kept covers): "
                         "leave out --no-relations")

@@ -126,11 +126,12 @@ def _extract(argv: Sequence[str]) -> int:
     extractor fails on is skipped and named, as is any input that is not a record."""
     from ..io.readers import Record, Rejection, read_inputs
     from ..io.records import located
-    from ..io.writers import atomic_file
+    from ..io.writers import atomic_file, check_outputs_apart
     from ..job import RunStats
     from ..workers import in_order, parse_workers
 
     args = _extract_parser().parse_args(argv)
+    check_outputs_apart(args.inputs, files=[args.jsonl])
     n_workers = parse_workers(args.workers)
     extractor(args.extractor, args.model)  # a bad model file is named before any input is read
     stats = RunStats()
@@ -162,6 +163,7 @@ def _extract(argv: Sequence[str]) -> int:
 
 def _train(argv: Sequence[str]) -> int:
     from ..extract.train import train
+    from ..io.writers import check_outputs_apart
 
     p = argparse.ArgumentParser(prog="neardup extract train", description="Train a block classifier on labeled pages.")
     p.add_argument("data", nargs="+", metavar="DATA", help="folders of labeled pages (annotated/+original/, html/+gold/ or input/+GoldStandard/)")
@@ -169,6 +171,7 @@ def _train(argv: Sequence[str]) -> int:
     p.add_argument("--kind", choices=("crf", "logreg"), default="crf", help="CE-BEST crf or CE-SIMPLE logreg (crf)")
     p.add_argument("--seed", type=int, default=0, help="random seed (0)")
     args = p.parse_args(argv)
+    check_outputs_apart(args.data, files=[args.output])
     model = train(args.data, args.output, args.kind, args.seed)
     print(json.dumps(model.meta, indent=2), file=sys.stderr)
     return 0

@@ -19,8 +19,10 @@ from ..errors import UserError
 
 def _cmd_build(args: argparse.Namespace) -> int:
     from ..cli_options import engine_of
+    from ..io.writers import check_outputs_apart
     from ..stats.build import build_stats
 
+    check_outputs_apart(args.inputs, files=[args.output])
     if args.width < 1 or args.width & (args.width - 1):
         raise UserError(f"--width must be a power of two, got {args.width}")
     _, summary = build_stats(

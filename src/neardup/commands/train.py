@@ -11,9 +11,11 @@ import numpy as np
 
 def run(args: argparse.Namespace) -> int:
     from ..evaluate.harness import load_labeled
+    from ..io.writers import check_outputs_apart
     from ..learn.andd import FEATURES, QueryFrequencies
     from ..learn.training import fit
 
+    check_outputs_apart([*args.datasets, *([args.qf] if args.qf else [])], files=[args.output])
     texts: list[str] = []
     clusters: list[np.ndarray] = []
     records = {}

@@ -113,11 +113,14 @@ def _inside(path: Path, folder: Path) -> bool:
 
 def check_outputs_apart(inputs: Iterable[str | os.PathLike[str]], outdir: str | os.PathLike[str] | None = None,
                         files: Iterable[str | os.PathLike[str] | None] = ()) -> None:
-    """Refuse, before a job starts, outputs that would overwrite or swallow its inputs: a single output
-    file (``--unique``) that is an input or lies in an input folder (it would be replaced, or read back by
-    the next run), an output folder that is an input or holds one (it is replaced as a whole).  Paths
-    are compared after resolving links, so a link or a ``..`` path to an input is caught too."""
+    """Refuse, before a job starts, outputs that would overwrite or swallow its inputs, or each other:
+    an output file (``--unique``, ``--jsonl``, a model) that is an input or lies in an input folder (it
+    would be replaced, or read back by the next run); an output folder that is an input, holds one (it
+    is replaced as a whole) or lies in an input folder (the next run reads its outputs back); a file in
+    the output folder (the folder replaces it).  Paths are compared after resolving links, so a link or
+    a ``..`` path to an input is caught too."""
     ins = [(str(i), Path(os.path.realpath(i))) for i in inputs if "://" not in str(i)]
+    out_folder = None if outdir is None else Path(os.path.realpath(outdir))
     for given in [f for f in files if f is not None]:
         out = Path(os.path.realpath(given))
         for name, real in ins:
@@ -125,12 +128,17 @@ def check_outputs_apart(inputs: Iterable[str | os.PathLike[str]], outdir: str | 
                 what = "is the input" if out == real else "is inside the input folder"
                 raise UserError(f"output {given} {what} {name}: it would be overwritten or read back; "
                                 "choose a path outside the inputs")
-    if outdir is not None:
-        out = Path(os.path.realpath(outdir))
+        if out_folder is not None and _inside(out, out_folder):
+            raise UserError(f"output {given} is inside the output folder {outdir}, which the run replaces as a "
+                            "whole; choose a path outside it")
+    if out_folder is not None:
         for name, real in ins:
-            if _inside(real, out):
+            if _inside(real, out_folder):
                 raise UserError(f"output folder {outdir} holds the input {name}, and is replaced as a whole "
                                 "by the run; choose another folder")
+            if real.is_dir() and _inside(out_folder, real):
+                raise UserError(f"output folder {outdir} is inside the input folder {name}: the next run would "
+                                "read its outputs back; choose a folder outside the inputs")
 
 
 def _tmp_name(path: Path) -> Path:
