@@ -48,12 +48,12 @@ def test_csv_and_tsv_rows_are_records(tmp_path):
         assert _summary(out)["documents"]["read"] == 3
 
 
-def _warc(path, records):
+def _warc(path, records, compress=True):
     from warcio.statusandheaders import StatusAndHeaders
     from warcio.warcwriter import WARCWriter
 
     with open(path, "wb") as fh:
-        writer = WARCWriter(fh, gzip=True)
+        writer = WARCWriter(fh, gzip=compress)
         for url, ctype, body, *status in records:
             http = StatusAndHeaders(status[0] if status else "200 OK", [("Content-Type", ctype)], protocol="HTTP/1.1")
             writer.write_record(writer.create_warc_record(url, "response", payload=io.BytesIO(body),
@@ -102,6 +102,25 @@ def test_warc_records_that_are_not_pages_are_skipped_by_type_and_status_not_reje
                                          "not HTML": 1}
     assert "documents  read 2   kept 2   rejected 0" in err
     assert "skipped 4 (not read): HTTP 301 (redirect) 1, HTTP 404 (error) 1" in err
+
+
+@pytest.mark.parametrize("compress", [False, True])
+def test_a_truncated_warc_keeps_no_cut_off_page_and_says_so(tmp_path, compress):
+    # a crawl file cut short: warcio stops quietly, and kept the last page cut mid-word
+    pages = [(f"https://a.example/{i}", "text/html", f"<html><body><p>{STORY} {i}</p></body></html>".encode())
+             for i in range(3)]
+    whole = tmp_path / "whole.warc"
+    _warc(whole, pages, compress)
+    data = whole.read_bytes()
+    items = list(read_inputs([whole]))
+    assert not any(isinstance(i, Rejection) and not i.skipped for i in items)
+    for cut in (len(data) - 30, len(data) * 2 // 3, len(data) * 2 // 3 + 40, len(data) // 2):
+        path = tmp_path / "cut.warc"
+        path.write_bytes(data[:cut])
+        items = list(read_inputs([path]))
+        kept = [i for i in items if isinstance(i, Record)]
+        assert all(p.html == f"<html><body><p>{STORY} {p.id[-1]}</p></body></html>" for p in kept), cut
+        assert [i.reason for i in items if isinstance(i, Rejection) and not i.skipped] == ["truncated file"], cut
 
 
 def test_a_folder_of_shards_is_read_as_records(tmp_path):

@@ -16,18 +16,24 @@ records from 1.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Iterator
 
 from .decode import decode_page, mostly_replacement
 from .records import FILE_FAULTS, Record, Rejection, describe_fault, id_problem
 
+#: The rejection of a WARC file cut short: a record whose block ends early, or bytes that are not one.
+TRUNCATED = "truncated file"
+
 #: Largest response body read; a larger one is a rejection, not read into memory.
 MAX_BODY_BYTES = 64 << 20
 
 
 def read_warc(path: Path) -> Iterator[Record | Rejection]:
-    """Pages of a WARC file, and a rejection for each record that is not one."""
+    """Pages of a WARC file, and a rejection for each record that is not one.  A truncated file (a
+    crawl cut short, a partial copy) is named (:data:`TRUNCATED`): its last record, cut off, is not a page, and
+    bytes after the last whole record are a rejection too (warcio itself stops quietly there)."""
     from warcio.archiveiterator import ArchiveIterator
     from warcio.exceptions import ArchiveLoadFailed
 
@@ -37,14 +43,37 @@ def read_warc(path: Path) -> Iterator[Record | Rejection]:
         with open(path, "rb") as fh:
             records = ArchiveIterator(fh)
             _tolerate_missing_uri(records)
+            item = rec = None
             for rec in records:
                 number += 1
-                yield _page(rec, source, number)
+                item = _page(rec, source, number)
+                yield item
+            size = os.fstat(fh.fileno()).st_size
+            last_cut = 0 if rec is None or (isinstance(item, Rejection) and item.reason == TRUNCATED) else _cut(rec)
     except (ArchiveLoadFailed, *FILE_FAULTS, ValueError) as exc:
-        yield Rejection(source, number + 1, "unreadable file", describe_fault(exc))
+        yield Rejection(source, number + 1, "unreadable file", _short(describe_fault(exc)))
         return
-    if number == 0:
+    if last_cut:
+        yield Rejection(source, number, TRUNCATED, f"the file ends {last_cut:,} bytes into WARC record {number}")
+    elif records.offset < size:
+        yield Rejection(source, number + 1, TRUNCATED,
+                        f"the last {size - records.offset:,} bytes are not a whole WARC record")
+    elif number == 0:
         yield Rejection(source, None, "empty input", "no WARC records")
+
+
+def _short(detail: str, most: int = 120) -> str:
+    """``detail`` printable and at most ``most`` characters: warcio quotes a bad record's first line,
+    which in a damaged file is binary."""
+    text = detail.encode("ascii", "backslashreplace").decode("ascii")
+    return text if len(text) <= most else text[: most - 3] + "..."
+
+
+def _cut(rec) -> int:
+    """How many bytes of ``rec``'s block are missing (0: whole), once its block was read to the end."""
+    while rec.raw_stream.read(1 << 16):
+        pass
+    return int(rec.raw_stream.limit)
 
 
 def _status(rec) -> int | None:
@@ -89,6 +118,9 @@ def _page(rec, source: str, number: int) -> Record | Rejection:
     body = rec.content_stream().read(MAX_BODY_BYTES + 1)
     if len(body) > MAX_BODY_BYTES:
         return Rejection(source, number, "unreadable file", f"response body over {MAX_BODY_BYTES >> 20} MiB")
+    cut = _cut(rec)
+    if cut:  # a page cut off mid-body is not the page
+        return Rejection(source, number, TRUNCATED, f"the file ends {cut:,} bytes into this record ({url})")
     html, encoding = decode_page(body)
     if not html or html.isspace():
         return Rejection(source, number, "empty text", url)
