@@ -50,7 +50,8 @@ def _naming(path: Path) -> Iterator[None]:
 def write_rows(path: Path, rows: Iterable[dict[str, Any]], fmt: str = "jsonl") -> int:
     """Write ``rows`` to ``path`` as JSONL or Parquet; returns the number written.
 
-    Nested values (lists of spans, of sentence pairs) are kept as nested Parquet columns.
+    Nested values (lists of spans, of sentence pairs) are kept as nested Parquet columns; Parquet
+    is written in bounded memory (:mod:`neardup.io.parquet_rows`).
     """
     with _naming(path):
         return _write_rows(path, rows, fmt)
@@ -66,14 +67,15 @@ def _write_rows(path: Path, rows: Iterable[dict[str, Any]], fmt: str) -> int:
                 n += 1
         return n
     if fmt == "parquet":
-        import pyarrow as pa
-        import pyarrow.parquet as pq
+        from .parquet_rows import write_parquet_rows
 
-        rows = list(rows)
-        columns = list(dict.fromkeys(key for row in rows for key in row))  # every key, in order
-        table = pa.table({c: [row.get(c) for row in rows] for c in columns})
-        pq.write_table(table, path)
-        return table.num_rows
+        parts = path.with_name(f"{path.name}.parts")  # beside it: ".u.parquet.neardup-tmp-PID.parts" for a side file
+        PENDING.add(parts)
+        try:
+            return write_parquet_rows(path, rows, parts)
+        finally:
+            _remove(parts)
+            PENDING.discard(parts)
     raise UserError(f"unknown format {fmt!r}; choose from {', '.join(FORMATS)}")
 
 
@@ -205,7 +207,7 @@ def _remove_stale(final: Path) -> None:
     """Delete temporary outputs of ``final`` left by killed runs (their process is gone)."""
     prefix = f".{final.name}{_TMP_TAG}"
     for leftover in final.parent.glob(glob_escape(prefix) + "*"):
-        pid = leftover.name[len(prefix):]
+        pid = leftover.name[len(prefix):].split(".")[0]  # "PID", or "PID.parts": a Parquet file's parts
         if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
             _remove(leftover)
 
