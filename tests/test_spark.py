@@ -294,6 +294,19 @@ def test_every_method_byte_identical(spark, small, name, params):
     assert {k: v for k, v in got.params.items() if k != "engine"} == local.params
 
 
+def test_rows_a_method_never_pairs_are_no_spark_candidates(spark):
+    """Three documents made only of phrases in every document: usable, but no weighted phrase (log IDF
+    0), so weighted sampling never pairs them; Spark's key grouping made them candidates (6 more)."""
+    import random
+
+    r = random.Random(1)
+    common = " ".join(f"common{i}" for i in range(30))
+    texts = [" ".join(f"w{r.randrange(5000)}" for _ in range(60)) + " " + common for _ in range(20)] + [common] * 3
+    docs = [{"id": f"d{i}", "text": t} for i, t in enumerate(texts)]
+    local = Deduplicator(method="wsample", phrase_idf="log").run(docs)
+    _same(local, Deduplicator(method="wsample", phrase_idf="log", engine=_engine(2)).run(docs))
+
+
 def test_stats_build_on_spark_writes_the_same_statistics(spark, small, tmp_path):
     from neardup.stats.build import CollectionStats
 

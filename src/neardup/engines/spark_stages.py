@@ -121,7 +121,7 @@ def sketcher(method: Method, layout: SketchLayout, stats: object = None,
     its own documents before any row is numbered (:mod:`.spark_records`).  ``keys_of``: the
     candidate keys of a ``keys`` or ``hamming`` plan (:func:`candidate_keys`) made here too,
     from the sketches in hand, one column of longs a slot (:func:`key_columns`; any value for a
-    document without features, which ``usable`` tells): the candidates stage then explodes them
+    document that may not pair, which ``pairable`` tells): the candidates stage then explodes them
     in Spark instead of sending every sketch through Python once more.  Flat columns, not an
     array: no array object made per document, and each is a plain column to Arrow and Parquet.
     """
@@ -133,6 +133,7 @@ def sketcher(method: Method, layout: SketchLayout, stats: object = None,
         out = layout.encode(rows, sk)
         out["good"] = part.usable.astype(bool)
         if keys_of is not None:
+            out["pairable"] = method.pairable(sk).astype(bool)
             keys = np.ascontiguousarray(keys_of(sk)).view(np.int64)
             for slot in range(keys.shape[1]):
                 out[f"{KEY}{slot}"] = keys[:, slot]
@@ -154,8 +155,10 @@ def early_sketching(method: Method) -> Sketching | None:
 
 
 def sketch_columns(layout: SketchLayout, keys: list[str]) -> str:
-    """Spark DDL of :func:`sketcher`'s columns but ``row`` (``keys``: :func:`key_columns`)."""
-    return layout.schema().split(", ", 1)[1] + ", good boolean" + "".join(f", {k} long" for k in keys)
+    """Spark DDL of :func:`sketcher`'s columns but ``row`` (``keys``: :func:`key_columns`, made with
+    ``pairable``)."""
+    made = ", pairable boolean" + "".join(f", {k} long" for k in keys) if keys else ""
+    return layout.schema().split(", ", 1)[1] + ", good boolean" + made
 
 
 def key_columns(method: Method, keys_of: Callable[[Sketches], np.ndarray] | None) -> list[str]:
@@ -187,11 +190,11 @@ def candidate_keys(method: Method, plan: CandidatePlan, n_docs: int) -> Callable
 
 
 def key_candidates(sketches: DataFrame, min_shared: int) -> DataFrame:
-    """Pairs ``(a, b)``, ``a < b``, of usable documents sharing ``min_shared`` keys at one slot: the
-    keys the sketch stage made (:func:`sketch` with ``keys_of``; :func:`key_columns`), exploded as
-    ``(band, key, row)``."""
+    """Pairs ``(a, b)``, ``a < b``, of pairable documents (:meth:`~neardup.methods.base.Method.pairable`)
+    sharing ``min_shared`` keys at one slot: the keys the sketch stage made (:func:`sketch` with
+    ``keys_of``; :func:`key_columns`), exploded as ``(band, key, row)``."""
     keys = [c for c in sketches.columns if c.startswith(KEY) and c[len(KEY):].isdigit()]
-    keyed = sketches.where(F.col("usable")).select(F.posexplode(F.array(*keys)).alias("band", "key"), "row")
+    keyed = sketches.where(F.col("pairable")).select(F.posexplode(F.array(*keys)).alias("band", "key"), "row")
     # the 64-bit key first: group_pairs partitions and sorts by its first key alone (the band, 18
     # values or so, would put a band's every document in one run)
     pairs = in_blocks(group_pairs(keyed, ["key", "band"], "row"))

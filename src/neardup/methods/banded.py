@@ -2,12 +2,14 @@
 (LSH bands or supershingles): MinHash and weighted consistent sampling share them.
 
 The method says how its signatures are banded (:meth:`BandedSignatures.banding`, from its
-threshold) and which rows may pair at all (:meth:`BandedSignatures.pairable`); candidates are
+threshold) and which rows may pair at all (:meth:`~.base.Method.pairable`); candidates are
 then the rows sharing ``min_shared`` band keys, found by the same keys a group-by engine or a
 persistent index stores.
 """
 
 from __future__ import annotations
+
+from typing import Callable
 
 import numpy as np
 
@@ -20,14 +22,11 @@ class BandedSignatures:
     """Mixin of :class:`~.base.Method` subclasses with a ``signatures`` column and a ``seed``."""
 
     seed: int
+    pairable: Callable[[Sketches], np.ndarray]  # Method's (wsample: rows with a weighted phrase)
 
     def banding(self) -> Banding:
         """The bands x rows (and matches needed) the index uses at this threshold."""
         raise NotImplementedError
-
-    def pairable(self, sk: Sketches) -> np.ndarray:
-        """The rows that may pair (default: the usable ones)."""
-        return sk.usable
 
     def candidate_plan(self) -> CandidatePlan:
         """Band keys; a pair shares ``min_shared`` of them (LSH: one band; supershingles: more)."""

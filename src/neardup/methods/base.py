@@ -251,6 +251,12 @@ class Method(Params, ABC):
     def score(self, sk: Sketches, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """The method's similarity in [0, 1] of each pair of rows ``(a[i], b[i])``."""
 
+    def pairable(self, sk: Sketches) -> np.ndarray:
+        """The rows that may be candidates at all (default: the usable ones; a method whose usable
+        rows can still never pair says which), whatever finds the candidates: its own
+        :meth:`candidate_pairs` or an engine grouping its :meth:`keys`."""
+        return sk.usable
+
     def keys(self, sk: Sketches) -> tuple[np.ndarray, int] | None:
         """``(n, k)`` candidate keys and the keys a candidate pair must share, for methods whose
         candidates are documents sharing keys (a group-by engine and a persistent index use
