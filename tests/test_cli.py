@@ -270,3 +270,15 @@ def test_eval_and_train_report_the_records_they_rejected(tmp_path, capsys):
     assert info["datasets"] == {str(path): {"read": len(lines) + 2, "kept": len(lines), "rejected": 2}}
     assert main(["eval", str(SAMPLE), "--method", "ffp"]) == 0
     assert "rejected" not in capsys.readouterr().err  # nothing to say when nothing was
+
+
+def test_a_shared_option_is_described_by_what_most_of_its_methods_say():
+    # --seed read "seed of the shingle hash (results do not depend on it)", ffp's note, for every method
+    import argparse
+
+    from neardup.cli_options import add_method_options
+
+    p = argparse.ArgumentParser()
+    add_method_options(p)
+    seed = next(a for a in p._actions if a.dest == "seed")
+    assert seed.help.startswith("random seed of the hash functions (") and "do not depend" not in seed.help

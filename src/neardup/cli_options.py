@@ -115,6 +115,8 @@ def add_method_options(p: argparse.ArgumentParser) -> None:
     under "options of several methods" with each method's default; a parameter of one method
     is listed under that method, with its own help.
     """
+    from collections import Counter
+
     from .methods import DEFAULT_METHOD, REGISTRY, all_params
 
     p.add_argument("--method", choices=sorted(REGISTRY), default=DEFAULT_METHOD,
@@ -123,8 +125,12 @@ def add_method_options(p: argparse.ArgumentParser) -> None:
     shared = p.add_argument_group("options of several methods (`neardup methods` lists which method takes which)")
     groups = {m: p.add_argument_group(f"{m} options") for m in sorted(REGISTRY)}
     for name, uses in params.items():
-        # the help of the default method (else the first) describes a shared parameter
-        spec = next((s for m, s in uses if m == DEFAULT_METHOD), uses[0][1])
+        # a shared parameter is described by the help most of its methods give (ties: the default
+        # method's, else the first): one method's note ("results do not depend on it") may not hold for others
+        helps = Counter(s.help for _, s in uses)
+        top = max(helps.values())
+        spec = next((s for m, s in uses if m == DEFAULT_METHOD and helps[s.help] == top),
+                    next(s for _, s in uses if helps[s.help] == top))
         if len(uses) > 1:
             group = shared
             defaults = ", ".join(f"{m} {'off' if s.default in (None, False) else s.default}" for m, s in uses)

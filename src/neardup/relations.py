@@ -276,9 +276,10 @@ def removals(n: int, groups: Sequence[np.ndarray], coverage: Coverage,
 
 def aligned_counts(shared: int, counts: dict[str, int]) -> dict[str, int]:
     """What the aligner found, as a summary reports it: the ``shared`` pairs sharing a passage and,
-    from its ``counts``, the seeds shared and those ignored as a site's boilerplate."""
+    from its ``counts``, the seeds shared and those ignored as a site's boilerplate, in this order
+    whichever engine counted them first."""
     return {"pairs_sharing_a_passage": shared,
-            **{k: v for k, v in counts.items() if k in ("shared_seeds", "site_boilerplate_seeds")}}
+            **{k: counts[k] for k in ("shared_seeds", "site_boilerplate_seeds") if k in counts}}
 
 
 class SiteCodes:
