@@ -44,7 +44,7 @@ heap holding only the documents whose time is not yet reached (about
 emission.  Memory is bounded by that window plus the source texts, whatever ``n_docs``.
 
 Length: the story rewrites and their truth records belong together (sites and stories are in
-:mod:`.sites` and :mod:`.stories`).
+:mod:`.sites` and :mod:`.stories`, the knobs in :mod:`.synth_config`).
 """
 
 from __future__ import annotations
@@ -68,44 +68,9 @@ from ..errors import UserError
 from .languages import language
 from .sites import COMMON, MONTHS, Words, make_site, render
 from .stories import Story, compose, prepare_stories, sentence_spans
+from .synth_config import SynthConfig
 
 __all__ = ["SynthConfig", "Syndicator", "simulate", "write_corpus", "prepare_stories", "sentence_spans"]
-
-
-@dataclass(frozen=True)
-class SynthConfig:
-    """Knobs of the simulation (defaults give a mixed, realistic corpus).
-
-    Story popularity: the number of documents per story is ``1 + multinomial`` share of
-    the documents beyond one per story, with log-normal weights (``cluster_size_sigma``):
-    many singletons, a few large clusters, mean ``mean_cluster_size``.  With ``n_docs``
-    larger than ``len(stories) * mean_cluster_size`` all stories are used and clusters
-    grow (mean ``n_docs / len(stories)``).
-    """
-
-    n_sites: int = 40  # synthetic sites, with Zipf-like popularity
-    mean_cluster_size: float = 3.0  # documents per story, on average
-    cluster_size_sigma: float = 1.0  # spread of story popularity (log-normal sigma)
-    p_trim: float = 0.15  # each further document: a trimmed copy of a version
-    p_split: float = 0.05  # ... a version split over two pages
-    p_partial: float = 0.10  # a full version receives a passage of another story
-    p_same_topic: float = 0.5  # next story drawn from the previous story's topic
-    edit_rate: float = 0.02  # share of words replaced / deleted / inserted per rewrite
-    p_rebreak: float = 0.5  # a rewrite re-breaks paragraphs (1-3 splits or joins)
-    p_reorder: float = 0.1  # a rewrite swaps two adjacent paragraphs
-    p_local_paragraph: float = 0.2  # a rewrite gets a made-up local paragraph
-    p_new_headline: float = 0.7  # a rewrite gets a changed headline
-    min_source_words: int = 80  # shorter sources are not used
-    max_digit_share: float = 0.15  # nor tables (Reuters earnings): share of words with digits
-    min_partial_chars: int = 80  # shortest copied passage
-    story_gap_minutes: float = 10.0  # mean time between stories
-    mean_delay_hours: float = 6.0  # mean delay of a republication after the story
-    max_delay_hours: float = 48.0  # republications are all within this window
-    start: str = "2024-01-01T00:00:00Z"  # time of the first story
-    recent_window: int = 256  # documents of past stories that can be quoted
-    p_shared_quote: float = 0.0  # a story's original quotes one sentence of the previous story's
-    p_site_about: float = 0.0  # a page ends with its site's "About us" paragraph
-    lang: str = "auto"  # the sources' language (en, tr, zh, ja): edits, headlines; auto: detected
 
 
 # --------------------------------------------------------------------------- simulator
