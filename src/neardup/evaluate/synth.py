@@ -68,7 +68,7 @@ from ..errors import UserError
 from .languages import language
 from .sites import COMMON, MONTHS, Words, make_site, render
 from .stories import Story, compose, prepare_stories, sentence_spans
-from .synth_config import SynthConfig
+from .synth_config import SynthConfig, check_docs, start_seconds
 
 __all__ = ["SynthConfig", "Syndicator", "simulate", "write_corpus", "prepare_stories", "sentence_spans"]
 
@@ -105,7 +105,9 @@ class Syndicator:
         self.py = random.Random(self.seed)  # for made-up words
         self.stories = prepare_stories(articles, cfg.min_source_words, cfg.max_digit_share)
         if not self.stories:
-            raise UserError("no usable source articles (check min_source_words)")
+            raise UserError(f"synth: no usable source articles (none of at least {cfg.min_source_words} words with "
+                            f"at most {cfg.max_digit_share} of them holding a digit: check --min-source-words and "
+                            "--max-digit-share)")
         self.lang = language(cfg.lang, [" ".join(s.paras[:3]) for s in self.stories[:200]])
         self.stories = self.lang.unrelated(self.stories)
         for s in self.stories:
@@ -124,9 +126,7 @@ class Syndicator:
     def _plan(self, n_docs: int | None) -> np.ndarray:
         """Documents per cluster: one entry per story used, summing to ``n_docs``."""
         cfg, n_stories = self.config, len(self.stories)
-        total = round(n_stories * cfg.mean_cluster_size) if n_docs is None else int(n_docs)
-        if total < 1:
-            return np.zeros(0, dtype=np.int64)
+        total = round(n_stories * cfg.mean_cluster_size) if n_docs is None else int(n_docs)  # at least 1
         k = max(1, min(n_stories, total, round(total / cfg.mean_cluster_size)))
         w = self.rng.lognormal(0.0, cfg.cluster_size_sigma, k)
         return 1 + self.rng.multinomial(total - k, w / w.sum())
@@ -377,10 +377,16 @@ class Syndicator:
     # ---- the stream
 
     def run(self, n_docs: int | None = None) -> Iterator[tuple[str, dict]]:
-        """Yield ``("doc", record)`` in time order and ``("truth", record)`` per story."""
+        """Yield ``("doc", record)`` in time order and ``("truth", record)`` per story (``n_docs`` is
+        checked now, not when the stream is first read)."""
+        check_docs(n_docs)
+        return self._stream(n_docs)
+
+    def _stream(self, n_docs: int | None) -> Iterator[tuple[str, dict]]:
+        """The stream of :meth:`run`."""
         cfg = self.config
         sizes = self._plan(n_docs)
-        start = int(datetime.fromisoformat(cfg.start.replace("Z", "+00:00")).timestamp())
+        start = start_seconds(cfg.start)
         now = float(start)
         recent: deque = deque(maxlen=cfg.recent_window)
         heap: list[tuple[int, int, dict]] = []
@@ -467,9 +473,10 @@ def write_corpus(articles: Iterable[dict], out_dir: str | Path, seed: int, n_doc
     Spark's tasks read a multi-million-document corpus.  Counts: ``docs``, ``clusters``,
     ``containment``, ``partial`` and documents per kind.
     """
+    check_docs(n_docs)  # before the sources are read
+    sim = Syndicator(articles, seed, config)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    sim = Syndicator(articles, seed, config)
     with ExitStack() as stack:
         ft = stack.enter_context(open(out / "truth.jsonl", "wb"))
         if shard_docs is None:

@@ -1,12 +1,23 @@
 """The knobs of the syndication simulator (:mod:`neardup.evaluate.synth`): :class:`SynthConfig`.
 
-Apart from the simulator (whose module is long enough) so the knobs and their defaults read in
-one place; ``neardup synth`` makes an option of each.
+Apart from the simulator (whose module is long enough) so the knobs, their defaults and their
+ranges read in one place; ``neardup synth`` makes an option of each, so a knob out of its range
+is refused when the config is made, naming it, for the command line and the API alike.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, fields
+from datetime import datetime
+
+from ..errors import UserError
+
+#: The least value of each knob that is a count, a size or a time (none has a most); every other
+#: number is a probability or a share, in [0, 1].
+AT_LEAST = {"n_sites": 1, "mean_cluster_size": 1, "cluster_size_sigma": 0, "min_source_words": 0,
+            "min_partial_chars": 1, "story_gap_minutes": 0, "mean_delay_hours": 0, "max_delay_hours": 0,
+            "recent_window": 0}
 
 
 @dataclass(frozen=True)
@@ -43,3 +54,37 @@ class SynthConfig:
     p_shared_quote: float = 0.0  # a story's original quotes one sentence of the previous story's
     p_site_about: float = 0.0  # a page ends with its site's "About us" paragraph
     lang: str = "auto"  # the sources' language (en, tr, zh, ja): edits, headlines; auto: detected
+
+    def __post_init__(self) -> None:
+        """Refuse a knob out of its range (:data:`AT_LEAST`, else [0, 1]) or of the wrong type, naming it."""
+        for f in fields(self):
+            value, kind = getattr(self, f.name), type(f.default)
+            if kind is str:
+                continue
+            what = f"{f.name} (--{f.name.replace('_', '-')})"
+            if isinstance(value, bool) or not isinstance(value, (int, float) if kind is float else int):
+                raise UserError(f"synth: {what} must be {'a number' if kind is float else 'a whole number'}, "
+                                f"got {value!r}")
+            low = AT_LEAST.get(f.name)
+            if low is None and not 0 <= value <= 1:
+                raise UserError(f"synth: {what} is a probability or share, in [0, 1]; got {value}")
+            if low is not None and not (value >= low and math.isfinite(value)):
+                raise UserError(f"synth: {what} must be a finite number of at least {low}, got {value}")
+        if self.p_trim + self.p_split > 1:
+            raise UserError(f"synth: p_trim + p_split (--p-trim, --p-split) are shares of one draw, at most 1 "
+                            f"together; got {self.p_trim} + {self.p_split}")
+        start_seconds(self.start)
+
+
+def start_seconds(start: str) -> int:
+    """``start`` (ISO 8601, ``Z`` for UTC) in seconds since the epoch."""
+    try:
+        return int(datetime.fromisoformat(start.replace("Z", "+00:00")).timestamp())
+    except (AttributeError, ValueError):
+        raise UserError(f"synth: start must be an ISO 8601 time like 2024-01-01T00:00:00Z, got {start!r}") from None
+
+
+def check_docs(n_docs: int | None) -> None:
+    """Refuse a corpus of fewer than one document (``None``: every usable story once)."""
+    if n_docs is not None and not n_docs >= 1:
+        raise UserError(f"synth: n_docs (--docs) must be at least 1, got {n_docs}")
