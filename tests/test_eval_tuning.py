@@ -53,7 +53,7 @@ def test_the_copy_columns_are_what_dedup_gives_with_relations(capsys, tmp_path):
     """On stories that quote each other and end with their site's About paragraph, the copy
     measures are dedup's own listed copies and clusters; the plain ones are dedup --no-relations'."""
     from neardup.evaluate.corpora import shipped_articles
-    from neardup.evaluate.harness import read_truth_clusters
+    from neardup.evaluate.labeled import read_truth_clusters
     from neardup.evaluate.measures import prf
     from neardup.evaluate.synth import SynthConfig, write_corpus
 
