@@ -101,7 +101,8 @@ def main(argv=None) -> int:
     if not GOLDSET.exists():
         print(f"{GOLDSET} not present", file=sys.stderr)
         return 2
-    from neardup.evaluate.harness import load_labeled, score_dataset, trained
+    from neardup.evaluate.harness import score_dataset, trained
+    from neardup.evaluate.labeled import load_labeled
 
     data = load_labeled(str(GOLDSET), extract=args.extract)
     print(f"goldset-dev: {len(data)} pages, {args.splits} half splits by cluster, threshold of best B3 F1 on the "

@@ -37,7 +37,8 @@ import json
 import time
 from pathlib import Path
 
-from neardup.evaluate.harness import LabeledSet, evaluate, load_labeled
+from neardup.evaluate.harness import evaluate
+from neardup.evaluate.labeled import LabeledSet, load_labeled
 from neardup.io.readers import Record, read_input
 from neardup.methods.wsample import WEIGHT_FUNCTIONS
 

@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     if not Path(args.data).is_dir():
         print(f"no data at {args.data}", file=sys.stderr)
         return 2
-    from neardup.evaluate.harness import load_labeled
+    from neardup.evaluate.labeled import load_labeled
     from neardup.evaluate.copies import aligned_coverage
     from neardup.pipeline import Deduplicator
 

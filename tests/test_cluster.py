@@ -9,6 +9,7 @@ import pytest
 
 from neardup import Deduplicator
 from neardup.cluster import CLUSTERINGS, cluster_labels, labels_by, leader_labels, propagation_labels
+from neardup.pipeline import cluster_warnings
 
 
 def _two_stories_and_a_bridge():
@@ -61,5 +62,14 @@ def test_a_cluster_holding_most_of_the_input_is_a_warning():
     summary = result.summary()
     assert summary["largest_cluster"] == 60
     assert summary["warnings"] and "60 of 70" in summary["warnings"][0]
+    assert "--cluster propagation" not in summary["warnings"][0]  # the default: it made this cluster
     quiet = Deduplicator(method="minhash", threshold=0.5, shingle_size=3).run(docs[55:])
     assert quiet.summary()["warnings"] == []
+
+
+@pytest.mark.parametrize("clustering", CLUSTERINGS)
+def test_the_large_cluster_warning_never_advises_the_clustering_in_effect(clustering):
+    [warning] = cluster_warnings(100, 60, clustering)
+    assert "60 of 100" in warning and "raise --threshold" in warning
+    assert f"--cluster {clustering}" not in warning and f"or {clustering}" not in warning
+    assert cluster_warnings(100, 20, clustering) == cluster_warnings(49, 40, clustering) == []

@@ -211,6 +211,18 @@ def test_stats_file_gives_the_same_result_as_input_statistics(tmp_path, articles
     assert s1["containments"] == s2["containments"] > 0
 
 
+def test_save_stats_with_align_is_refused_up_front(tmp_path, capsys):
+    """align weighs no word: there are no word statistics to save (it was an AssertionError after the run)."""
+    from neardup.cli import main
+
+    jl = tmp_path / "docs.jsonl"
+    jl.write_bytes(orjson.dumps({"id": "a", "text": "Oil rose. Shares gained."}) + b"\n")
+    rc = main(["contain", str(jl), "-o", str(tmp_path / "o"), "--save-stats", str(tmp_path / "s.npz")])
+    err = capsys.readouterr().err
+    assert rc == 2 and err.count("\n") == 1 and "--save-stats" in err and "--method align" in err
+    assert not (tmp_path / "o").exists() and not (tmp_path / "s.npz").exists()
+
+
 def test_bad_parameters_are_refused():
     with pytest.raises(ValueError, match="method"):
         ContainmentDetector(method="nope")

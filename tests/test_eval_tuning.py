@@ -53,13 +53,13 @@ def test_the_copy_columns_are_what_dedup_gives_with_relations(capsys, tmp_path):
     """On stories that quote each other and end with their site's About paragraph, the copy
     measures are dedup's own listed copies and clusters; the plain ones are dedup --no-relations'."""
     from neardup.evaluate.corpora import shipped_articles
-    from neardup.evaluate.harness import read_truth_clusters
+    from neardup.evaluate.labeled import read_truth_clusters
     from neardup.evaluate.measures import prf
     from neardup.evaluate.synth import SynthConfig, write_corpus
 
     write_corpus(shipped_articles(), tmp_path, 3, 150, SynthConfig(p_shared_quote=1.0, p_site_about=0.5))
     docs = tmp_path / "docs.jsonl"
-    truth = read_truth_clusters(tmp_path / "truth.jsonl")
+    truth = {i: c for i, (c, _) in read_truth_clusters(tmp_path / "truth.jsonl").items()}
     assert main(["eval", str(docs), "--truth", str(tmp_path / "truth.jsonl"), "--json", "--method", "ffp",
                  "--threshold", "0.1"]) == 0
     report = json.loads(capsys.readouterr().out)

@@ -64,6 +64,58 @@ def test_a_bad_folder_is_a_user_error(tmp_path, capsys):
     assert "holds no neardup outputs" in capsys.readouterr().err
 
 
+#: A small output folder by hand, as ``dedup`` writes it (no input to read again).
+GOOD_OUTPUTS = {
+    "summary.json": json.dumps({"documents": {"read": 2, "kept": 2, "rejected": 0}, "pairs": 1, "clusters": 1,
+                                "parameters": {"method": "ffp", "extract": "model"}, "warnings": [], "inputs": [],
+                                "read_as": {"id_field": "id", "text_field": "text", "html_field": "html",
+                                            "html": False}, "complete": True}, indent=2),
+    "pairs.jsonl": '{"a":"x","b":"y","score":0.9,"relation":"duplicate"}\n',
+    "clusters.jsonl": '{"cluster":0,"ids":["x","y"],"representative":"x","removed":[{"id":"y"}]}\n',
+}
+
+
+@pytest.mark.parametrize("name, text, says", [
+    ("summary.json", "garbage\n", "summary.json: not a JSON summary"),
+    ("summary.json", GOOD_OUTPUTS["summary.json"][:200], "summary.json: not a JSON summary"),  # cut short
+    ("summary.json", "[1, 2]\n", "summary.json: not a JSON object"),
+    ("summary.json", '{"documents": "x", "inputs": 5}', "summary.json: 'inputs' must be a list of file names, got 5"),
+    ("summary.json", '{"documents": "x", "inputs": []}', "summary.json: 'documents' must be an object"),
+    ("summary.json", '{"documents": {}}', "summary.json: 'inputs' is missing"),
+    ("summary.json", '{"inputs": [], "read_as": {"html": "no"}}', "summary.json: read_as: 'html' must be true or false"),
+    ("pairs.jsonl", GOOD_OUTPUTS["pairs.jsonl"] + "{broken\n", "pairs.jsonl:2: not a JSON line"),
+    ("pairs.jsonl", '{"a":"x","b":"y","score":"high"}\n', "pairs.jsonl:1: 'score' must be a number"),
+    ("pairs.jsonl", '{"a":"x","b":null,"score":1}\n', "pairs.jsonl:1: 'b' is null"),
+    ("clusters.jsonl", "[1]\n", "clusters.jsonl:1: not a JSON object"),
+    ("clusters.jsonl", '{"cluster":0,"ids":"xy","representative":"x"}\n', "clusters.jsonl:1: 'ids' must be a list"),
+    ("clusters.jsonl", '{"cluster":0,"ids":["x","y"]}\n', "clusters.jsonl:1: 'representative' is missing"),
+])
+def test_a_damaged_output_is_one_line_naming_the_file_and_field(tmp_path, capsys, name, text, says):
+    folder = tmp_path / "d"
+    folder.mkdir()
+    for file, good in GOOD_OUTPUTS.items():
+        (folder / file).write_text(good)
+    assert main(["report", str(folder), "-o", str(tmp_path / "good.html")]) == 0  # the folder as written reads
+    capsys.readouterr()
+    (folder / name).write_text(text)
+    assert main(["report", str(folder), "-o", str(tmp_path / "r.html")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{folder}/{says}" in err, err
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_a_damaged_parquet_row_is_named(tmp_path, capsys):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    folder = tmp_path / "d"
+    folder.mkdir()
+    pq.write_table(pa.Table.from_pylist([{"a": "x", "b": "y", "score": 0.9}, {"a": "x", "b": "z", "score": None}]),
+                   folder / "pairs.parquet")
+    assert main(["report", str(folder), "-o", str(tmp_path / "r.html")]) == 2
+    assert f"{folder}/pairs.parquet: row 2: 'score' is null" in capsys.readouterr().err
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(CHROMIUM is None, reason="no Chromium installed (apt-get install chromium)")
 def test_the_report_in_headless_chromium(built):

@@ -160,7 +160,8 @@ def test_documents_without_signatures_are_unusable_and_score_zero():
 
 @pytest.mark.slow
 def test_goldset_dev_quality():
-    from neardup.evaluate.harness import evaluate, load_labeled
+    from neardup.evaluate.harness import evaluate
+    from neardup.evaluate.labeled import load_labeled
 
     data = load_labeled(shared_data("goldset-dev"))
     report, _ = evaluate(data, "spotsigs", {})

@@ -243,3 +243,44 @@ def test_the_input_stage_reads_shards_as_the_jsonl(tmp_path):
     for out in ("pairs.jsonl", "clusters.jsonl"):
         assert (tmp_path / "a" / out).read_bytes() == (tmp_path / "b" / out).read_bytes()
     assert (tmp_path / "a" / "pairs.jsonl").read_bytes()  # the corpus has pairs to compare
+
+
+@pytest.mark.parametrize("argv, names", [
+    (["--n-sites", "0"], "n_sites (--n-sites) must be a finite number of at least 1"),
+    (["--n-sites", "-1"], "--n-sites"),
+    (["--mean-cluster-size", "0"], "--mean-cluster-size"),
+    (["--cluster-size-sigma", "-1"], "--cluster-size-sigma"),
+    (["--story-gap-minutes", "-5"], "--story-gap-minutes"),
+    (["--mean-delay-hours", "-1"], "--mean-delay-hours"),
+    (["--max-delay-hours", "inf"], "--max-delay-hours"),
+    (["--recent-window", "-1"], "--recent-window"),
+    (["--min-partial-chars", "0"], "--min-partial-chars"),
+    (["--docs", "-5"], "n_docs (--docs) must be at least 1"),
+    (["--docs", "0"], "--docs"),
+    (["--p-trim", "2"], "p_trim (--p-trim) is a probability or share, in [0, 1]"),
+    (["--p-partial", "3"], "--p-partial"),
+    (["--p-split", "-1"], "--p-split"),
+    (["--edit-rate", "-1"], "--edit-rate"),
+    (["--p-site-about", "nan"], "--p-site-about"),
+    (["--max-digit-share", "-1"], "--max-digit-share"),
+    (["--p-trim", "0.6", "--p-split", "0.6"], "p_trim + p_split"),
+])
+def test_a_knob_out_of_range_is_one_line_naming_it(tmp_path, capsys, argv, names):
+    from neardup.cli import main
+
+    assert main(["synth", "-o", str(tmp_path / "o"), "--docs", "30", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and names in err, err
+    assert not (tmp_path / "o").exists()  # refused before anything is written
+
+
+def test_the_config_refuses_bad_knobs_for_api_users_too():
+    with pytest.raises(ValueError, match="n_sites"):
+        SynthConfig(n_sites=0)
+    with pytest.raises(ValueError, match="a whole number"):
+        SynthConfig(recent_window=2.5)
+    with pytest.raises(ValueError, match="start must be an ISO 8601 time"):
+        SynthConfig(start="yesterday")
+    with pytest.raises(ValueError, match="n_docs"):
+        Syndicator(make_articles(), seed=1).run(0)  # when called, not when the stream is read
+    assert SynthConfig(p_trim=1.0, p_split=0.0, recent_window=0, cluster_size_sigma=0.0)  # the ends are in range

@@ -157,7 +157,8 @@ def test_deduplicator_finds_planted_near_duplicates(corpus, weight):
 @pytest.mark.slow
 def test_goldset_quality_gate():
     """On the GoldSet half, weighted sampling separates same-story pages (whole-page text)."""
-    from neardup.evaluate.harness import evaluate, load_labeled
+    from neardup.evaluate.harness import evaluate
+    from neardup.evaluate.labeled import load_labeled
 
     data = load_labeled(shared_data("goldset-dev"))
     report, _ = evaluate(data, "wsample", {"rare": 100.0, "phrase_idf": "log"})

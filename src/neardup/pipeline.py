@@ -34,11 +34,22 @@ from .relations import (DEFAULT_MIN_COVERAGE, DEFAULT_UNIQUE_COVERAGE, DEDUP_MAX
 #: ``LARGE_CLUSTER_MIN_DOCS``) is reported as a warning: stories merged by chaining.
 LARGE_CLUSTER_SHARE, LARGE_CLUSTER_MIN_DOCS = 0.2, 50
 
-def cluster_warnings(kept: int, largest: int) -> list[str]:
-    """What a user should look at: a cluster holding a large share (``largest`` of ``kept``) of the input (chaining)."""
+#: What to try, by the clustering in effect, when one cluster holds a large share of the input: a
+#: clustering that chains less (leader's members are each a near-duplicate of their representative;
+#: propagation resists a few bridging pairs, components none), never the one that made the cluster.
+LARGE_CLUSTER_ADVICE = {
+    "propagation": "raise --threshold or use --cluster leader",
+    "leader": "raise --threshold",
+    "components": "raise --threshold or use --cluster propagation (the default) or leader",
+}
+
+
+def cluster_warnings(kept: int, largest: int, clustering: str) -> list[str]:
+    """What a user should look at: a cluster holding a large share (``largest`` of ``kept``) of the input
+    (chaining), with the advice for the ``clustering`` that made it."""
     if kept >= LARGE_CLUSTER_MIN_DOCS and largest > LARGE_CLUSTER_SHARE * kept:
         return [f"one cluster holds {largest:,} of {kept:,} documents ({largest / kept:.0%}): if these are not "
-                f"all one story, raise --threshold or use --cluster propagation"]
+                f"all one story, {LARGE_CLUSTER_ADVICE[clustering]}"]
     return []
 
 
@@ -73,7 +84,8 @@ class WrittenResult(Reported):
         return {"candidate_pairs": w.candidate_pairs, "pairs": w.pairs, "clusters": w.clusters,
                 "documents_in_clusters": w.in_clusters,
                 **(w.typed if w.typed is not None else {"duplicates_removable": w.in_clusters - w.clusters}),
-                "largest_cluster": w.largest, "warnings": cluster_warnings(self.stats.kept, w.largest)}
+                "largest_cluster": w.largest,
+                "warnings": cluster_warnings(self.stats.kept, w.largest, self.params["cluster"])}
 
 
 @dataclass
@@ -163,7 +175,8 @@ class DedupResult(Reported):
 
     def warnings(self) -> list[str]:
         """What a user should look at: a cluster holding a large share of the input (chaining)."""
-        return cluster_warnings(int(self.usable.sum()), max((g.shape[0] for g in self.groups), default=0))
+        return cluster_warnings(int(self.usable.sum()), max((g.shape[0] for g in self.groups), default=0),
+                                self.params["cluster"])
 
     def results(self) -> dict[str, Any]:
         """What was found, in numbers (the job-specific part of the run report)."""

@@ -37,7 +37,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     p.add_argument("--method", choices=METHODS, default="align",
                    help="align: coverage by seed-and-extend passages, survives copy-editing; codet: the paper's "
                         "corpus tree; or one of the paper's baselines (align)")
-    g = p.add_argument_group("words (every method)")
+    g = p.add_argument_group("words (codet and the baselines: align weighs no word)")
     g.add_argument("--word-prefix", type=int, default=DEFAULT_PREFIX,
                    help=f"letters a word is cut to, 0 = whole words; language-dependent ({DEFAULT_PREFIX})")
     g.add_argument("--stopwords", default="english", metavar="english|none|FILE", help="stopwords removed (english)")

@@ -55,7 +55,8 @@ def run(args: argparse.Namespace) -> int:
 
     from ..evaluate.copies import aligned_coverage
     from ..evaluate.curves import learning_curve
-    from ..evaluate.harness import evaluate, load_labeled
+    from ..evaluate.harness import evaluate
+    from ..evaluate.labeled import load_labeled
 
     if args.containments or args.partials:
         return _eval_located(args)

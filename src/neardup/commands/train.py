@@ -10,7 +10,7 @@ import numpy as np
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..evaluate.harness import load_labeled
+    from ..evaluate.labeled import load_labeled
     from ..io.writers import check_outputs_apart
     from ..learn.andd import FEATURES, QueryFrequencies
     from ..learn.training import fit

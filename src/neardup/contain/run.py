@@ -15,7 +15,7 @@ from typing import Any, Sequence
 from ..errors import UserError
 from ..io.readers import FIELDS, Fields
 from ..job import DetectorTask, Job, JobOutput
-from .detector import Containment, ContainmentDetector
+from .detector import METHODS, Containment, ContainmentDetector
 from .evaluate import evaluate_containments
 from ..evaluate.truth import Truth
 from .words import save_word_stats
@@ -51,11 +51,16 @@ def contain_files(
     """Run containment detection over files; write ``containments.<fmt>`` and ``summary.json``.
 
     ``options`` are :class:`ContainmentDetector` parameters.  ``save_stats`` writes the
-    input's word statistics (only when they come from the input) for later ``stats=``.
+    input's word statistics (only when they come from the input, and not for ``method="align"``,
+    which uses none) for later ``stats=``.
     Returns the summary; raises :class:`~neardup.errors.InputError` (writing nothing)
     when no record could be used.
     """
     detector = ContainmentDetector(**options)
+    if save_stats is not None and detector.method == "align":
+        # the aligner weighs no word by its frequency: an align run counts no word statistics to save
+        raise UserError("--save-stats saves the word statistics (IDF) of CoDet and the baselines; --method align "
+                        f"uses none: give --method {', '.join(m for m in METHODS if m != 'align')}, or no --save-stats")
     if save_stats is not None and detector.stats is not None:
         raise UserError("--save-stats saves the input's statistics; it cannot be combined with --stats")
     task = ContainTask(detector, Truth.read(truth) if truth is not None else None)
@@ -63,7 +68,7 @@ def contain_files(
     def after(out: JobOutput) -> dict[str, Any]:
         extra: dict[str, Any] = {}
         if save_stats is not None:
-            assert detector.input_df is not None  # counted when no --stats was given (the CLI refuses both)
+            assert detector.input_df is not None  # counted when no --stats was given and not aligning (refused above)
             save_word_stats(detector.input_df, save_stats, detector.word_prefix)
             extra["stats_saved"] = str(save_stats)
         return {**extra, **task.evaluation()}

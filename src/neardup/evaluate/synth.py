@@ -44,7 +44,7 @@ heap holding only the documents whose time is not yet reached (about
 emission.  Memory is bounded by that window plus the source texts, whatever ``n_docs``.
 
 Length: the story rewrites and their truth records belong together (sites and stories are in
-:mod:`.sites` and :mod:`.stories`).
+:mod:`.sites` and :mod:`.stories`, the knobs in :mod:`.synth_config`).
 """
 
 from __future__ import annotations
@@ -68,44 +68,9 @@ from ..errors import UserError
 from .languages import language
 from .sites import COMMON, MONTHS, Words, make_site, render
 from .stories import Story, compose, prepare_stories, sentence_spans
+from .synth_config import SynthConfig, check_docs, start_seconds
 
 __all__ = ["SynthConfig", "Syndicator", "simulate", "write_corpus", "prepare_stories", "sentence_spans"]
-
-
-@dataclass(frozen=True)
-class SynthConfig:
-    """Knobs of the simulation (defaults give a mixed, realistic corpus).
-
-    Story popularity: the number of documents per story is ``1 + multinomial`` share of
-    the documents beyond one per story, with log-normal weights (``cluster_size_sigma``):
-    many singletons, a few large clusters, mean ``mean_cluster_size``.  With ``n_docs``
-    larger than ``len(stories) * mean_cluster_size`` all stories are used and clusters
-    grow (mean ``n_docs / len(stories)``).
-    """
-
-    n_sites: int = 40  # synthetic sites, with Zipf-like popularity
-    mean_cluster_size: float = 3.0  # documents per story, on average
-    cluster_size_sigma: float = 1.0  # spread of story popularity (log-normal sigma)
-    p_trim: float = 0.15  # each further document: a trimmed copy of a version
-    p_split: float = 0.05  # ... a version split over two pages
-    p_partial: float = 0.10  # a full version receives a passage of another story
-    p_same_topic: float = 0.5  # next story drawn from the previous story's topic
-    edit_rate: float = 0.02  # share of words replaced / deleted / inserted per rewrite
-    p_rebreak: float = 0.5  # a rewrite re-breaks paragraphs (1-3 splits or joins)
-    p_reorder: float = 0.1  # a rewrite swaps two adjacent paragraphs
-    p_local_paragraph: float = 0.2  # a rewrite gets a made-up local paragraph
-    p_new_headline: float = 0.7  # a rewrite gets a changed headline
-    min_source_words: int = 80  # shorter sources are not used
-    max_digit_share: float = 0.15  # nor tables (Reuters earnings): share of words with digits
-    min_partial_chars: int = 80  # shortest copied passage
-    story_gap_minutes: float = 10.0  # mean time between stories
-    mean_delay_hours: float = 6.0  # mean delay of a republication after the story
-    max_delay_hours: float = 48.0  # republications are all within this window
-    start: str = "2024-01-01T00:00:00Z"  # time of the first story
-    recent_window: int = 256  # documents of past stories that can be quoted
-    p_shared_quote: float = 0.0  # a story's original quotes one sentence of the previous story's
-    p_site_about: float = 0.0  # a page ends with its site's "About us" paragraph
-    lang: str = "auto"  # the sources' language (en, tr, zh, ja): edits, headlines; auto: detected
 
 
 # --------------------------------------------------------------------------- simulator
@@ -140,7 +105,9 @@ class Syndicator:
         self.py = random.Random(self.seed)  # for made-up words
         self.stories = prepare_stories(articles, cfg.min_source_words, cfg.max_digit_share)
         if not self.stories:
-            raise UserError("no usable source articles (check min_source_words)")
+            raise UserError(f"synth: no usable source articles (none of at least {cfg.min_source_words} words with "
+                            f"at most {cfg.max_digit_share} of them holding a digit: check --min-source-words and "
+                            "--max-digit-share)")
         self.lang = language(cfg.lang, [" ".join(s.paras[:3]) for s in self.stories[:200]])
         self.stories = self.lang.unrelated(self.stories)
         for s in self.stories:
@@ -159,9 +126,7 @@ class Syndicator:
     def _plan(self, n_docs: int | None) -> np.ndarray:
         """Documents per cluster: one entry per story used, summing to ``n_docs``."""
         cfg, n_stories = self.config, len(self.stories)
-        total = round(n_stories * cfg.mean_cluster_size) if n_docs is None else int(n_docs)
-        if total < 1:
-            return np.zeros(0, dtype=np.int64)
+        total = round(n_stories * cfg.mean_cluster_size) if n_docs is None else int(n_docs)  # at least 1
         k = max(1, min(n_stories, total, round(total / cfg.mean_cluster_size)))
         w = self.rng.lognormal(0.0, cfg.cluster_size_sigma, k)
         return 1 + self.rng.multinomial(total - k, w / w.sum())
@@ -412,10 +377,16 @@ class Syndicator:
     # ---- the stream
 
     def run(self, n_docs: int | None = None) -> Iterator[tuple[str, dict]]:
-        """Yield ``("doc", record)`` in time order and ``("truth", record)`` per story."""
+        """Yield ``("doc", record)`` in time order and ``("truth", record)`` per story (``n_docs`` is
+        checked now, not when the stream is first read)."""
+        check_docs(n_docs)
+        return self._stream(n_docs)
+
+    def _stream(self, n_docs: int | None) -> Iterator[tuple[str, dict]]:
+        """The stream of :meth:`run`."""
         cfg = self.config
         sizes = self._plan(n_docs)
-        start = int(datetime.fromisoformat(cfg.start.replace("Z", "+00:00")).timestamp())
+        start = start_seconds(cfg.start)
         now = float(start)
         recent: deque = deque(maxlen=cfg.recent_window)
         heap: list[tuple[int, int, dict]] = []
@@ -502,9 +473,10 @@ def write_corpus(articles: Iterable[dict], out_dir: str | Path, seed: int, n_doc
     Spark's tasks read a multi-million-document corpus.  Counts: ``docs``, ``clusters``,
     ``containment``, ``partial`` and documents per kind.
     """
+    check_docs(n_docs)  # before the sources are read
+    sim = Syndicator(articles, seed, config)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    sim = Syndicator(articles, seed, config)
     with ExitStack() as stack:
         ft = stack.enter_context(open(out / "truth.jsonl", "wb"))
         if shard_docs is None:

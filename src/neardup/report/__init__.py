@@ -23,7 +23,7 @@ import hashlib
 import json
 import re
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from ..errors import UserError
 from ..explain import shared_passages
@@ -35,30 +35,98 @@ TEXT_BUDGET = 8_000_000
 MAX_HIGHLIGHTED_PAIRS = 3000
 
 
-def _jsonl(path: Path) -> list[dict[str, Any]]:
+#: A field the report reads: what it must be, a test of that, whether it is required (an optional
+#: field may be missing or null).
+_Field = tuple[str, Callable[[Any], bool], bool]
+
+
+def _span(v: Any) -> bool:
+    """``v`` is a ``[start, end]`` pair of character offsets."""
+    return isinstance(v, list) and len(v) == 2 and all(type(x) is int for x in v)
+
+
+# What the report reads of each output, so a damaged one is the user's to fix (one line naming the
+# file, the line and the field) rather than a traceback while the page is made.
+_STR = "a string", lambda v: isinstance(v, str)
+_NUMBER = "a number", lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
+_OBJECT = "an object", lambda v: isinstance(v, dict)
+_STRINGS = "a list of strings", lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v)
+_ROWS: dict[str, dict[str, _Field]] = {
+    "clusters": {"cluster": ("an integer", lambda v: type(v) is int, True), "ids": (*_STRINGS, True),
+                 "representative": (*_STR, True),
+                 "removed": ("a list of objects with an id", lambda v: isinstance(v, list) and all(
+                     isinstance(r, dict) and isinstance(r.get("id"), str) for r in v), False)},
+    "pairs": {"a": (*_STR, True), "b": (*_STR, True), "score": (*_NUMBER, True), "relation": (*_STR, False)},
+    "containments": {"container": (*_STR, True), "contained": (*_STR, True), "score": (*_NUMBER, False)},
+    "partials": {"a": (*_STR, True), "b": (*_STR, True), "coverage_a": (*_NUMBER, False),
+                 "spans": ("a list of {a_chars: [start, end], b_chars: [start, end]}", lambda v: isinstance(v, list)
+                           and all(isinstance(x, dict) and _span(x.get("a_chars")) and _span(x.get("b_chars"))
+                                   for x in v), True)},
+}
+_SUMMARY: dict[str, _Field] = {
+    "inputs": ("a list of file names", _STRINGS[1], True), "documents": (*_OBJECT, False),
+    "parameters": (*_OBJECT, False), "read_as": (*_OBJECT, False), "warnings": (*_STRINGS, False),
+}
+_PARAMETERS: dict[str, _Field] = {"extract": (*_STR, False)}
+_READ_AS: dict[str, _Field] = {"id_field": (*_STR, False), "text_field": (*_STR, False),
+                               "html_field": (*_STR, False), "html": ("true or false", lambda v: isinstance(v, bool), False)}
+
+
+def _checked(row: Any, fields: dict[str, _Field], where: str) -> dict[str, Any]:
+    """``row`` when it is a JSON object whose ``fields`` are what the report reads; else a
+    :class:`UserError` naming ``where`` and the field."""
+    if not isinstance(row, dict):
+        raise UserError(f"{where}: not a JSON object")
+    for name, (what, ok, required) in fields.items():
+        value = row.get(name)
+        if value is None:
+            if required:
+                raise UserError(f"{where}: {name!r} is {'null' if name in row else 'missing'}, must be {what}")
+        elif not ok(value):
+            raise UserError(f"{where}: {name!r} must be {what}, got {json.dumps(value, default=str)[:60]}")
+    return row
+
+
+def _jsonl(path: Path, fields: dict[str, _Field]) -> list[dict[str, Any]]:
     rows = []
     for number, line in enumerate(path.read_bytes().splitlines(), start=1):
         if line.strip():
             try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise UserError(f"{path}:{number}: not a JSON line ({exc.msg})") from None
+                row = json.loads(line)
+            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                raise UserError(f"{path}:{number}: not a JSON line ({getattr(exc, 'msg', exc)})") from None
+            rows.append(_checked(row, fields, f"{path}:{number}"))
     return rows
 
 
-def _parquet(path: Path) -> list[dict[str, Any]]:
+def _parquet(path: Path, fields: dict[str, _Field]) -> list[dict[str, Any]]:
     import pyarrow.parquet as pq
 
     try:
-        return pq.read_table(path).to_pylist()
+        rows = pq.read_table(path).to_pylist()
     except Exception as exc:  # noqa: BLE001 -- whatever pyarrow met, the file is not readable output
         raise UserError(f"{path}: not a readable Parquet file ({type(exc).__name__}: {exc})") from None
+    return [_checked(row, fields, f"{path}: row {number}") for number, row in enumerate(rows, start=1)]
+
+
+def _summary(path: Path) -> dict[str, Any]:
+    """A job's ``summary.json``, checked for what the report reads of it (the inputs to read again, how
+    they were read, what the summary table shows)."""
+    try:
+        s = json.loads(path.read_bytes())
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise UserError(f"{path}: not a JSON summary ({getattr(exc, 'msg', exc)}): damaged or cut short?") from None
+    _checked(s, _SUMMARY, str(path))
+    _checked(s.get("parameters") or {}, _PARAMETERS, f"{path}: parameters")
+    _checked(s.get("read_as") or {}, _READ_AS, f"{path}: read_as")
+    return s
 
 
 def collect(folders: Sequence[str | Path]) -> dict[str, Any]:
     """What the output ``folders`` hold: summaries, clusters, pairs, containments, partials, plots.
 
-    Outputs are read in either format the jobs write (``--format jsonl`` or ``parquet``).
+    Outputs are read in either format the jobs write (``--format jsonl`` or ``parquet``); a file
+    that is not what the report reads raises :class:`UserError` naming it (and its line).
     """
     found: dict[str, Any] = {"summaries": {}, "clusters": [], "pairs": [], "containments": [], "partials": [],
                              "plots": {}, "inputs": [], "extract": None, "read_as": None}
@@ -68,21 +136,21 @@ def collect(folders: Sequence[str | Path]) -> dict[str, Any]:
         known = False
         for key in ("clusters", "pairs", "containments", "partials"):
             if (folder / f"{key}.jsonl").exists():
-                found[key] += _jsonl(folder / f"{key}.jsonl")
+                found[key] += _jsonl(folder / f"{key}.jsonl", _ROWS[key])
                 known = True
             elif (folder / f"{key}.parquet").exists():
-                found[key] += _parquet(folder / f"{key}.parquet")
+                found[key] += _parquet(folder / f"{key}.parquet", _ROWS[key])
                 known = True
         for png in sorted(folder.glob("*.png")):
             found["plots"][png.name] = "data:image/png;base64," + base64.b64encode(png.read_bytes()).decode()
             known = True
         summary = folder / "summary.json"
         if summary.exists():
-            s = json.loads(summary.read_text())
+            s = _summary(summary)
             found["summaries"][str(folder)] = {k: s[k] for k in ("documents", "pairs", "clusters", "parameters",
                                                                  "warnings", "containments") if k in s}
-            found["inputs"] += [i for i in s.get("inputs", []) if i not in found["inputs"]]
-            found["extract"] = found["extract"] or s.get("parameters", {}).get("extract")
+            found["inputs"] += [i for i in s["inputs"] if i not in found["inputs"]]
+            found["extract"] = found["extract"] or (s.get("parameters") or {}).get("extract")
             found["read_as"] = found["read_as"] or s.get("read_as")
             known = True
         if not known:
