@@ -694,6 +694,8 @@ def test_11_no_output_overwrites_or_reads_back_an_input_or_another_output(tmp_pa
         (["dedup", str(folder), "-o", str(folder / "out")], "read its outputs back"),
         (["partial", str(folder), "-o", str(folder / "out")], "read its outputs back"),
         (["contain", str(folder), "-o", str(folder / "out")], "read its outputs back"),
+        (["synth", str(folder), "-o", str(folder / "out")], "read its outputs back"),
+        (["eval", str(folder), "--plot", str(folder / "plots")], "choose a path outside the inputs"),
         (["dedup", str(path), "-o", str(out), "--unique", str(out / "u.jsonl")], "inside the output folder"),
         (["dedup", str(path), "-o", str(out), "--unique", str(out)], "inside the output folder"),
     ):

@@ -57,9 +57,11 @@ def run(args: argparse.Namespace) -> int:
     from ..evaluate.curves import learning_curve
     from ..evaluate.harness import evaluate
     from ..evaluate.labeled import load_labeled
+    from ..io.writers import check_outputs_apart
 
     if args.containments or args.partials:
         return _eval_located(args)
+    check_outputs_apart([args.dataset, *filter(None, (args.tune_on, args.truth, args.pairs))], files=[args.plot])
 
     names = args.compare.split(",") if args.compare else [args.method]
     for name in names:

@@ -36,12 +36,13 @@ def run(args: argparse.Namespace) -> int:
     import itertools
     from dataclasses import fields
 
+    from ..errors import UserError
     from ..evaluate.corpora import load_texts, shipped_articles
     from ..evaluate.synth import SynthConfig, write_corpus
-
-    from ..errors import UserError
+    from ..io.writers import check_outputs_apart
     from ..job import RunStats
 
+    check_outputs_apart(args.sources or [], args.output)
     rejected = RunStats()
     articles = (itertools.chain.from_iterable(load_texts(s, rejected) for s in args.sources) if args.sources
                 else shipped_articles())
