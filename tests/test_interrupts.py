@@ -207,3 +207,40 @@ def test_a_file_written_into_the_temporary_folder_while_it_is_removed_does_not_k
     folder.path("pairs.jsonl").write_text("{}\n")
     writers.remove_pending()
     assert len(passes) == 2 and list(tmp_path.iterdir()) == []
+
+
+_LONG_KERNEL = """
+import os, sys, time
+from numba import njit
+from neardup.runner import run_command
+
+@njit(nogil=True)
+def spin(seconds):  # a compiled loop that does not come back to Python for a while, as a join over 30M pairs
+    x = 0.0
+    i = 0
+    while i < seconds * 200_000_000:
+        x += i % 7
+        i += 1
+    return x
+
+spin(0)  # compiled before the run
+def job(args):
+    os.write(1, b"in the kernel\\n")
+    spin(60)
+    return 0
+
+sys.exit(run_command(job, None))
+"""
+
+
+@pytest.mark.parametrize("sig,code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_an_interrupt_stops_the_run_during_a_long_compiled_kernel(sig, code):
+    # Python runs a handler in the main thread only once it runs Python again: a minute, in a long join
+    proc = subprocess.Popen([sys.executable, "-c", _LONG_KERNEL], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stdout.readline() == b"in the kernel\n"
+    time.sleep(0.5)
+    started = time.perf_counter()
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=120)
+    assert (proc.returncode, err.decode()) == (code, f"neardup: interrupted ({sig.name})\n")
+    assert time.perf_counter() - started < 5

@@ -20,6 +20,12 @@ from .errors import UserError
 from .io.records import printable
 from .io.writers import remove_pending
 
+#: The thread that stops a run beside a running kernel (:func:`interrupts`); it holds no lock
+#: while it waits, so a worker may be forked beside it (:mod:`neardup.workers`).
+SIGNAL_THREAD = "neardup-signals"
+#: What ends its wait (no signal has the number 0).
+_OVER = b"\0"
+
 #: Where to report a bug (printed under the traceback of an internal error).
 REPORT_TO = "the neardup issue tracker"
 
@@ -43,13 +49,46 @@ def interrupts() -> Iterator[None]:
         yield
         return
 
+    once = threading.Lock()  # the main thread's handler and the watcher's: the first one stops the run
+
     def stop(signum: int, frame: object) -> None:
+        if not once.acquire(blocking=False):
+            return
         remove_pending()
         os.write(2, f"neardup: interrupted ({signal.Signals(signum).name})\n".encode())
         os._exit(128 + signum)
 
-    with stop_signals(stop):
+    with stop_signals(stop), _stopped_beside_kernels(stop):
         yield
+
+
+@contextlib.contextmanager
+def _stopped_beside_kernels(stop: Callable[[int, Any], None]) -> Iterator[None]:
+    """Also stop from a thread of its own: Python runs a signal's handler in the main thread only
+    when it runs Python again, which a compiled kernel over millions of pairs may not do for a
+    minute.  The C-level handler writes the signal's number to a wakeup pipe at once; this thread,
+    blocked on the pipe without the GIL, then stops the run -- at once when the kernel releases
+    the GIL (the long ones do: ``nogil``), else as soon as the kernel returns, as before."""
+    wake, woken = os.pipe()
+    os.set_blocking(woken, False)
+    previous = signal.set_wakeup_fd(woken, warn_on_full_buffer=False)
+
+    def watch() -> None:
+        while (data := os.read(wake, 1)) not in (_OVER, b""):
+            # stopped here only while this is its handler: a server (``serve``) installs its own
+            if data[0] in (signal.SIGINT, signal.SIGTERM) and signal.getsignal(data[0]) is stop:
+                stop(data[0], None)
+
+    watcher = threading.Thread(target=watch, name=SIGNAL_THREAD, daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        signal.set_wakeup_fd(previous)
+        os.write(woken, _OVER)  # not a close: a worker forked meanwhile holds the pipe's ends too
+        watcher.join()
+        os.close(woken)
+        os.close(wake)
 
 
 @contextlib.contextmanager

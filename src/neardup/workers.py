@@ -201,13 +201,17 @@ def _pooled(items: Iterator[T], payload: Callable[[T], A | None], fn: Callable[[
 
 
 def _pool(n: int) -> ProcessPoolExecutor:
-    """``n`` worker processes: forked from this process when it runs no other thread, else from a
+    """``n`` worker processes: forked from this process when it runs no other thread (but the
+    interrupt watcher, blocked on a pipe), else from a
     fork server that loaded the extractor (spawned where neither exists)."""
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor
 
+    from .runner import SIGNAL_THREAD
+
     methods = mp.get_all_start_methods()
-    if "fork" in methods and threading.active_count() == 1:
+    alone = all(t is threading.main_thread() or t.name == SIGNAL_THREAD for t in threading.enumerate())
+    if "fork" in methods and alone:
         return ProcessPoolExecutor(n, mp_context=mp.get_context("fork"), initializer=_worker_start)
     if "forkserver" in methods:
         ctx = mp.get_context("forkserver")
