@@ -150,3 +150,12 @@ def test_strict_mode_raises_on_first_rejection(tmp_path):
     path = write_lines(tmp_path / "in.jsonl", [b'{"id": "a", "text": "ok"}', b"{broken"])
     with pytest.raises(InputError, match=r"in.jsonl:2: invalid JSON"):
         Deduplicator(strict=True).run(read_input(path))
+
+
+def test_an_id_that_is_there_but_unusable_says_what_is_wrong(tmp_path):
+    path = write_lines(tmp_path / "in.jsonl", [orjson.dumps({"id": rid, "text": "x y"}) for rid in
+                                               (None, "", True, [1], {"a": 1})] + [b'{"text": "x y"}'])
+    assert [(i.reason, i.detail) for i in read_input(path)] == [
+        ("missing id", "'id' is null"), ("missing id", "'id' is empty"),
+        ("missing id", "'id' is true, not a string or number"), ("missing id", "'id' is a list, not a string or number"),
+        ("missing id", "'id' is an object, not a string or number"), ("missing id", "no 'id' field")]

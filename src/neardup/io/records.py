@@ -137,8 +137,9 @@ def record_from_mapping(obj: Any, source: str, line: int, prefer_html: bool = Fa
     if not isinstance(obj, dict):
         return Rejection(source, line, "not a JSON object")
     rid = obj.get(fields.id)
-    if rid is None or isinstance(rid, (dict, list, bool)) or rid == "":
-        return Rejection(source, line, "missing id", f"no '{fields.id}' field")
+    wrong = _id_fault(rid, fields.id, obj)
+    if wrong:
+        return Rejection(source, line, "missing id", wrong)
     text, html = obj.get(fields.text), obj.get(fields.html)
     if prefer_html and html is not None:
         text = None
@@ -161,6 +162,20 @@ def record_from_mapping(obj: Any, source: str, line: int, prefer_html: bool = Fa
     if text is not None and looks_like_html(text):
         return Record(str(rid), None, text, source, line, obj, html_in_text=True)
     return Record(str(rid), text if text is not None else None, None if text is not None else html, source, line, obj)
+
+
+def _id_fault(rid: Any, name: str, obj: dict) -> str | None:
+    """Why ``rid``, the value of the id field ``name`` of ``obj``, is no id (absent, null, empty, a
+    boolean, a list, an object: JSON's names), else None."""
+    if rid is None:
+        return f"no '{name}' field" if name not in obj else f"'{name}' is null"
+    if rid == "":
+        return f"'{name}' is empty"
+    if isinstance(rid, bool):
+        return f"'{name}' is {'true' if rid else 'false'}, not a string or number"
+    if isinstance(rid, (list, dict)):
+        return f"'{name}' is {'a list' if isinstance(rid, list) else 'an object'}, not a string or number"
+    return None
 
 
 def describe_fault(exc: BaseException) -> str:
