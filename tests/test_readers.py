@@ -5,7 +5,8 @@ import gzip
 import orjson
 import pytest
 
-from neardup import Deduplicator, InputError
+from neardup import Deduplicator, Fields, InputError
+from neardup.cli import main
 from neardup.io.readers import Record, Rejection, decode_html, read_input, read_inputs
 
 
@@ -159,3 +160,21 @@ def test_an_id_that_is_there_but_unusable_says_what_is_wrong(tmp_path):
         ("missing id", "'id' is null"), ("missing id", "'id' is empty"),
         ("missing id", "'id' is true, not a string or number"), ("missing id", "'id' is a list, not a string or number"),
         ("missing id", "'id' is an object, not a string or number"), ("missing id", "no 'id' field")]
+
+
+def test_a_named_text_field_is_not_replaced_by_the_html(tmp_path, capsys):
+    # a mistyped --text-field once read every record from its html, silently; a mistyped --id-field is rejected
+    rows = [{"id": "a", "body": "the body text", "html": "<p>the page</p>"}, {"id": "b", "html": "<p>a page</p>"},
+            {"id": "c", "body": None, "html": "<p>a page</p>"}]
+    path = write_lines(tmp_path / "in.jsonl", [orjson.dumps(r) for r in rows])
+    items = list(read_input(path, fields=Fields(text="body")))
+    assert items[0].text == "the body text"
+    assert [(i.reason, i.detail) for i in items[1:]] == [
+        ("missing text", "no 'body' field: the text field asked for; 'html' is not read in its place"),
+        ("missing text", "'body' is null: the text field asked for; 'html' is not read in its place")]
+    assert items[1].row == rows[1]  # --unique writes it back
+    assert [i.html for i in read_input(path, prefer_html=True, fields=Fields(text="body"))][1:] == ["<p>a page</p>"] * 2
+    assert [i.html for i in read_input(path)] == [r["html"] for r in rows]  # the default 'text' falls back to html
+    assert main(["dedup", str(path), "-o", str(tmp_path / "o"), "--text-field", "nope"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no usable record" in err and "missing text (no 'nope' field" in err

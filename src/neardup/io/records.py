@@ -128,8 +128,11 @@ def record_from_mapping(obj: Any, source: str, line: int, prefer_html: bool = Fa
     """A record from a JSON object, Parquet or CSV row, or why it cannot be one.
 
     ``fields`` names the id, text and HTML fields.  A record with both text and HTML uses
-    the text unless ``prefer_html``; a text that looks like a web page
-    (:func:`looks_like_html`) is read as HTML, so markup is extracted, never compared.
+    the text unless ``prefer_html``; one with HTML alone uses it, unless the text field was
+    named (not the default ``text``): a record without the field named is then missing its
+    text, as it would be missing its id, rather than read from its HTML unasked (a mistyped
+    ``--text-field`` would otherwise switch every record to HTML silently).  A text that looks
+    like a web page (:func:`looks_like_html`) is read as HTML, so markup is extracted, never compared.
     ``unicode_checked``: its strings are known to hold no lone surrogate (orjson refuses them
     when it parses bytes), so the text is not encoded again to look for one (a page's worth of
     encoding saved per record).
@@ -143,6 +146,10 @@ def record_from_mapping(obj: Any, source: str, line: int, prefer_html: bool = Fa
     text, html = obj.get(fields.text), obj.get(fields.html)
     if prefer_html and html is not None:
         text = None
+    elif text is None and html is not None and fields.text != FIELDS.text:
+        absent = f"no '{fields.text}' field" if fields.text not in obj else f"'{fields.text}' is null"
+        return Rejection(source, line, "missing text", f"{absent}: the text field asked for; '{fields.html}' "
+                                                        "is not read in its place", row=obj)
     if text is None and html is None:
         return Rejection(source, line, "missing text", f"a record needs a '{fields.text}' or '{fields.html}' field",
                          row=obj)
