@@ -1,6 +1,7 @@
 """Every kind of bad input is reported with file and line, counted, or fatal with --strict."""
 
 import gzip
+import sys
 
 import orjson
 import pytest
@@ -151,6 +152,26 @@ def test_strict_mode_raises_on_first_rejection(tmp_path):
     path = write_lines(tmp_path / "in.jsonl", [b'{"id": "a", "text": "ok"}', b"{broken"])
     with pytest.raises(InputError, match=r"in.jsonl:2: invalid JSON"):
         Deduplicator(strict=True).run(read_input(path))
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-32", "utf-32-be"])
+@pytest.mark.parametrize("gzipped", [False, True])
+def test_utf16_and_utf32_jsonl_is_read_by_its_byte_order_mark(tmp_path, encoding, gzipped):
+    # Excel's "Unicode text" and PowerShell write UTF-16 with a mark; read as bytes, every line was invalid JSON
+    text = "\n".join(['{"id": "a", "text": "caf\u00e9 \u6771\u4eac \u2028 one"}', "", "{broken",
+                      '{"id": "b", "text": "two \U0001f600"}']) + "\n"
+    data = text.encode(encoding)
+    if encoding.endswith("be"):  # the endian-named codecs write no mark: add it
+        data = "\ufeff".encode(encoding) + data
+    path = tmp_path / ("in.jsonl.gz" if gzipped else "in.jsonl")
+    path.write_bytes(gzip.compress(data) if gzipped else data)
+    items = list(read_input(path))
+    assert reasons(items) == [(3, "invalid JSON")]
+    records = [i for i in items if isinstance(i, Record)]
+    assert [(r.id, r.text, r.line) for r in records] == [("a", "caf\u00e9 \u6771\u4eac \u2028 one", 1),
+                                                          ("b", "two \U0001f600", 4)]
+    mark = encoding if encoding.endswith("be") else f"{encoding}-{sys.byteorder[0]}e"  # the plain codecs: native
+    assert {r.encoding for r in records} == {mark}
 
 
 def test_an_id_that_is_there_but_unusable_says_what_is_wrong(tmp_path):
