@@ -64,15 +64,17 @@ def test_byte_ranges_of_a_file_without_records_say_it_is_empty(tmp_path):
     assert [(i.reason, i.line) for i in _ranges(path, 2)] == [(i.reason, i.line) for i in read_inputs([path])]
 
 
-def wide_folder(root: Path) -> Path:
-    """A UTF-16 JSONL file larger than :data:`SPLIT` (a bad line in it): what the local reader decodes by
-    its byte-order mark, and the executors must read the same."""
+def wide_and_tabular_folder(root: Path) -> Path:
+    """A UTF-16 JSONL file larger than :data:`SPLIT` (a bad line in it) and malformed CSV files: what
+    the local readers decode or reject, and the executors must read the same."""
     folder = root / "wide"
     folder.mkdir()
     lines = [json.dumps({"id": f"w{i}", "text": f"{STORY if i % 2 else OTHER} \u00e9 {i}"}) for i in range(700)]
     lines[350] = "{broken"
     (folder / "a_wide.jsonl").write_bytes(("\n".join(lines) + "\n").encode("utf-16"))
     assert (folder / "a_wide.jsonl").stat().st_size > 2 * SPLIT
+    (folder / "d_bad.csv").write_text(f'id,text\nm1,"{STORY} m"\nm2,one,two\n,"{OTHER}"\nm3,"never closed\nm4,x\n')
+    (folder / "e_twice.csv").write_text(f'id,text,text\nn1,"{STORY}","{OTHER}"\n')
     return folder
 
 
@@ -167,9 +169,9 @@ def test_a_utf16_jsonl_file_is_read_whole_not_in_byte_ranges(tmp_path):
     (its byte-order mark) is one unit, as a gzipped one is; a range read of it is refused."""
     from neardup.engines.spark_input import plan
 
-    folder = wide_folder(tmp_path)
+    folder = wide_and_tabular_folder(tmp_path)
     units = plan([str(folder)], split_bytes=SPLIT)
-    assert [(Path(u.path).name, u.start, u.end) for u in units] == [("a_wide.jsonl", 0, -1)]
+    assert [(Path(u.path).name, u.start, u.end) for u in units][:1] == [("a_wide.jsonl", 0, -1)]
     with pytest.raises(ValueError, match="read whole"):
         list(read_jsonl(folder / "a_wide.jsonl", start=SPLIT, end=2 * SPLIT, seen=[0, 0]))
 
@@ -177,13 +179,13 @@ def test_a_utf16_jsonl_file_is_read_whole_not_in_byte_ranges(tmp_path):
 @spark_test
 @slow_test
 @pytest.mark.usefixtures("spark")
-def test_executors_read_utf16_files_as_locally(tmp_path):
+def test_executors_read_utf16_files_and_malformed_tables_as_locally(tmp_path):
     """The same records, rejections (lines, reasons, details), encodings and outputs as locally, with
     the JSONL files cut into ranges of SPLIT bytes where they can be."""
     from neardup.engines.spark import SparkEngine
     from neardup.run import dedup_files
 
-    folder = wide_folder(tmp_path)
+    folder = wide_and_tabular_folder(tmp_path)
     _, ls = dedup_files([str(folder)], tmp_path / "l", relations=False)
     dedup_files([str(folder)], tmp_path / "s", engine=SparkEngine(master="local[2]", partitions=3, split_bytes=SPLIT),
                 relations=False)
@@ -191,8 +193,9 @@ def test_executors_read_utf16_files_as_locally(tmp_path):
         assert (tmp_path / "s" / name).read_bytes() == (tmp_path / "l" / name).read_bytes()
     assert summary_of(tmp_path / "s") == summary_of(tmp_path / "l")
     docs = ls["documents"]
-    assert docs["kept"] == 699 and docs["detected_encodings"] == {f"utf-16-{sys.byteorder[0]}e": 699}
-    assert docs["rejected_by_reason"] == {"invalid JSON": 1}
+    assert docs["kept"] == 699 + 1 and docs["detected_encodings"] == {f"utf-16-{sys.byteorder[0]}e": 699}
+    assert docs["rejected_by_reason"] == {"invalid JSON": 1, "invalid CSV row": 2, "missing id": 1,
+                                         "invalid CSV header": 1}
 
 
 @spark_test
