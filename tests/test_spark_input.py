@@ -65,14 +65,16 @@ def test_byte_ranges_of_a_file_without_records_say_it_is_empty(tmp_path):
 
 
 def wide_and_tabular_folder(root: Path) -> Path:
-    """A UTF-16 JSONL file larger than :data:`SPLIT` (a bad line in it) and malformed CSV files: what
-    the local readers decode or reject, and the executors must read the same."""
+    """A UTF-16 JSONL file larger than :data:`SPLIT` (a bad line in it), UTF-16, cp1252 and malformed
+    CSV/TSV files: what the local readers decode or reject, and the executors must read the same."""
     folder = root / "wide"
     folder.mkdir()
     lines = [json.dumps({"id": f"w{i}", "text": f"{STORY if i % 2 else OTHER} \u00e9 {i}"}) for i in range(700)]
     lines[350] = "{broken"
     (folder / "a_wide.jsonl").write_bytes(("\n".join(lines) + "\n").encode("utf-16"))
     assert (folder / "a_wide.jsonl").stat().st_size > 2 * SPLIT
+    (folder / "b_wide.tsv").write_bytes(f'id\ttext\nt1\t"{STORY}\nsecond line"\nt2\t{OTHER}\n'.encode("utf-16"))
+    (folder / "c_legacy.csv").write_bytes(f'id,text\nl1,"caf\u00e9 {OTHER}"\n'.encode("cp1252"))
     (folder / "d_bad.csv").write_text(f'id,text\nm1,"{STORY} m"\nm2,one,two\n,"{OTHER}"\nm3,"never closed\nm4,x\n')
     (folder / "e_twice.csv").write_text(f'id,text,text\nn1,"{STORY}","{OTHER}"\n')
     return folder
@@ -179,7 +181,7 @@ def test_a_utf16_jsonl_file_is_read_whole_not_in_byte_ranges(tmp_path):
 @spark_test
 @slow_test
 @pytest.mark.usefixtures("spark")
-def test_executors_read_utf16_files_and_malformed_tables_as_locally(tmp_path):
+def test_executors_read_utf16_legacy_and_malformed_tables_as_locally(tmp_path):
     """The same records, rejections (lines, reasons, details), encodings and outputs as locally, with
     the JSONL files cut into ranges of SPLIT bytes where they can be."""
     from neardup.engines.spark import SparkEngine
@@ -193,7 +195,8 @@ def test_executors_read_utf16_files_and_malformed_tables_as_locally(tmp_path):
         assert (tmp_path / "s" / name).read_bytes() == (tmp_path / "l" / name).read_bytes()
     assert summary_of(tmp_path / "s") == summary_of(tmp_path / "l")
     docs = ls["documents"]
-    assert docs["kept"] == 699 + 1 and docs["detected_encodings"] == {f"utf-16-{sys.byteorder[0]}e": 699}
+    assert docs["kept"] == 699 + 2 + 1 + 1 and docs["detected_encodings"] == {
+        f"utf-16-{sys.byteorder[0]}e": 701, "cp1252": 1}
     assert docs["rejected_by_reason"] == {"invalid JSON": 1, "invalid CSV row": 2, "missing id": 1,
                                          "invalid CSV header": 1}
 

@@ -1,7 +1,10 @@
 """CSV and TSV as spreadsheets and exports write them: malformed rows and headers are named rejections,
-never silently kept or merged."""
+never silently kept or merged, and legacy and UTF-16/32 encodings are decoded and reported."""
 
 from __future__ import annotations
+
+import gzip
+import sys
 
 import orjson
 import pytest
@@ -59,3 +62,37 @@ def test_a_quote_never_closed_is_a_rejection_not_the_rest_of_the_file(tmp_path):
     records, rejected = _items(path)
     assert records["r1"].text == f'{STORY}\nits second line, "quoted"' and records["r3"].line == 5
     assert rejected == [(4, "invalid CSV row", "',' expected after '\"'")]
+
+
+def test_a_legacy_encoded_table_is_decoded_and_reported(tmp_path):
+    path = tmp_path / "l1.csv"
+    ascii_rows = "".join(f"a{i},{STORY}\n" for i in range(3000))  # over the first read's worth of bytes
+    path.write_bytes(f"id,text\nr1,caf\u00e9 cr\u00e8me {STORY}\n{ascii_rows}r2,\u201cna\u00efve\u201d\n"
+                     .encode("cp1252"))
+    records, rejected = _items(path)
+    assert rejected == [] and len(records) == 3002
+    assert records["r1"].text == f"caf\u00e9 cr\u00e8me {STORY}" and records["r1"].encoding == "cp1252"
+    assert records["r2"].text == "\u201cna\u00efve\u201d" and records["r2"].encoding == "cp1252"
+    assert records["a0"].encoding is None  # ASCII rows are UTF-8
+    assert main(["dedup", str(path), "-o", str(tmp_path / "o"), "--quiet", "--no-relations"]) == 0
+    summary = orjson.loads((tmp_path / "o" / "summary.json").read_bytes())
+    assert summary["documents"]["detected_encodings"] == {"cp1252": 2}
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-32"])
+@pytest.mark.parametrize("gzipped", [False, True])
+@pytest.mark.parametrize("sep, name", [(",", "t.csv"), ("\t", "t.tsv")])
+def test_utf16_and_utf32_tables_are_read_by_their_byte_order_mark(tmp_path, encoding, gzipped, sep, name):
+    text = (f"id{sep}text\nr1{sep}\"caf\u00e9 {STORY}\nsecond line\"\nr2{sep}\u6771\u4eac {STORY}\n"
+            f"{sep}no id\nr4{sep}{STORY}\n")
+    data = text.encode(encoding)
+    if not encoding.endswith(("16", "32")):  # the endian-named codecs write no mark: add it
+        data = "\ufeff".encode(encoding) + data
+    path = tmp_path / (name + ".gz" if gzipped else name)
+    path.write_bytes(gzip.compress(data) if gzipped else data)
+    records, rejected = _items(path)
+    assert {k: (r.text, r.line) for k, r in records.items()} == {
+        "r1": (f"caf\u00e9 {STORY}\nsecond line", 2), "r2": (f"\u6771\u4eac {STORY}", 4), "r4": (STORY, 6)}
+    assert rejected == [(5, "missing id", "'id' is empty")]
+    mark = encoding if encoding.endswith("be") else f"{encoding}-{sys.byteorder[0]}e"  # the plain codecs: native
+    assert {r.encoding for r in records.values()} == {mark}

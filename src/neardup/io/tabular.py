@@ -7,7 +7,9 @@ first line in the file.  Nothing malformed is kept as if it were fine: the csv m
 strictly (a quote never closed before the end of the file, text after a closing quote), a row
 with more fields than the header is a rejection (a trailing empty one aside: spreadsheets write
 them), and a header naming a field twice refuses the file.  A row with fewer fields lacks the
-last ones, as a JSON object may: a missing id or text is rejected as such.
+last ones, as a JSON object may: a missing id or text is rejected as such.  Encodings are those
+of JSONL: UTF-8, a file with a UTF-16/32 byte-order mark decoded by it, and a row whose bytes
+are not UTF-8 decoded by :func:`~.decode.decode` (charset detection), its encoding reported.
 """
 
 from __future__ import annotations
@@ -18,8 +20,11 @@ from collections import Counter
 from pathlib import Path
 from typing import Iterator
 
+from .decode import decode
 from .lines import open_record_file
-from .records import FILE_FAULTS, FIELDS, Fields, Record, Rejection, describe_fault, record_from_mapping
+from .records import (
+    FILE_FAULTS, FIELDS, Fields, Record, Rejection, describe_fault, lone_surrogate, record_from_mapping,
+)
 
 # Article texts are long: the csv module's default limit (128 KiB per field) would reject them;
 # 64 MiB, the cap of a document file and a JSONL record, is the limit instead.
@@ -33,9 +38,12 @@ def read_table(path: Path, delimiter: str, prefer_html: bool = False,
     rows = 0
     line = 1  # the first line of the row being read
     try:
-        with io.TextIOWrapper(open_record_file(path).stream, encoding="utf-8-sig", errors="replace",
-                              newline="") as fh:
+        opened = open_record_file(path)
+        # UTF-8 (its mark dropped), bytes that are not UTF-8 kept as escapes for _Legacy; or a mark's UTF-16/32
+        with io.TextIOWrapper(opened.stream, encoding=opened.wide or "utf-8-sig",
+                              errors="replace" if opened.wide else "surrogateescape", newline="") as fh:
             reader = csv.reader(fh, delimiter=delimiter, strict=True)
+            legacy = _Legacy(opened.wide)
             try:
                 header = next((row for row in reader if row), None)  # blank lines before it aside
             except csv.Error as exc:
@@ -44,6 +52,7 @@ def read_table(path: Path, delimiter: str, prefer_html: bool = False,
             if header is None:
                 yield Rejection(source, None, "empty input", "no header row")
                 return
+            header = legacy.decoded(header)[0]
             twice = _named_twice(header)
             if twice:
                 yield Rejection(source, reader.line_num, "invalid CSV header", twice)
@@ -65,12 +74,49 @@ def read_table(path: Path, delimiter: str, prefer_html: bool = False,
                     yield Rejection(source, line, "invalid CSV row",
                                     f"{len(row)} fields, the header names {len(header)}")
                     continue
-                yield record_from_mapping(dict(zip(header, row)), source, line, prefer_html, fields)
+                values, encoding = legacy.decoded(row)
+                item = record_from_mapping(dict(zip(header, values)), source, line, prefer_html, fields,
+                                           unicode_checked=True)
+                if encoding and isinstance(item, Record):
+                    item.encoding = encoding
+                yield item
     except FILE_FAULTS as exc:
         yield Rejection(source, line, "unreadable file", describe_fault(exc))
         return
     if rows == 0:
         yield Rejection(source, None, "empty input", "no rows after the header")
+
+
+class _Legacy:
+    """The encoding of a table's rows: its byte-order mark's (``wide``), else UTF-8, and the bytes of
+    a row that are not UTF-8 (read as escapes: lone surrogates) decoded by :func:`~.decode.decode`.
+    The encoding detected on the file's first such row is tried first on the later ones, so the
+    detector runs once per file rather than once per row; a row it does not decode is detected anew."""
+
+    def __init__(self, wide: str | None) -> None:
+        self.wide = wide
+        self.encoding: str | None = None
+
+    def decoded(self, values: list[str]) -> tuple[list[str], str | None]:
+        """``values`` with their escapes decoded, and the encoding used (None: UTF-8).  None of the
+        values returned holds a lone surrogate."""
+        if self.wide:  # decoded with U+FFFD for invalid code units: no surrogate
+            return values, self.wide
+        raw = {i: v.encode("utf-8", "surrogateescape") for i, v in enumerate(values) if lone_surrogate(v) is not None}
+        if not raw:
+            return values, None
+        out = list(values)
+        if self.encoding:
+            try:
+                for i, data in raw.items():
+                    out[i] = data.decode(self.encoding)
+                return out, self.encoding
+            except UnicodeDecodeError:
+                pass
+        self.encoding = decode(b"\n".join(raw.values()))[1] or "utf-8"
+        for i, data in raw.items():
+            out[i] = data.decode(self.encoding, errors="replace")
+        return out, self.encoding
 
 
 def _named_twice(header: list[str]) -> str | None:
