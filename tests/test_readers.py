@@ -1,11 +1,13 @@
 """Every kind of bad input is reported with file and line, counted, or fatal with --strict."""
 
 import gzip
+import sys
 
 import orjson
 import pytest
 
-from neardup import Deduplicator, InputError
+from neardup import Deduplicator, Fields, InputError
+from neardup.cli import main
 from neardup.io.readers import Record, Rejection, decode_html, read_input, read_inputs
 
 
@@ -150,3 +152,50 @@ def test_strict_mode_raises_on_first_rejection(tmp_path):
     path = write_lines(tmp_path / "in.jsonl", [b'{"id": "a", "text": "ok"}', b"{broken"])
     with pytest.raises(InputError, match=r"in.jsonl:2: invalid JSON"):
         Deduplicator(strict=True).run(read_input(path))
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-32", "utf-32-be"])
+@pytest.mark.parametrize("gzipped", [False, True])
+def test_utf16_and_utf32_jsonl_is_read_by_its_byte_order_mark(tmp_path, encoding, gzipped):
+    # Excel's "Unicode text" and PowerShell write UTF-16 with a mark; read as bytes, every line was invalid JSON
+    text = "\n".join(['{"id": "a", "text": "caf\u00e9 \u6771\u4eac \u2028 one"}', "", "{broken",
+                      '{"id": "b", "text": "two \U0001f600"}']) + "\n"
+    data = text.encode(encoding)
+    if encoding.endswith("be"):  # the endian-named codecs write no mark: add it
+        data = "\ufeff".encode(encoding) + data
+    path = tmp_path / ("in.jsonl.gz" if gzipped else "in.jsonl")
+    path.write_bytes(gzip.compress(data) if gzipped else data)
+    items = list(read_input(path))
+    assert reasons(items) == [(3, "invalid JSON")]
+    records = [i for i in items if isinstance(i, Record)]
+    assert [(r.id, r.text, r.line) for r in records] == [("a", "caf\u00e9 \u6771\u4eac \u2028 one", 1),
+                                                          ("b", "two \U0001f600", 4)]
+    mark = encoding if encoding.endswith("be") else f"{encoding}-{sys.byteorder[0]}e"  # the plain codecs: native
+    assert {r.encoding for r in records} == {mark}
+
+
+def test_an_id_that_is_there_but_unusable_says_what_is_wrong(tmp_path):
+    path = write_lines(tmp_path / "in.jsonl", [orjson.dumps({"id": rid, "text": "x y"}) for rid in
+                                               (None, "", True, [1], {"a": 1})] + [b'{"text": "x y"}'])
+    assert [(i.reason, i.detail) for i in read_input(path)] == [
+        ("missing id", "'id' is null"), ("missing id", "'id' is empty"),
+        ("missing id", "'id' is true, not a string or number"), ("missing id", "'id' is a list, not a string or number"),
+        ("missing id", "'id' is an object, not a string or number"), ("missing id", "no 'id' field")]
+
+
+def test_a_named_text_field_is_not_replaced_by_the_html(tmp_path, capsys):
+    # a mistyped --text-field once read every record from its html, silently; a mistyped --id-field is rejected
+    rows = [{"id": "a", "body": "the body text", "html": "<p>the page</p>"}, {"id": "b", "html": "<p>a page</p>"},
+            {"id": "c", "body": None, "html": "<p>a page</p>"}]
+    path = write_lines(tmp_path / "in.jsonl", [orjson.dumps(r) for r in rows])
+    items = list(read_input(path, fields=Fields(text="body")))
+    assert items[0].text == "the body text"
+    assert [(i.reason, i.detail) for i in items[1:]] == [
+        ("missing text", "no 'body' field: the text field asked for; 'html' is not read in its place"),
+        ("missing text", "'body' is null: the text field asked for; 'html' is not read in its place")]
+    assert items[1].row == rows[1]  # --unique writes it back
+    assert [i.html for i in read_input(path, prefer_html=True, fields=Fields(text="body"))][1:] == ["<p>a page</p>"] * 2
+    assert [i.html for i in read_input(path)] == [r["html"] for r in rows]  # the default 'text' falls back to html
+    assert main(["dedup", str(path), "-o", str(tmp_path / "o"), "--text-field", "nope"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no usable record" in err and "missing text (no 'nope' field" in err

@@ -12,6 +12,7 @@ import gzip
 import io
 import json
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -61,6 +62,22 @@ def test_byte_ranges_of_a_file_without_records_say_it_is_empty(tmp_path):
     path = tmp_path / "blank.jsonl"
     path.write_bytes(b"\n\n  \n\n")
     assert [(i.reason, i.line) for i in _ranges(path, 2)] == [(i.reason, i.line) for i in read_inputs([path])]
+
+
+def wide_and_tabular_folder(root: Path) -> Path:
+    """A UTF-16 JSONL file larger than :data:`SPLIT` (a bad line in it), UTF-16, cp1252 and malformed
+    CSV/TSV files: what the local readers decode or reject, and the executors must read the same."""
+    folder = root / "wide"
+    folder.mkdir()
+    lines = [json.dumps({"id": f"w{i}", "text": f"{STORY if i % 2 else OTHER} \u00e9 {i}"}) for i in range(700)]
+    lines[350] = "{broken"
+    (folder / "a_wide.jsonl").write_bytes(("\n".join(lines) + "\n").encode("utf-16"))
+    assert (folder / "a_wide.jsonl").stat().st_size > 2 * SPLIT
+    (folder / "b_wide.tsv").write_bytes(f'id\ttext\nt1\t"{STORY}\nsecond line"\nt2\t{OTHER}\n'.encode("utf-16"))
+    (folder / "c_legacy.csv").write_bytes(f'id,text\nl1,"caf\u00e9 {OTHER}"\n'.encode("cp1252"))
+    (folder / "d_bad.csv").write_text(f'id,text\nm1,"{STORY} m"\nm2,one,two\n,"{OTHER}"\nm3,"never closed\nm4,x\n')
+    (folder / "e_twice.csv").write_text(f'id,text,text\nn1,"{STORY}","{OTHER}"\n')
+    return folder
 
 
 def _warc(path: Path) -> None:
@@ -147,6 +164,41 @@ def test_executors_read_a_messy_folder_as_the_local_input_stage(tmp_path, small,
                    "unsupported file type", "empty input", "no words"):
         assert reason in reasons, reason
     assert ls["documents"]["skipped"] >= 1 and ls["documents"]["detected_encodings"]
+
+
+def test_a_utf16_jsonl_file_is_read_whole_not_in_byte_ranges(tmp_path):
+    """A newline is two or four bytes in UTF-16/32, so a byte range cannot start at one: such a file
+    (its byte-order mark) is one unit, as a gzipped one is; a range read of it is refused."""
+    from neardup.engines.spark_input import plan
+
+    folder = wide_and_tabular_folder(tmp_path)
+    units = plan([str(folder)], split_bytes=SPLIT)
+    assert [(Path(u.path).name, u.start, u.end) for u in units][:1] == [("a_wide.jsonl", 0, -1)]
+    with pytest.raises(ValueError, match="read whole"):
+        list(read_jsonl(folder / "a_wide.jsonl", start=SPLIT, end=2 * SPLIT, seen=[0, 0]))
+
+
+@spark_test
+@slow_test
+@pytest.mark.usefixtures("spark")
+def test_executors_read_utf16_legacy_and_malformed_tables_as_locally(tmp_path):
+    """The same records, rejections (lines, reasons, details), encodings and outputs as locally, with
+    the JSONL files cut into ranges of SPLIT bytes where they can be."""
+    from neardup.engines.spark import SparkEngine
+    from neardup.run import dedup_files
+
+    folder = wide_and_tabular_folder(tmp_path)
+    _, ls = dedup_files([str(folder)], tmp_path / "l", relations=False)
+    dedup_files([str(folder)], tmp_path / "s", engine=SparkEngine(master="local[2]", partitions=3, split_bytes=SPLIT),
+                relations=False)
+    for name in ("pairs.jsonl", "clusters.jsonl"):
+        assert (tmp_path / "s" / name).read_bytes() == (tmp_path / "l" / name).read_bytes()
+    assert summary_of(tmp_path / "s") == summary_of(tmp_path / "l")
+    docs = ls["documents"]
+    assert docs["kept"] == 699 + 2 + 1 + 1 and docs["detected_encodings"] == {
+        f"utf-16-{sys.byteorder[0]}e": 701, "cp1252": 1}
+    assert docs["rejected_by_reason"] == {"invalid JSON": 1, "invalid CSV row": 2, "missing id": 1,
+                                         "invalid CSV header": 1}
 
 
 @spark_test

@@ -35,7 +35,9 @@ def add_input_options(p: argparse.ArgumentParser) -> None:
                         f"heuristic, or none (all visible text) ({DEFAULT_EXTRACTOR})")
     p.add_argument("--html", action="store_true", help="read the 'html' field of records that have both html and text")
     p.add_argument("--id-field", default="id", metavar="NAME", help="field of a record (JSONL, Parquet, CSV) with its id (id)")
-    p.add_argument("--text-field", default="text", metavar="NAME", help="field with the article text (text)")
+    p.add_argument("--text-field", default="text", metavar="NAME",
+                   help="field with the article text (text); a record without the field named here is rejected, "
+                        "not read from its HTML as one without 'text' is")
     p.add_argument("--html-field", default="html", metavar="NAME", help="field with the web page (html)")
     add_workers_option(p)
 

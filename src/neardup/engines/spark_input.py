@@ -9,7 +9,8 @@ input file (or piece of one), never one per document:
    (:func:`neardup.io.readers.inputs_entries`: the same folders, sorted, the same files
    refused); each record file, document file or refusal is a *unit*, numbered in reading
    order; a plain JSONL file larger than ``split_bytes`` is cut into byte ranges, one unit
-   each (a range reads the lines that begin in it);
+   each (a range reads the lines that begin in it) -- unless it is UTF-16/32 (a byte-order
+   mark), which is read whole, as a gzipped one is;
 2. **records** (executors) -- one task per partition of a range of task numbers, its units
    inside the function; each unit is read by the local readers (:func:`~neardup.io.readers.read_jsonl`
    with its range, :func:`~neardup.io.readers.read_record_file`, :func:`~neardup.io.readers.read_document_file`)
@@ -84,6 +85,7 @@ class Unit:
 def plan(inputs: Sequence[str], file_ids: str = "auto", split_bytes: int = SPLIT_BYTES) -> list[Unit]:
     """The units of ``inputs`` in reading order (see the module docstring); an input that cannot be read
     at all raises :class:`~neardup.errors.InputError`, as locally."""
+    from ..io.decode import wide_bom
     from ..io.readers import JSONL_SUFFIXES
 
     units: list[Unit] = []
@@ -95,8 +97,9 @@ def plan(inputs: Sequence[str], file_ids: str = "auto", split_bytes: int = SPLIT
         if what == "records" and arg.endswith(JSONL_SUFFIXES) and not str(path).lower().endswith(".gz"):
             size = os.path.getsize(path)
             with open(path, "rb") as fh:
-                gzipped = fh.read(2) == b"\x1f\x8b"
-            if size > split_bytes and not gzipped:
+                head = fh.read(4)
+            # a gzipped file, or a UTF-16/32 one (a newline is two or four bytes there), is read whole
+            if size > split_bytes and not head.startswith(b"\x1f\x8b") and wide_bom(head) is None:
                 units.extend(Unit("records", str(path), arg, lo, min(lo + split_bytes, size), file)
                              for lo in range(0, size, split_bytes))
                 continue

@@ -102,6 +102,19 @@ def decode_html(data: bytes) -> str:
     return decode_page(data)[0]
 
 
+def wide_bom(head: bytes) -> tuple[str, int] | None:
+    """The UTF-16/32 encoding the byte-order mark starting ``head`` names, and the mark's length; else None.
+
+    What record files (JSONL, CSV/TSV) are decoded by when they start with one: Excel's
+    "Unicode text" and PowerShell write UTF-16 with a mark, and such a file cannot be read
+    line by line as bytes (a newline is two or four bytes there).
+    """
+    for bom, encoding in _BOMS:
+        if head.startswith(bom):
+            return None if encoding == "utf-8" else (encoding, len(bom))
+    return None
+
+
 def wide_unicode(data: bytes) -> str | None:
     """The UTF-16/32 encoding of bytes with NULs but no byte-order mark, or None (binary)."""
     detected = detect(data[:65536])

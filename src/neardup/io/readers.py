@@ -22,6 +22,7 @@ import orjson
 
 from ..errors import InputError
 from .decode import decode, decode_html, decode_page, mostly_replacement, wide_unicode
+from .lines import numbered_lines, open_record_file
 from .records import (
     FIELDS, FILE_FAULTS, Fields, Record, Rejection, describe_fault, looks_like_html, record_from_mapping,
 )
@@ -81,60 +82,25 @@ def _special_file(path: Path) -> str | None:
     return "special file"
 
 
-def _open_text_lines(path: Path, limit: int | None = None, start: int = 0,
-                     end: int | None = None) -> Iterator[tuple[int, bytes | None]]:
-    """Numbered lines of a (gzipped) text file; a UTF-8 byte-order mark at the start is dropped.
-
-    A line longer than ``limit`` bytes is never held in memory: it is read past in pieces and
-    given as None (its number still counts).  ``start`` / ``end`` (a plain file only): the lines
-    that begin in that byte range, numbered from 1 within it -- a file read in pieces by several
-    tasks (:mod:`neardup.engines.spark_input`) reads every line exactly once.
-    """
-    with open(path, "rb") as probe:
-        gzipped = probe.read(2) == b"\x1f\x8b"
-    if gzipped and (start or end is not None):
-        raise ValueError(f"{path}: a gzipped file is read whole, not by byte range")
-    with (gzip.open(path, "rb") if gzipped else open(path, "rb", buffering=READ_BUFFER)) as fh:
-        number = 0
-        if start:  # the line that began before the range belongs to the previous range
-            fh.seek(start - 1)
-            while True:  # a MiB at a time: that line may be long
-                piece = fh.readline(1 << 20)
-                if not piece or piece.endswith(b"\n"):
-                    break
-        while True:
-            if end is not None and fh.tell() >= end:
-                return
-            line = fh.readline() if limit is None else fh.readline(limit + 1)
-            if not line:
-                return
-            number += 1
-            if limit is not None and len(line) > limit and not line.endswith(b"\n"):
-                del line
-                while True:  # the rest of the line, a MiB at a time
-                    piece = fh.readline(1 << 20)
-                    if not piece or piece.endswith(b"\n"):
-                        break
-                yield number, None
-                continue
-            if number == 1 and start == 0 and line.startswith(b"\xef\xbb\xbf"):
-                line = line[3:]
-            yield number, line
-
-
 def read_jsonl(path: Path, prefer_html: bool = False, fields: Fields = FIELDS, start: int = 0,
                end: int | None = None, seen: list[int] | None = None) -> Iterator[Record | Rejection]:
     """Records of a JSONL file (one JSON object per line, blank lines ignored).
 
     ``start`` / ``end``: only the lines beginning in that byte range (line numbers from 1 within
-    it; :func:`_open_text_lines`); ``seen``: given, the "empty input" verdict is left to the
+    it; :func:`~.lines.numbered_lines`); ``seen``: given, the "empty input" verdict is left to the
     caller (who reads the other ranges): ``seen[0]`` is set when the range holds a record and
-    ``seen[1]`` to the lines read (to number the next range's lines).
+    ``seen[1]`` to the lines read (to number the next range's lines).  A file that starts with a
+    UTF-16/32 byte-order mark is decoded by it, and its records say so (:attr:`Record.encoding`).
     """
     source = str(path)
     seen_any = False
     number = 0
-    lines = _open_text_lines(path, MAX_RECORD_BYTES, start, end)
+    try:
+        opened = open_record_file(path, READ_BUFFER)
+    except FILE_FAULTS as exc:  # a damaged gzip header: nothing of the file can be read
+        yield Rejection(source, 1, "unreadable file", describe_fault(exc))
+        return
+    lines = numbered_lines(opened, MAX_RECORD_BYTES, start, end)
     while True:
         try:
             number, raw = next(lines)
@@ -150,7 +116,10 @@ def read_jsonl(path: Path, prefer_html: bool = False, fields: Fields = FIELDS, s
         seen_any = True
         if seen is not None:
             seen[0] = 1
-        yield jsonl_record(raw, source, number, prefer_html, fields)
+        item = jsonl_record(raw, source, number, prefer_html, fields)
+        if opened.wide and isinstance(item, Record):
+            item.encoding = opened.wide
+        yield item
     if not seen_any and seen is None:
         yield Rejection(source, None, "empty input", "no records")
 

@@ -128,8 +128,11 @@ def record_from_mapping(obj: Any, source: str, line: int, prefer_html: bool = Fa
     """A record from a JSON object, Parquet or CSV row, or why it cannot be one.
 
     ``fields`` names the id, text and HTML fields.  A record with both text and HTML uses
-    the text unless ``prefer_html``; a text that looks like a web page
-    (:func:`looks_like_html`) is read as HTML, so markup is extracted, never compared.
+    the text unless ``prefer_html``; one with HTML alone uses it, unless the text field was
+    named (not the default ``text``): a record without the field named is then missing its
+    text, as it would be missing its id, rather than read from its HTML unasked (a mistyped
+    ``--text-field`` would otherwise switch every record to HTML silently).  A text that looks
+    like a web page (:func:`looks_like_html`) is read as HTML, so markup is extracted, never compared.
     ``unicode_checked``: its strings are known to hold no lone surrogate (orjson refuses them
     when it parses bytes), so the text is not encoded again to look for one (a page's worth of
     encoding saved per record).
@@ -137,11 +140,16 @@ def record_from_mapping(obj: Any, source: str, line: int, prefer_html: bool = Fa
     if not isinstance(obj, dict):
         return Rejection(source, line, "not a JSON object")
     rid = obj.get(fields.id)
-    if rid is None or isinstance(rid, (dict, list, bool)) or rid == "":
-        return Rejection(source, line, "missing id", f"no '{fields.id}' field")
+    wrong = _id_fault(rid, fields.id, obj)
+    if wrong:
+        return Rejection(source, line, "missing id", wrong)
     text, html = obj.get(fields.text), obj.get(fields.html)
     if prefer_html and html is not None:
         text = None
+    elif text is None and html is not None and fields.text != FIELDS.text:
+        absent = f"no '{fields.text}' field" if fields.text not in obj else f"'{fields.text}' is null"
+        return Rejection(source, line, "missing text", f"{absent}: the text field asked for; '{fields.html}' "
+                                                        "is not read in its place", row=obj)
     if text is None and html is None:
         return Rejection(source, line, "missing text", f"a record needs a '{fields.text}' or '{fields.html}' field",
                          row=obj)
@@ -161,6 +169,20 @@ def record_from_mapping(obj: Any, source: str, line: int, prefer_html: bool = Fa
     if text is not None and looks_like_html(text):
         return Record(str(rid), None, text, source, line, obj, html_in_text=True)
     return Record(str(rid), text if text is not None else None, None if text is not None else html, source, line, obj)
+
+
+def _id_fault(rid: Any, name: str, obj: dict) -> str | None:
+    """Why ``rid``, the value of the id field ``name`` of ``obj``, is no id (absent, null, empty, a
+    boolean, a list, an object: JSON's names), else None."""
+    if rid is None:
+        return f"no '{name}' field" if name not in obj else f"'{name}' is null"
+    if rid == "":
+        return f"'{name}' is empty"
+    if isinstance(rid, bool):
+        return f"'{name}' is {'true' if rid else 'false'}, not a string or number"
+    if isinstance(rid, (list, dict)):
+        return f"'{name}' is {'a list' if isinstance(rid, list) else 'an object'}, not a string or number"
+    return None
 
 
 def describe_fault(exc: BaseException) -> str:
