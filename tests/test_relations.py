@@ -332,3 +332,18 @@ def test_bad_relation_options_exit_2_and_write_nothing(tmp_path, capsys, bad):
     assert main(["dedup", str(SAMPLE), "-o", str(tmp_path / "out"), "--quiet", *bad]) == 2
     assert "neardup: error:" in capsys.readouterr().err
     assert not (tmp_path / "out").exists() and not (tmp_path / "u.jsonl").exists()
+
+
+def test_identical_short_texts_are_duplicates_and_a_short_text_in_a_longer_one_is_contained(tmp_path):
+    # a passage needs 12 words: two copies of an 11-word headline were never a copy of each other
+    head = "Storm closes the harbor bridge for a second day on Tuesday"  # 11 words
+    other = "Council votes to rebuild the old market hall after the fire"  # 11 words, nothing shared
+    story = ("The regional council said the harbor bridge stayed shut. " + head + ", officials said, "
+             "and ferries ran extra crossings until the wind dropped.")
+    src = _write(tmp_path / "short.jsonl", [("h1", head), ("h2", head.lower() + "!"), ("o", other), ("s", story)])
+    assert main(["dedup", str(src), "-o", str(tmp_path / "o"), "--unique", str(tmp_path / "u.jsonl"), "--quiet"]) == 0
+    pairs = {(p["a"], p["b"]): p for p in _jsonl(tmp_path / "o" / "pairs.jsonl")}
+    assert pairs[("h1", "h2")]["relation"] == "duplicate" and pairs[("h1", "h2")]["coverage_a"] == 1.0
+    assert pairs[("h1", "s")]["relation"] == "contained" and pairs[("h2", "s")]["relation"] == "contained"
+    assert not any("o" in key for key in pairs)
+    assert {r["id"] for r in _jsonl(tmp_path / "u.jsonl")} == {"o", "s"}

@@ -313,7 +313,8 @@ def chain_pairs(a, b, pa, pb, words, n, gap, min_seeds, min_words, min_density, 
     """Stages 3-4 over seed pairs sorted by ``(a, b, pa, pb)``: the valid passages of every
     document pair with ``min_seeds`` matches, chained from the matches :func:`.runs.kept_matches`
     keeps.  Valid: ``min_words`` matched words (inside seeds) and so many on both sides, and
-    ``min_density`` of the shorter side matched.  A pair whose passages hold less than
+    ``min_density`` of the shorter side matched; of a document shorter than ``min_words`` (a
+    headline, a one-line item: an identical copy was never a passage), all its words instead.  A pair whose passages hold less than
     ``keep_coverage`` of either document (not a copy by coverage: it only shares text) is
     reported only if they are dense: ``min_words`` at their density (distinct matched words
     squared >= ``min_words`` x their words on the shorter side), as a paraphrased sentence that
@@ -331,7 +332,8 @@ def chain_pairs(a, b, pa, pb, words, n, gap, min_seeds, min_words, min_density, 
     outside them.
     """
     m = a.shape[0]
-    # a valid passage holds min_words matched words, at most n per seed: so many seeds at least
+    # a valid passage holds min_words matched words, at most n per seed: so many seeds at least (a
+    # shorter pair's one passage holds all of a document, after min_seeds seeds)
     rows = m // max(1, (min_words + n - 1) // n) + 1
     out = np.empty((rows, 6), dtype=np.int64)
     cov = np.empty((rows, 5), dtype=np.float64)
@@ -348,6 +350,7 @@ def chain_pairs(a, b, pa, pb, words, n, gap, min_seeds, min_words, min_density, 
             hi += 1
         if hi - lo >= min_seeds:
             xa, xb, wa, wb = pa[lo:hi].astype(np.int64), pb[lo:hi].astype(np.int64), words[a[lo]], words[b[lo]]
+            mw = min(min_words, wa, wb)  # a document shorter than a passage is one whole (then at most one)
             flip = xb.sum() < xa.sum()
             if flip:  # chained from b, whose shared text comes first
                 xa, xb, wa, wb = xb, xa, wb, wa
@@ -357,12 +360,12 @@ def chain_pairs(a, b, pa, pb, words, n, gap, min_seeds, min_words, min_density, 
             kept = kept_matches(xa, xb, best, count)
             if kept.shape[0]:
                 xa, xb, twin = xa[kept], xb[kept], twin[kept]
-            passages, holes, by, at = _chain_one(xa, xb, twin, n, gap, min_words, seen_a, seen_b)
+            passages, holes, by, at = _chain_one(xa, xb, twin, n, gap, mw, seen_a, seen_b)
             valid = np.zeros(passages.shape[0], dtype=np.bool_)
             for i in range(passages.shape[0]):
                 p = passages[i]
                 aw, bw = p[1] - p[0], p[3] - p[2]
-                valid[i] = p[4] >= min_words and min(aw, bw) >= min_words and p[4] / max(min(aw, bw), 1) >= min_density
+                valid[i] = p[4] >= mw and min(aw, bw) >= mw and p[4] / max(min(aw, bw), 1) >= min_density
             shown = drop_echoes(passages, valid, by, at, xa, xb, n, seen_a, seen_b, visit_a, visit_b)
             first = k
             for i in np.argsort(passages[:, 2 if flip else 0], kind="mergesort"):  # in the order of a
@@ -381,7 +384,7 @@ def chain_pairs(a, b, pa, pb, words, n, gap, min_seeds, min_words, min_density, 
             if k > first:  # the pair's coverage: its reported passages' words on each side
                 ca, ra = side_cover(passages, shown, holes, 0, wa)
                 cb, rb = side_cover(passages, shown, holes, 1, wb)
-                if max(ca / max(wa, 1), cb / max(wb, 1)) < keep_coverage and not dense(passages, shown, min_words):
+                if max(ca / max(wa, 1), cb / max(wb, 1)) < keep_coverage and not dense(passages, shown, mw):
                     k = first  # it only shares text, and its passages are not dense: not reported
                 if flip:
                     ca, cb, ra, rb, wa, wb = cb, ca, rb, ra, wb, wa
