@@ -144,6 +144,19 @@ def test_count_window_forgets_old_documents_and_memory_stays_flat(articles):
     assert max(postings[2:]) <= postings[1] + max(postings) // 4  # flat: bounded by the window
 
 
+def test_a_windowed_runs_summary_is_the_same_for_any_batch_size(articles):
+    # the peak of live postings was sampled after each batch: 2592 at 1,000 documents a batch, 3208 at 7
+    base = [_article(articles, i) for i in range(len(articles))]
+    docs = [(f"d{i}", base[i % len(base)] + f" Item {i}.") for i in range(60)]
+    summaries = []
+    for batch in (60, 7, 1):
+        det = ContainmentDetector("codet", window=5, batch_docs=batch)
+        det.run(docs)
+        summaries.append({k: v for k, v in det.summary().items() if k not in ("seconds", "parameters")})
+    assert summaries[0]["tree"]["peak_live_postings"] > 0
+    assert summaries[1] == summaries[0] and summaries[2] == summaries[0]
+
+
 @pytest.mark.parametrize("method", ["align", "codet"])
 def test_time_window_uses_time_field_and_rejects_bad_times(articles, method):
     text = _article(articles, 0)

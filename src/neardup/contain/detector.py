@@ -356,7 +356,7 @@ class ContainmentDetector(Params):
             run.counts["documents"] += len(b.ids)
             run.counts["containments"] += len(found)
             run.counts["pairs"] = run.counts.get("pairs", 0) + int(passed[0].shape[0])
-            run.counts["peak_live_postings"] = max(run.counts.get("peak_live_postings", 0), tree.live_postings)
+            run.counts["peak_live_postings"] = tree.peak_live_postings
             bar.update(len(b.ids))
             self.run_stats.timed("report", t)
             if self.trace_every and run.counts["documents"] >= next_trace:

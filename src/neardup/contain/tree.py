@@ -135,7 +135,7 @@ def insert_batch(keys, heads, state, p_doc, p_sent, p_next, docs_time, docs_scs,
     ``keys``/``heads`` is the node table (``heads[i]`` the newest posting of node
     ``keys[i]``, -1 for a free slot); ``state`` = [next posting seq, oldest live
     posting seq, next document seq, oldest document in the window, next sentence seq,
-    used table slots].  Documents of the batch get the next
+    used table slots, most live postings after any document].  Documents of the batch get the next
     sequence numbers; ``sent_off`` (per document) and ``word_off`` (per sentence) index
     ``words``/``idf``; ``times`` are the documents' times.  ``docs_scs`` and
     ``sents_self`` receive each document's SCS and each sentence's self-similarity.
@@ -217,6 +217,7 @@ def insert_batch(keys, heads, state, p_doc, p_sent, p_next, docs_time, docs_scs,
         scs = self_total + 2.0 * cross
         docs_scs[a & (d_cap - 1)] = scs
         state[2] = a + 1
+        state[6] = max(state[6], state[0] - state[1])  # after each document: the same for any batching
         if n_pairs + (n_hits - first_hit) > pcap:
             pcap = 2 * (n_pairs + n_hits - first_hit)
             pair_a = _grow_i(pair_a, pcap)
@@ -323,7 +324,7 @@ class CorpusTree:
         self.window_kind, self.window = window_kind, float(window)
         self.keys = np.zeros(1024, np.uint64)
         self.heads = np.full(1024, -1, np.int64)
-        self.state = np.zeros(6, dtype=np.int64)
+        self.state = np.zeros(7, dtype=np.int64)
         self.p_doc = np.zeros(1024, np.int64)
         self.p_sent = np.zeros(1024, np.int64)
         self.p_next = np.zeros(1024, np.int64)
@@ -336,6 +337,11 @@ class CorpusTree:
     @property
     def live_postings(self) -> int:
         return int(self.state[0] - self.state[1])
+
+    @property
+    def peak_live_postings(self) -> int:
+        """The most postings live after any document was inserted (whatever the batches were)."""
+        return int(self.state[6])
 
     @property
     def oldest_document(self) -> int:
