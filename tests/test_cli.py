@@ -282,3 +282,14 @@ def test_a_shared_option_is_described_by_what_most_of_its_methods_say():
     add_method_options(p)
     seed = next(a for a in p._actions if a.dest == "seed")
     assert seed.help.startswith("random seed of the hash functions (") and "do not depend" not in seed.help
+
+
+def test_messages_say_what_is_wrong_with_a_path_or_an_empty_list(tmp_path, capsys):
+    # were "no such data folder" for a file, "no such file" for a folder, and --compare '' silently ignored
+    sample = str(SAMPLE)
+    for argv, says in ((["extract", "train", sample, "-o", str(tmp_path / "m.npz")], "is not a folder"),
+                       (["explain", str(tmp_path), sample], "not a file"),
+                       (["eval", sample, "--compare", ""], "unknown method ''")):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert says in err and err.count("\n") == 1, err

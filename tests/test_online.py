@@ -269,8 +269,9 @@ def test_foreign_damaged_newer_and_missing_files_give_clear_errors(tmp_path, doc
     db.execute("UPDATE meta SET value = '3' WHERE key = 'version'")
     db.commit()
     db.close()
-    with pytest.raises(UserError, match="newer than this neardup reads"):
+    with pytest.raises(UserError, match="newer than this neardup reads") as raised:
         Index.open(path)
+    assert str(path) in str(raised.value)  # every message names the index
     db = sqlite3.connect(path / "index.sqlite")
     db.execute("UPDATE meta SET value = '1' WHERE key = 'version'")
     db.commit()

@@ -185,7 +185,8 @@ def load_pair(a: str, b: str, inputs: Sequence[str] = (), extract: str = DEFAULT
     if not inputs:
         for name in wanted:
             if not Path(name).is_file():
-                raise UserError(f"{name}: no such file (to explain two ids, give the input they are in with --in)")
+                what = "not a file" if Path(name).exists() else "no such file"
+                raise UserError(f"{name}: {what} (to explain two ids, give the input they are in with --in)")
     stats = RunStats()
     found: dict[str, Side] = {}
     for record, text in documents(read_inputs(sources, prefer_html, fields), extract, stats):

@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
         return _eval_located(args)
     check_outputs_apart([args.dataset, *filter(None, (args.tune_on, args.truth, args.pairs))], files=[args.plot])
 
-    names = args.compare.split(",") if args.compare else [args.method]
+    names = args.compare.split(",") if args.compare is not None else [args.method]
     for name in names:
         if name not in REGISTRY:
             raise UserError(f"unknown method {name!r}; choose from {', '.join(sorted(REGISTRY))}")

@@ -297,7 +297,9 @@ def load(*paths: str | Path) -> list[LabeledPage]:
     pages: list[LabeledPage] = []
     for path in map(Path, paths):
         if not path.is_dir():
-            raise UserError(f"no such data folder: {path}")
+            what = "is not a folder" if path.exists() else "does not exist"
+            raise UserError(f"{path} {what}: labeled pages are read from folders (annotated/+original/, "
+                            "html/+gold/ or input/+GoldStandard/)")
         found = False
         for folder in sorted([path, *(p for p in path.rglob("*") if p.is_dir())]):
             if (folder / "annotated").is_dir() and (folder / "original").is_dir():

@@ -198,6 +198,11 @@ class Store:
                 self.db.execute("COMMIT")
             if verify:
                 self._quick_check()
+        except Damaged as exc:  # named by the index it is about, whichever check found it
+            self.close()
+            if str(self.folder) in str(exc):
+                raise
+            raise Damaged(f"index {self.folder}: {exc}") from None
         except BaseException:
             self.close()
             raise
