@@ -238,6 +238,19 @@ def test_symlinked_folders_are_counted_not_followed(tmp_path):
         f"{root / 'loop'}: symlinked folder (not followed: links can loop)", "real/a.txt"]
 
 
+def test_a_broken_link_in_a_folder_is_named_as_one(tmp_path):
+    # was "unsupported file type" (no suffix) or "unreadable file" (a .txt name)
+    root = tmp_path / "pages"
+    root.mkdir()
+    (root / "a.txt").write_text(article(1))
+    for name in ("gone", "gone.txt"):
+        (root / name).symlink_to(tmp_path / "nowhere")
+    items = list(read_input(root))
+    assert [getattr(i, "id", None) or i.message() for i in items] == [
+        "a.txt", *(f"{root / n}: broken link (it names {tmp_path / 'nowhere'}, which does not exist)"
+                   for n in ("gone", "gone.txt"))]
+
+
 def test_unreadable_and_vanished_folders_are_counted(tmp_path, capsys, monkeypatch):
     root = tmp_path / "pages"
     for sub in ("locked", "open"):

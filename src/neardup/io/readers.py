@@ -260,7 +260,9 @@ def walk_directory(root: Path, prefix: str = "") -> Iterator[WalkEntry]:
             path = Path(dirpath) / name
             found = True
             kind = _strip_gz(path)
-            if kind.endswith(RECORD_FILE_SUFFIXES):
+            if path.is_symlink() and not path.exists():
+                yield Rejection(str(path), None, "broken link", f"it names {os.readlink(path)}, which does not exist")
+            elif kind.endswith(RECORD_FILE_SUFFIXES):
                 yield ("records", path, kind)
             elif kind.endswith(TEXT_SUFFIXES + HTML_SUFFIXES):
                 yield ("document", path, _path_id(prefix + path.relative_to(root).as_posix()))
