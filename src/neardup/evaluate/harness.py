@@ -130,15 +130,13 @@ class Scored:
 
         B-cubed is measured on the clusters ``dedup --no-relations`` would make (``clustering``);
         the ``copy_`` measures are what ``dedup`` lists and clusters at the threshold with its
-        relations (:func:`~neardup.evaluate.copies.copy_measures`; NaN with relations off).
+        relations (:meth:`copy_measures`; NaN with relations off).
         """
         out = evaluate_scores(
             self.scores, self.labels, self.i, self.j, len(self.data.ids), self.clusters, threshold,
             objective, clustering,
         )
-        from .copies import copy_measures
-
-        out.update(copy_measures(self, out["threshold"], clustering))
+        out.update(self.copy_measures(out["threshold"], clustering))
         out["candidate_recall"] = float("nan")
         if candidates and self.method is not None:
             index = self.method_index()
@@ -146,6 +144,28 @@ class Scored:
                 self.method, index[self.i], index[self.j], self.labels, out["threshold"]
             )
         return out
+
+    def copy_measures(self, threshold: float, clustering: str) -> dict[str, float]:
+        """Pair P/R/F1 of the copies ``dedup`` lists at ``threshold`` (pairs scoring at least that
+        whose relation is ``duplicate``, ``contains`` or ``contained``: not ``shares``) and B-cubed
+        F1 of the clusters it makes of them -- the outcome a user gets, by ``dedup``'s own
+        :func:`~neardup.relations.copy_edges` and clustering; NaN with relations off."""
+        keys = ("copy_precision", "copy_recall", "copy_f1", "copy_b3_f1")
+        if self.coverage is None or not np.isfinite(threshold):
+            return dict.fromkeys(keys, float("nan"))
+        from ..cluster import labels_by
+        from ..relations import copy_edges
+        from .cluster_measures import b3
+        from .measures import prf
+
+        keep = self.scores >= threshold
+        a = np.minimum(self.i[keep], self.j[keep])
+        b = np.maximum(self.i[keep], self.j[keep])
+        _, copy, weight = copy_edges(a, b, self.coverage, self.min_coverage)
+        tp = int(np.count_nonzero(copy & self.labels[keep]))
+        pair = prf(tp, int(np.count_nonzero(copy)) - tp, int(np.count_nonzero(self.labels)) - tp)
+        labels = labels_by(clustering, len(self.data.ids), a[copy], b[copy], weight)
+        return dict(zip(keys, (pair.precision, pair.recall, pair.f1, b3(labels, self.clusters).f1)))
 
 
 def trained(method: str, params: dict[str, Any], data: LabeledSet, docs: np.ndarray | None = None) -> Method:
