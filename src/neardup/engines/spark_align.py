@@ -45,7 +45,7 @@ from .shards import DocumentShards, filesystem_of, read_stored, sorted_parts, st
 from .spark_batches import complete_runs, each_batch, one_thread, whole_runs
 
 if TYPE_CHECKING:
-    from .spark import SparkEngine
+    from .spark_runtime import SparkRuntime
 
 #: Seed pairs one task makes at once in stage 2 (16 bytes each).
 PAIR_BUDGET = 1 << 21
@@ -64,7 +64,7 @@ class SparkAligner:
     """:class:`~neardup.align.aligner.Aligner` on Spark: ``add`` texts in batches, then
     iterate :meth:`pairs` (the same pairs, in the same order); ``counts`` as locally."""
 
-    def __init__(self, engine: "SparkEngine", params: AlignParams) -> None:
+    def __init__(self, engine: "SparkRuntime", params: AlignParams) -> None:
         params.check()
         self.engine, self.params = engine, params
         self._stack = ExitStack()

@@ -61,7 +61,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from ..methods.base import Method
-    from .spark import SparkEngine
+    from .spark_runtime import SparkRuntime
 
 #: A plain JSONL file larger than this is read by several tasks, one byte range each.
 SPLIT_BYTES = 64 << 20
@@ -174,7 +174,7 @@ class SparkInput:
         self.stack.close()
 
 
-def read_inputs(engine: "SparkEngine", inputs: Sequence[str], extract: str, stats: RunStats, strict: bool = False,
+def read_inputs(engine: "SparkRuntime", inputs: Sequence[str], extract: str, stats: RunStats, strict: bool = False,
                 fields: Fields = FIELDS, prefer_html: bool = False, file_ids: str = "auto",
                 split_bytes: int = SPLIT_BYTES, method: "Method | None" = None, texts: bool = True) -> SparkInput:
     """Read ``inputs`` on the executors (see the module docstring); the account goes into ``stats``

@@ -44,7 +44,7 @@ from ..sentences import SentenceBatch
 from .shards import read_stored, stored, write_documents
 
 if TYPE_CHECKING:
-    from .spark import SparkEngine
+    from .spark_runtime import SparkRuntime
 
 #: Bits of a sentence id that hold its position in its document.
 POSITION_BITS = 24
@@ -56,7 +56,7 @@ SPAN_COLUMNS = ("doc_a", "doc_b", "a_start", "b_start", "length")
 class SparkPartialDetector(PartialDetector):
     """:class:`~neardup.pdc.detector.PartialDetector` whose stages run on Spark."""
 
-    def __init__(self, engine: "SparkEngine", **options: Any) -> None:
+    def __init__(self, engine: "SparkRuntime", **options: Any) -> None:
         super().__init__(**options)
         self.engine = engine
 
