@@ -85,7 +85,7 @@ class Unit:
 def plan(inputs: Sequence[str], file_ids: str = "auto", split_bytes: int = SPLIT_BYTES) -> list[Unit]:
     """The units of ``inputs`` in reading order (see the module docstring); an input that cannot be read
     at all raises :class:`~neardup.errors.InputError`, as locally."""
-    from ..io.decode import wide_bom
+    from ..io.lines import by_byte_range
     from ..io.readers import JSONL_SUFFIXES
 
     units: list[Unit] = []
@@ -96,10 +96,7 @@ def plan(inputs: Sequence[str], file_ids: str = "auto", split_bytes: int = SPLIT
         what, path, arg = entry
         if what == "records" and arg.endswith(JSONL_SUFFIXES) and not str(path).lower().endswith(".gz"):
             size = os.path.getsize(path)
-            with open(path, "rb") as fh:
-                head = fh.read(4)
-            # a gzipped file, or a UTF-16/32 one (a newline is two or four bytes there), is read whole
-            if size > split_bytes and not head.startswith(b"\x1f\x8b") and wide_bom(head) is None:
+            if size > split_bytes and by_byte_range(path):  # a gzipped or UTF-16/32 file is read whole
                 units.extend(Unit("records", str(path), arg, lo, min(lo + split_bytes, size), file)
                              for lo in range(0, size, split_bytes))
                 continue

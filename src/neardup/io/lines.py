@@ -39,6 +39,14 @@ def open_record_file(path: Path, buffering: int = -1) -> Opened:
     return Opened(stream, gzipped, bom[0] if bom else None)
 
 
+def by_byte_range(path: Path) -> bool:
+    """Whether ``path`` can be read in byte ranges (:func:`numbered_lines`' ``start``/``end``): a plain
+    file, neither gzipped nor UTF-16/32 (a newline is two or four bytes there)."""
+    with open(path, "rb") as fh:
+        head = fh.read(4)
+    return not head.startswith(b"\x1f\x8b") and wide_bom(head) is None
+
+
 def numbered_lines(opened: Opened, limit: int | None = None, start: int = 0,
                    end: int | None = None) -> Iterator[tuple[int, bytes | None]]:
     """Numbered lines of an opened file as UTF-8 bytes (the file is closed at the end); a UTF-8

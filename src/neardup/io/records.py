@@ -147,9 +147,8 @@ def record_from_mapping(obj: Any, source: str, line: int, prefer_html: bool = Fa
     if prefer_html and html is not None:
         text = None
     elif text is None and html is not None and fields.text != FIELDS.text:
-        absent = f"no '{fields.text}' field" if fields.text not in obj else f"'{fields.text}' is null"
-        return Rejection(source, line, "missing text", f"{absent}: the text field asked for; '{fields.html}' "
-                                                        "is not read in its place", row=obj)
+        return Rejection(source, line, "missing text", f"{_absent(fields.text, obj)}: the text field asked for; "
+                                                        f"'{fields.html}' is not read in its place", row=obj)
     if text is None and html is None:
         return Rejection(source, line, "missing text", f"a record needs a '{fields.text}' or '{fields.html}' field",
                          row=obj)
@@ -171,11 +170,16 @@ def record_from_mapping(obj: Any, source: str, line: int, prefer_html: bool = Fa
     return Record(str(rid), text if text is not None else None, None if text is not None else html, source, line, obj)
 
 
+def _absent(name: str, obj: dict) -> str:
+    """Why the field ``name`` of ``obj`` gives no value: it is not there, or it is null."""
+    return f"no '{name}' field" if name not in obj else f"'{name}' is null"
+
+
 def _id_fault(rid: Any, name: str, obj: dict) -> str | None:
     """Why ``rid``, the value of the id field ``name`` of ``obj``, is no id (absent, null, empty, a
     boolean, a list, an object: JSON's names), else None."""
     if rid is None:
-        return f"no '{name}' field" if name not in obj else f"'{name}' is null"
+        return _absent(name, obj)
     if rid == "":
         return f"'{name}' is empty"
     if isinstance(rid, bool):

@@ -63,10 +63,9 @@ def read_warc(path: Path) -> Iterator[Record | Rejection]:
 
 
 def _short(detail: str, most: int = 120) -> str:
-    """``detail`` printable and at most ``most`` characters: warcio quotes a bad record's first line,
-    which in a damaged file is binary."""
-    text = detail.encode("ascii", "backslashreplace").decode("ascii")
-    return text if len(text) <= most else text[: most - 3] + "..."
+    """``detail`` in at most ``most`` characters: warcio quotes a bad record's first line, which in a
+    damaged file is hundreds of bytes of binary (a rejection's message escapes what is not printable)."""
+    return detail if len(detail) <= most else detail[: most - 3] + "..."
 
 
 def _cut(rec) -> int:
