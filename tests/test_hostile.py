@@ -121,6 +121,36 @@ def test_1_a_lone_surrogate_is_a_422_before_it_joins_a_group(tmp_path):
         assert httpx.get(base + "/health").json()["documents"] == 0
 
 
+def test_1_an_invalid_body_holding_a_lone_surrogate_is_a_422_not_a_500(tmp_path):
+    """A body the model refuses is answered 422 with where and what, never by echoing the input (a lone
+    surrogate cannot be written as JSON: the default handler failed with a 500)."""
+    import httpx2 as httpx
+
+    with served(_index(tmp_path)) as base:
+        for path, body in (("/query", b'{"documents": "\\ud800"}'),
+                           ("/documents", b'{"documents":[{"id":["\\udc80"],"text":"x"}]}'),
+                           ("/documents", b'{"documents":[{"id":"x","text":"y","t\\udc80":{"a":[1]}}], "\\udc80": 1}')):
+            r = httpx.post(base + path, content=body, headers=AUTH, timeout=30)
+            assert r.status_code in (200, 422) and r.status_code != 500, (body, r.status_code, r.text)
+            if r.status_code == 422:
+                assert r.json()["detail"][0]["loc"][0] == "body", r.text
+
+
+def test_1_ids_and_times_are_never_converted(tmp_path):
+    """`"id": true` is not the id "1" and `"time": true` not 1 s (pydantic's lax mode converted them);
+    `"id": 1.0` is named "1.0", as `index add` names it from a JSONL file."""
+    import httpx2 as httpx
+
+    text = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda"
+    with served(_index(tmp_path)) as base:
+        for doc in ({"id": True, "text": text}, {"id": False, "text": text}, {"id": "t", "time": True, "text": text}):
+            r = httpx.post(base + "/documents", json={"documents": [doc]}, headers=AUTH, timeout=30)
+            assert r.status_code == 422, (doc, r.text)
+        r = httpx.post(base + "/documents", json={"documents": [{"id": 1.0, "text": text}]}, headers=AUTH, timeout=30)
+        assert r.status_code == 200 and r.json()["results"][0]["id"] == "1.0", r.text
+        assert httpx.get(base + "/health").json()["documents"] == 1
+
+
 def test_1_eight_writers_beside_a_hostile_client_get_no_errors(tmp_path):
     import httpx2 as httpx
 
@@ -674,6 +704,25 @@ def test_11_unique_never_overwrites_its_own_input(tmp_path, capsys):
     with Index.open(ix, write=False) as index:
         assert len(index) == 0  # refused before anything was added
     assert path.read_bytes() == before and not (tmp_path / "o").exists() and not (folder / "u.jsonl").exists()
+
+
+def test_11_an_index_run_never_replaces_the_index_with_its_outputs(tmp_path, capsys):
+    """`index add|query -o OUTDIR` where OUTDIR holds the index (an earlier run's output folder) or lies
+    in it is refused before the index opens: the output folder is replaced as a whole."""
+    path = write_jsonl(tmp_path / "in.jsonl", [{"id": "a", "text": article(1)}, {"id": "b", "text": article(2)}])
+    runs = tmp_path / "runs"
+    assert run(["dedup", str(path), "-o", str(runs), "--quiet"], capsys)[0] == 0
+    from neardup.online import Index
+
+    Index.create(runs / "ix").close()
+    for mode in ("add", "query"):
+        for outdir, says in ((runs, "holds the index"), (runs / "ix", "holds the index"),
+                             (runs / "ix" / "o", "inside the index folder")):
+            rc, err = run(["index", mode, str(runs / "ix"), str(path), "-o", str(outdir)], capsys)
+            assert rc == 2 and says in err and err.count("\n") == 1, err
+    with Index.open(runs / "ix", write=False) as index:
+        assert len(index) == 0
+    assert (runs / "summary.json").is_file()
 
 
 def test_11_no_output_overwrites_or_reads_back_an_input_or_another_output(tmp_path, capsys):

@@ -359,6 +359,13 @@ def test_cli_create_add_query_info_remove_compact(tmp_path, capsys):
     assert main(["index", "create", str(tmp_path / "im"), "--method", "imatch"]) == 2
     assert "cannot run online" in capsys.readouterr().err
     assert main(["index", "add", ix, sample, "-o", str(tmp_path / "h"), "--extract", "none"]) == 2
+    capsys.readouterr()
+    # an index made with another extractor needs no --extract at every add: it is the index's
+    other = str(tmp_path / "none")
+    assert main(["index", "create", other, "--extract", "none"]) == 0
+    assert main(["index", "add", other, sample, "-o", str(tmp_path / "n"), "--quiet"]) == 0, capsys.readouterr().err
+    assert main(["index", "query", other, sample, "-o", str(tmp_path / "nq"), "--quiet", "--extract", "none"]) == 0
+    assert json.loads((tmp_path / "n" / "summary.json").read_text())["parameters"]["extract"] == "none"
 
 
 def test_document_frequencies_update_as_documents_arrive(tmp_path):
@@ -583,3 +590,28 @@ def test_a_time_window_that_evicts_nearly_everything_warns(tmp_path, capsys):
     path.write_text("".join(json.dumps(r) + "\n" for r in fresh))
     assert main(["index", "add", ix, str(path), "-o", str(tmp_path / "o2"), "--quiet"]) == 0
     assert json.loads((tmp_path / "o2" / "summary.json").read_text())["warnings"] == []
+
+
+def test_the_sync_mode_chosen_at_create_is_the_index_s(tmp_path, capsys):
+    """`index create --sync normal` holds for every later writer (it was the create's only), unless one
+    asks for another; `index info` says which."""
+    sample = str(Path(__file__).resolve().parents[1] / "examples" / "sample.jsonl")
+    ix = str(tmp_path / "ix")
+    assert main(["index", "create", ix, "--sync", "normal"]) == 0
+
+    def pragma(index: Index) -> int:
+        return index.store.db.execute("PRAGMA synchronous").fetchone()[0]
+
+    with Index.open(ix) as index:
+        assert index.store.sync == "normal" and pragma(index) == 1  # NORMAL
+    with Index.open(ix, sync="full") as index:
+        assert index.store.sync == "full" and pragma(index) == 2  # FULL
+    assert main(["index", "add", ix, sample, "-o", str(tmp_path / "o"), "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["index", "info", ix, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["sync"] == "normal"
+    with Index.open(tmp_path / "full", create=True) as index:
+        assert index.store.sync == "full" and pragma(index) == 2
+    with pytest.raises(UserError, match="sync must be one of"):
+        Index.create(tmp_path / "bad", sync="sometimes")
+    assert not (tmp_path / "bad").exists()

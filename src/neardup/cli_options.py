@@ -28,11 +28,15 @@ def add_job_options(p: argparse.ArgumentParser, outputs: str) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar and no summary on stderr")
 
 
-def add_input_options(p: argparse.ArgumentParser) -> None:
-    """How records become text: the HTML extractor and which field to read."""
-    p.add_argument("--extract", choices=sorted(EXTRACTORS), default=DEFAULT_EXTRACTOR,
+def add_input_options(p: argparse.ArgumentParser, extract: str | None = DEFAULT_EXTRACTOR,
+                      unset: str = "") -> None:
+    """How records become text: the HTML extractor and which field to read.
+
+    ``extract``: the default extractor; None where another setting decides (an index's own, fixed
+    at create), which ``unset`` names in the help."""
+    p.add_argument("--extract", choices=sorted(EXTRACTORS), default=extract,
                    help=f"how HTML pages become text: the learned block model, the MinBlock/link-density "
-                        f"heuristic, or none (all visible text) ({DEFAULT_EXTRACTOR})")
+                        f"heuristic, or none (all visible text) ({extract or unset})")
     p.add_argument("--html", action="store_true", help="read the 'html' field of records that have both html and text")
     p.add_argument("--id-field", default="id", metavar="NAME", help="field of a record (JSONL, Parquet, CSV) with its id (id)")
     p.add_argument("--text-field", default="text", metavar="NAME",

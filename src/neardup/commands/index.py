@@ -44,7 +44,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         a.add_argument("index", metavar="DIR", help="the index folder")
         a.add_argument("inputs", nargs="+", metavar="INPUT", help="inputs, as dedup reads them")
         a.add_argument("-o", "--output", required=True, metavar="OUTDIR", help="folder for matches and summary.json")
-        add_input_options(a)
+        add_input_options(a, extract=None, unset="the index's, fixed at create; a different one is an error")
         a.add_argument("--format", choices=FORMATS, default="jsonl", help="format of matches (jsonl)")
         a.add_argument("--batch-size", type=int, default=1000, help="documents per batch (one commit each) (1000)")
         a.add_argument("--strict", action="store_true", help="stop with exit code 2 at the first bad record")
@@ -57,6 +57,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
             a.add_argument("--on-duplicate-id", choices=("fail", "skip", "replace"), default="fail",
                            help="a document whose id is in the index already: fail (exit 2, nothing of its batch "
                                 "written), skip it (counted as skipped), or replace the stored one (fail)")
+            a.add_argument("--sync", choices=("full", "normal"),
+                           help="as for `index create`, for this run's commits (the index's, set at create)")
 
     r = actions.add_parser("remove", help="remove documents by id")
     r.add_argument("index", metavar="DIR", help="the index folder")
@@ -112,6 +114,7 @@ def _cmd_add(args: argparse.Namespace, add: bool) -> int:
     s = index_files(args.index, args.inputs, args.output, add=add, prefer_html=args.html, fields=input_fields(args),
                     strict=args.strict, fmt=args.format, batch_size=args.batch_size, extract=args.extract,
                     on_duplicate=getattr(args, "on_duplicate_id", "fail"), file_ids=args.file_ids,
+                    sync=getattr(args, "sync", None),
                     progress=not args.quiet and sys.stderr.isatty())
     if not args.quiet:
         what = f"added {s['added']:,}, " if add else ""

@@ -23,7 +23,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     s.add_argument("--token", help=f"token write requests must send as 'Authorization: Bearer TOKEN' "
                                    f"(default: ${TOKEN_ENV}; none: writes are open)")
     s.add_argument("--max-body", type=int, default=16 << 20, metavar="BYTES", help="largest request body (16 MiB)")
-    s.add_argument("--sync", choices=("full", "normal"), default="full", help="as for `index create` (full)")
+    s.add_argument("--sync", choices=("full", "normal"),
+                   help="as for `index create`, for this server's commits (the index's, set at create)")
     s.add_argument("--read-timeout", type=float, default=30.0, metavar="SECONDS",
                    help="a request's headers and body must arrive within this time, else the connection is closed (30)")
     s.add_argument("--max-connections", type=int, default=1000, metavar="N",

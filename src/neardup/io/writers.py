@@ -143,6 +143,18 @@ def check_outputs_apart(inputs: Iterable[str | os.PathLike[str]], outdir: str | 
                                 "read its outputs back; choose a folder outside the inputs")
 
 
+def check_outputs_spare(folder: str | os.PathLike[str], outdir: str | os.PathLike[str], what: str) -> None:
+    """Refuse an output folder that is, holds or lies in ``folder``, a folder the run reads and
+    must keep (``what``: how to name it, e.g. the index of ``neardup index add``): the output
+    folder is replaced as a whole, so it would delete ``folder``."""
+    real, out = Path(os.path.realpath(folder)), Path(os.path.realpath(outdir))
+    if _inside(real, out):
+        raise UserError(f"output folder {outdir} holds the {what} {folder}, and is replaced as a whole by the run; "
+                        "choose another folder")
+    if _inside(out, real):
+        raise UserError(f"output folder {outdir} is inside the {what} folder {folder}; choose a folder outside it")
+
+
 def _tmp_name(path: Path) -> Path:
     return path.with_name(f".{path.name}{_TMP_TAG}{os.getpid()}")
 

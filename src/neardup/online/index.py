@@ -57,7 +57,7 @@ from .layout import SketchLayout
 from .matches import CONTAINED_SHARE, Checked, Match, Partial, counted, join_keys, kernel_threads, shared_at_least
 from .passages import Seeds, find_passages, stored_seeds
 from .schemes import KeyScheme, probe_sketch, scheme_for
-from .storage import Damaged, Store, damage_named
+from .storage import SYNC_MODES, Damaged, Store, damage_named
 
 #: Documents per transaction of ``add`` (and per sketching batch of ``query``).
 BATCH_SIZE = 1000
@@ -128,6 +128,8 @@ class Index:
         document's seeds and word offsets, and answer the passages it shares with earlier
         documents (:mod:`.passages`); a property of the index, in its manifest.
         """
+        if sync not in SYNC_MODES:
+            raise UserError(f"sync must be one of {', '.join(SYNC_MODES)}, got {sync!r}")
         m = get_method(method, **params)
         scheme = scheme_for(m)
         parse_window(window)
@@ -138,22 +140,23 @@ class Index:
             "method": method, "params": m.get_params(), "layout": SketchLayout.of(probe_sketch(m)).as_json(),
             "scheme": scheme.as_json(), "window": None if window is None else str(window), "extract": extract,
             "created": datetime.now().astimezone().isoformat(timespec="seconds"),
-            "partial": None if align is None else dataclasses.asdict(align),
+            "partial": None if align is None else dataclasses.asdict(align), "sync": sync,
         }
-        return cls(Store.create(path, manifest, sync))
+        return cls(Store.create(path, manifest))
 
     @classmethod
-    def open(cls, path: str | Path, write: bool = True, sync: str = "full", create: bool = False,
+    def open(cls, path: str | Path, write: bool = True, sync: str | None = None, create: bool = False,
              verify: bool = True, **create_args: Any) -> "Index":
         """The index at ``path``; with ``create``, a new one (``create_args``: as :meth:`create`) if there is none.
 
         ``write=False`` opens it for reading only (no writer lock: any number of readers
         beside the one writer).  ``verify``: refuse a damaged index on open (the manifest's
         counts against the tables, and SQLite's ``quick_check`` on files up to 64 MiB);
-        off, it opens whatever :meth:`check` should look at.
+        off, it opens whatever :meth:`check` should look at.  ``sync``: how this writer's commits
+        are made durable (``full``, ``normal``); None: as the index was created with.
         """
         if create and not (Path(path) / "index.sqlite").exists():
-            return cls.create(path, sync=sync, **create_args)
+            return cls.create(path, sync=sync or "full", **create_args)
         return cls(Store(path, write, sync, verify))
 
     def close(self) -> None:

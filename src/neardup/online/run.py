@@ -21,6 +21,7 @@ from typing import Any, Sequence
 from ..errors import UserError
 from ..input_stage import progress_bar
 from ..io.readers import FIELDS, Fields
+from ..io.writers import check_outputs_spare
 from ..job import Job, JobOutput, RunStats, run_report
 from .index import BATCH_SIZE, Index
 
@@ -49,7 +50,7 @@ def window_warnings(index: Index, had: int) -> list[str]:
 
 def index_files(index_path: str | Path, inputs: Sequence[str], outdir: str | Path, add: bool = True,
                 prefer_html: bool = False, fields: Fields = FIELDS, strict: bool = False, fmt: str = "jsonl",
-                batch_size: int = BATCH_SIZE, progress: bool = False, sync: str = "full",
+                batch_size: int = BATCH_SIZE, progress: bool = False, sync: str | None = None,
                 extract: str | None = None, on_duplicate: str = "fail", file_ids: str = "given") -> dict[str, Any]:
     """Check (``add``: and add) the documents of ``inputs`` against the index; write the matches; the summary.
 
@@ -63,6 +64,7 @@ def index_files(index_path: str | Path, inputs: Sequence[str], outdir: str | Pat
     start = time.perf_counter()
     stats = RunStats()
     job = Job(inputs, outdir, fmt, prefer_html, fields, file_ids, describe_reading=False)
+    check_outputs_spare(index_path, outdir, "index")  # before the index opens: OUTDIR replaces what it holds
     with Index.open(index_path, write=add, sync=sync) as index, job.writing(start) as out:
         if extract is not None and extract != index.extract:
             raise UserError(f"index {index_path} extracts pages with --extract {index.extract}, not {extract}")

@@ -46,6 +46,7 @@ from typing import Any, AsyncIterator, Iterator
 import orjson
 import uvicorn
 from fastapi import Depends, FastAPI, HTTPException, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
@@ -64,10 +65,13 @@ MAX_GROUP = 5000
 
 
 class Document(BaseModel):
-    """A document: ``id`` and ``text`` or ``html``; ``time`` (ISO 8601 or seconds) for time windows; other fields kept."""
+    """A document: ``id`` and ``text`` or ``html``; ``time`` (ISO 8601 or seconds) for time windows; other fields kept.
 
-    model_config = ConfigDict(extra="allow")
-    id: str | int
+    Strict: a value is never converted (``true`` is not the id "1", nor a time of 1 s), so what
+    reaches the input stage is what the client sent, named as ``index add`` names it."""
+
+    model_config = ConfigDict(extra="allow", strict=True)
+    id: str | int | float
     text: str | None = None
     html: str | None = None
     time: str | float | None = None
@@ -344,6 +348,14 @@ def create_app(index: Index, token: str | None = None, max_body: int = 16 << 20)
             raise HTTPException(404, printable(f"no document {doc_id!r} in the index"))
         return found
 
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError) -> Response:
+        """A 422 listing what is wrong where, without echoing the input (it may hold a lone surrogate,
+        which no JSON response can carry, or be megabytes long)."""
+        errors = [{"loc": [printable(x) if isinstance(x, str) else x for x in e.get("loc", ())], "msg": printable(str(e.get("msg", ""))), "type": e.get("type")}
+                  for e in exc.errors()]
+        return JSONResponse({"detail": errors}, status_code=422)
+
     @app.exception_handler(OSError)
     async def unavailable(request: Request, exc: OSError) -> Response:
         """A resource the server lacks (file descriptors, disk space): 503, said as what it is, never "damaged"."""
@@ -369,7 +381,7 @@ MAX_CONNECTIONS = 1000
 
 
 def serve(path: str, host: str = "127.0.0.1", port: int = 8080, token: str | None = None,
-          max_body: int = 16 << 20, sync: str = "full", read_timeout: float = READ_TIMEOUT,
+          max_body: int = 16 << 20, sync: str | None = None, read_timeout: float = READ_TIMEOUT,
           max_connections: int = MAX_CONNECTIONS) -> int:
     """Open the index at ``path`` for writing and serve it until SIGINT/SIGTERM."""
     if read_timeout <= 0 or max_connections < 1:

@@ -169,13 +169,16 @@ class Damaged(UserError):
 class Store:
     """One index folder: the database, its manifest and (for a writer) the writer lock."""
 
-    def __init__(self, folder: str | os.PathLike[str], write: bool, sync: str = "full", verify: bool = True) -> None:
+    def __init__(self, folder: str | os.PathLike[str], write: bool, sync: str | None = None,
+                 verify: bool = True) -> None:
+        """``sync``: how a writer's commits are made durable; None: the index's own (its manifest's,
+        set at create; ``full`` for an index made before it was kept)."""
         self.folder = Path(folder)
         self.path = self.folder / DB_NAME
         self.write = write
-        self.sync = sync
-        if sync not in SYNC_MODES:
+        if sync is not None and sync not in SYNC_MODES:
             raise UserError(f"sync must be one of {', '.join(SYNC_MODES)}, got {sync!r}")
+        self.sync = sync or "full"
         if not self.path.is_file():
             raise UserError(f"no index at {self.folder} (make one with `neardup index create {self.folder}`)")
         self._local = threading.local()
@@ -196,6 +199,12 @@ class Store:
                     self._check_invariants(self.db, self.manifest)
             finally:
                 self.db.execute("COMMIT")
+            if sync is None:
+                self.sync = self.manifest.get("sync", "full")
+                if self.sync not in SYNC_MODES:
+                    raise Damaged(f"index manifest names an unknown sync mode {self.sync!r}")
+                if write:
+                    self.db.execute(f"PRAGMA synchronous={self.sync.upper()}")
             if verify:
                 self._quick_check()
         except Damaged as exc:  # named by the index it is about, whichever check found it
@@ -265,7 +274,7 @@ class Store:
 
     # -- opening -------------------------------------------------------------------------
     @classmethod
-    def create(cls, folder: str | os.PathLike[str], manifest: dict[str, Any], sync: str = "full") -> "Store":
+    def create(cls, folder: str | os.PathLike[str], manifest: dict[str, Any]) -> "Store":
         """A new, empty index at ``folder`` (which must not hold one) with ``manifest``."""
         folder = Path(folder)
         if (folder / DB_NAME).exists():
@@ -300,7 +309,7 @@ class Store:
             os.fsync(dfd)
         finally:
             os.close(dfd)
-        return cls(folder, write=True, sync=sync)
+        return cls(folder, write=True)
 
     def _lock(self) -> int:
         """Take the writer lock (one writer per index, any number of readers)."""
