@@ -109,3 +109,25 @@ def test_fused_text_sketch_equals_sketch_of_shingle_sets(articles):
     sets, counts = word_shingles(texts, 3)
     assert np.array_equal(sig, hasher.sketch(sets))
     assert sizes.tolist() == counts.tolist()
+
+
+@pytest.mark.parametrize("method, params, says", [
+    ("minhash", dict(candidates="supershingles", supershingles=200), "between 1 and num_perm"),
+    ("minhash", dict(candidates="supershingles", supershingles=0), "between 1 and num_perm"),
+    ("minhash", dict(min_shared=0), "at least 1"),
+    ("minhash", dict(candidates="supershingles", supershingles=6, min_shared=10), "no pair could be a candidate"),
+    ("minhash", dict(bands=4, rows=32, min_shared=5), "no pair could be a candidate"),
+    ("minhash", dict(bands=0, rows=32), "at least 1"),
+    ("minhash", dict(num_perm=0), "num_perm must be at least 1"),
+    ("minhash", dict(supershingles=6), "add --candidates supershingles"),
+    ("minhash", dict(candidates="supershingles", bands=4, rows=32), "leave them out"),
+    ("wsample", dict(supershingles=6, min_shared=7), "no pair could be a candidate"),
+    ("wsample", dict(supershingles=0), "between 1 and num_samples"),
+])
+def test_band_settings_that_cannot_work_are_refused(method, params, says):
+    """A setting that made every pair a candidate, none, or fell back to the default in silence is an error."""
+    from neardup.errors import UserError
+    from neardup.methods import get_method
+
+    with pytest.raises(UserError, match=says):
+        get_method(method, **params)

@@ -13,9 +13,35 @@ from typing import Callable
 
 import numpy as np
 
+from ..errors import UserError
 from ..index import banding as lsh
 from ..index.banding import Banding
 from .base import CandidatePlan, Candidates, Sketches
+
+
+def check_banding(values: int, values_name: str, supershingles: int | None, min_shared: int | None,
+                  bands: int | None = None, rows: int | None = None) -> None:
+    """Refuse band settings that cannot work, before any work: a pair must be able to share
+    ``min_shared`` keys (at most as many as there are bands or supershingles), and the groups must
+    fit the ``values`` signature values (``values_name``: the option giving them)."""
+    if values < 1:
+        raise UserError(f"{values_name} must be at least 1, got {values}")
+    if supershingles is not None and not 1 <= supershingles <= values:
+        raise UserError(f"supershingles must be between 1 and {values_name} ({values}), got {supershingles}")
+    if (bands is None) != (rows is None):
+        raise UserError("give both bands and rows, or neither")
+    if bands is not None and rows is not None:
+        if bands < 1 or rows < 1:
+            raise UserError(f"bands and rows must be at least 1, got {bands} and {rows}")
+        if bands * rows > values:
+            raise UserError(f"bands x rows = {bands * rows} exceeds {values_name} = {values}")
+    if min_shared is not None:
+        groups = supershingles if supershingles is not None else bands
+        if min_shared < 1:
+            raise UserError(f"min_shared must be at least 1, got {min_shared}")
+        if groups is not None and min_shared > groups:
+            raise UserError(f"min_shared {min_shared} exceeds the {groups} keys a document has: no pair could be a "
+                            "candidate")
 
 
 class BandedSignatures:

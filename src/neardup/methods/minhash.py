@@ -31,7 +31,7 @@ from ..sketch.compare import pair_equal_share
 from ..sketch.minhash import MinHasher
 from ..stats.df import DocumentFrequencies
 from ..text.tokenize import encode_batch
-from .banded import BandedSignatures
+from .banded import BandedSignatures, check_banding
 from .base import Method, Sketches, sets_of
 
 class MinHashMethod(BandedSignatures, Method):
@@ -74,10 +74,11 @@ class MinHashMethod(BandedSignatures, Method):
             raise UserError(f"shingle_size must be at least 1, got {shingle_size}")
         if max_df is not None and max_df < 1:
             raise UserError(f"max_df must be at least 1, got {max_df}")
-        if (bands is None) != (rows is None):
-            raise UserError("give both bands and rows, or neither")
-        if bands is not None and rows is not None and bands * rows > num_perm:
-            raise UserError(f"bands x rows = {bands * rows} exceeds num_perm = {num_perm}")
+        check_banding(num_perm, "num_perm", supershingles, min_shared, bands, rows)
+        if candidates == "lsh" and supershingles is not None:
+            raise UserError("supershingles sets the supershingle candidates: add --candidates supershingles")
+        if candidates == "supershingles" and bands is not None:
+            raise UserError("bands and rows set the LSH candidates: leave them out with --candidates supershingles")
         self.shingle_size = shingle_size
         self.num_perm = num_perm
         self.candidates = candidates

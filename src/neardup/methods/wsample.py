@@ -67,7 +67,7 @@ from ..index.banding import Banding, choose_banding
 from ..sketch.compare import pair_equal_share
 from ..sketch.icws import ICWSampler, weighted_jaccard
 from ..stats.build import COMMON_DF, CollectionStats, DocFeatures, check_stats_path, doc_features, load_stats
-from .banded import BandedSignatures
+from .banded import BandedSignatures, check_banding
 from .base import Method, Sketches, sets_of
 
 
@@ -168,10 +168,7 @@ class WeightedSamplingMethod(BandedSignatures, Method):
             raise UserError(f"rare must be a percentage between 0 and 100, got {rare}")
         if common_df < 0:
             raise UserError(f"common_df must be at least 0, got {common_df}")
-        if supershingles is not None and not 1 <= supershingles <= num_samples:
-            raise UserError(f"supershingles must be between 1 and num_samples, got {supershingles}")
-        if min_shared is not None and min_shared < 1:
-            raise UserError(f"min_shared must be at least 1, got {min_shared}")
+        check_banding(num_samples, "num_samples", supershingles, min_shared)
         check_stats_path(stats)
         self.phrase_size = phrase_size
         self.num_samples = num_samples
