@@ -123,6 +123,30 @@ def test_a_truncated_warc_keeps_no_cut_off_page_and_says_so(tmp_path, compress):
         assert [i.reason for i in items if isinstance(i, Rejection) and not i.skipped] == ["truncated file"], cut
 
 
+def test_a_warc_gzipped_as_a_whole_is_read_whole(tmp_path):
+    """`gzip crawl.warc` makes one gzip stream, where WARC tools gzip each record: warcio read the
+    first page of it and stopped ("non-chunked gzip"), and the run lost the rest with exit 0."""
+    import gzip
+
+    pages = [(f"https://a.example/{i}", "text/html", f"<html><body><p>{STORY} {i}</p></body></html>".encode())
+             for i in range(4)]
+    plain = tmp_path / "crawl.warc"
+    _warc(plain, pages, compress=False)
+    whole = tmp_path / "whole.warc.gz"
+    whole.write_bytes(gzip.compress(plain.read_bytes()))
+    want = [(i.id, i.html) if isinstance(i, Record) else (i.reason, i.line) for i in read_inputs([plain])]
+    got = [(i.id, i.html) if isinstance(i, Record) else (i.reason, i.line) for i in read_inputs([whole])]
+    assert got == want and len([g for g in got if g[0].startswith("https")]) == 4
+    data = whole.read_bytes()
+    for cut in (len(data) - 10, len(data) * 2 // 3):
+        path = tmp_path / "cut.warc.gz"
+        path.write_bytes(data[:cut])
+        items = list(read_inputs([path]))
+        kept = [i for i in items if isinstance(i, Record)]
+        assert all(p.html == f"<html><body><p>{STORY} {p.id[-1]}</p></body></html>" for p in kept), cut
+        assert [i.reason for i in items if isinstance(i, Rejection) and not i.skipped] == ["truncated file"], cut
+
+
 def test_a_folder_of_shards_is_read_as_records(tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -159,6 +183,26 @@ def test_a_text_field_holding_a_page_is_extracted_not_tokenized(tmp_path):
     assert main(["dedup", str(path), "-o", str(out), "--quiet"]) == 0
     assert _pairs(out) == {("page", "clean")}
     assert _summary(out)["documents"]["notes"] == {"text fields that held a web page, extracted as HTML": 1}
+
+
+def test_a_txt_file_holding_a_page_is_read_as_a_text_field_holding_one_is(tmp_path):
+    """A `.txt` file and a record's text field holding the same page give the same pairs and passages
+    (the file was compared markup and all); `--unique` writes it back as the text it was."""
+    nav = "".join(f'<li><a href="/s{i}">Section {i}</a></li>' for i in range(30))
+    page = f"<!DOCTYPE html><html><head><title>t</title></head><body><ul>{nav}</ul><p>{STORY}</p></body></html>"
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "clean.txt").write_text(STORY)
+    (tmp_path / "docs" / "page.txt").write_text(page)
+    path = tmp_path / "docs.jsonl"
+    path.write_text(json.dumps({"id": "clean.txt", "text": STORY}) + "\n" + json.dumps({"id": "page.txt", "text": page}) + "\n")
+    rows = {}
+    for name, given in (("file", tmp_path / "docs"), ("field", path)):
+        out = tmp_path / f"out-{name}"
+        assert main(["dedup", str(given), "-o", str(out), "--quiet", "--unique", str(tmp_path / f"u-{name}.jsonl")]) == 0
+        rows[name] = (out / "pairs.jsonl").read_text()
+        assert _summary(out)["documents"]["notes"] == {"text fields that held a web page, extracted as HTML": 1}
+    assert rows["file"] == rows["field"] and json.loads(rows["file"])["coverage_a"] == 1.0
+    assert [sorted(json.loads(x)) for x in (tmp_path / "u-file.jsonl").read_text().splitlines()] == [["id", "text"]]
 
 
 def test_urls_are_a_clear_error(tmp_path, capsys):

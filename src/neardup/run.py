@@ -54,8 +54,8 @@ def write_unique(result: DedupResult, inputs: Sequence[str], path: Path, prefer_
             if item.fields:
                 yield item.fields
             else:
-                body = {"text": item.text} if item.text is not None else {"html": item.html}
-                yield {"id": item.id, **body}
+                field = "text" if item.text is not None or item.html_in_text else "html"  # as the file held it
+                yield {"id": item.id, field: item.text if item.text is not None else item.html}
 
     return write_rows(path, rows(), fmt)
 

@@ -189,7 +189,8 @@ def read_parquet(path: Path, prefer_html: bool = False, fields: Fields = FIELDS)
 
 
 def read_document_file(path: Path, rid: str) -> Record | Rejection:
-    """One ``.txt`` / ``.htm`` / ``.html`` file (optionally ``.gz``) as one document."""
+    """One ``.txt`` / ``.htm`` / ``.html`` file (optionally ``.gz``) as one document (a ``.txt`` holding a
+    web page is read as one, as a record's text field is: :func:`~.records.looks_like_html`)."""
     source = str(path)
     try:
         special = _special_file(path)
@@ -210,6 +211,8 @@ def read_document_file(path: Path, rid: str) -> Record | Rejection:
         return Rejection(source, None, "empty text", row={"id": rid, "html" if is_html else "text": body})
     if mostly_replacement(body):
         return Rejection(source, None, "undecodable", f"mostly U+FFFD after decoding as {encoding or 'utf-8'}")
+    if not is_html and looks_like_html(body):  # as a record's text field holding a page: extracted, never compared
+        return Record(rid, None, body, source, None, {}, encoding, html_in_text=True)
     return Record(rid, None if is_html else body, body if is_html else None, source, None, {}, encoding)
 
 

@@ -16,6 +16,7 @@ records from 1.
 
 from __future__ import annotations
 
+import gzip
 import os
 from pathlib import Path
 from typing import Iterator
@@ -33,26 +34,44 @@ MAX_BODY_BYTES = 64 << 20
 def read_warc(path: Path) -> Iterator[Record | Rejection]:
     """Pages of a WARC file, and a rejection for each record that is not one.  A truncated file (a
     crawl cut short, a partial copy) is named (:data:`TRUNCATED`): its last record, cut off, is not a page, and
-    bytes after the last whole record are a rejection too (warcio itself stops quietly there)."""
+    bytes after the last whole record are a rejection too (warcio itself stops quietly there).  A
+    file gzipped as a whole (``gzip crawl.warc``, where WARC tools gzip record by record) is read
+    as one gzip stream: warcio reads only the first record of it."""
     from warcio.archiveiterator import ArchiveIterator
     from warcio.exceptions import ArchiveLoadFailed
 
     source = str(path)
     number = 0
-    try:
-        with open(path, "rb") as fh:
-            records = ArchiveIterator(fh)
-            _tolerate_missing_uri(records)
-            item = rec = None
-            for rec in records:
-                number += 1
-                item = _page(rec, source, number)
-                yield item
-            size = os.fstat(fh.fileno()).st_size
-            last_cut = 0 if rec is None or (isinstance(item, Rejection) and item.reason == TRUNCATED) else _cut(rec)
-    except (ArchiveLoadFailed, *FILE_FAULTS, ValueError) as exc:
-        yield Rejection(source, number + 1, "unreadable file", _short(describe_fault(exc)))
-        return
+    whole = False
+    while True:
+        seen = 0
+        try:
+            with (gzip.open(path, "rb") if whole else open(path, "rb")) as fh:
+                records = ArchiveIterator(fh)
+                _tolerate_missing_uri(records)
+                item = rec = None
+                for rec in records:
+                    seen += 1
+                    if seen <= number:  # read before the file was found gzipped as a whole
+                        continue
+                    number += 1
+                    item = _page(rec, source, number)
+                    yield item
+                size = fh.seek(0, os.SEEK_END)
+                last_cut = 0 if rec is None or (isinstance(item, Rejection) and item.reason == TRUNCATED) else _cut(rec)
+        except ArchiveLoadFailed as exc:
+            if not whole and _NON_CHUNKED in str(exc):
+                whole = True
+                continue
+            yield Rejection(source, number + 1, "unreadable file", _short(describe_fault(exc)))
+            return
+        except EOFError:  # a whole-file gzip cut short
+            yield Rejection(source, number + 1, TRUNCATED, "the gzip stream ends early")
+            return
+        except (*FILE_FAULTS, ValueError) as exc:
+            yield Rejection(source, number + 1, "unreadable file", _short(describe_fault(exc)))
+            return
+        break
     if last_cut:
         yield Rejection(source, number, TRUNCATED, f"the file ends {last_cut:,} bytes into WARC record {number}")
     elif records.offset < size:
@@ -60,6 +79,10 @@ def read_warc(path: Path) -> Iterator[Record | Rejection]:
                         f"the last {size - records.offset:,} bytes are not a whole WARC record")
     elif number == 0:
         yield Rejection(source, None, "empty input", "no WARC records")
+
+
+#: What warcio says of a file gzipped as a whole rather than record by record.
+_NON_CHUNKED = "non-chunked gzip file"
 
 
 def _short(detail: str, most: int = 120) -> str:
