@@ -17,7 +17,7 @@ Rows: held-out Max F1 (mean +- std over the splits), held-out F1 at the developm
 half's threshold, the development half's own Max F1, and per-split values.  Exact
 similarities (no signatures).
 
-    /work/venv/bin/python bench/bench_andd_learning.py [GOLDSET] [--splits 5] [--split-seed 0] [--k 1]
+    .venv/bin/python bench/bench_andd_learning.py [GOLDSET] [--splits 5] [--split-seed 0] [--k 1]
         [--similarity cosine] [--lams 1,0.3,0.1,0.03,0] [--no-whole]
 """
 

@@ -27,7 +27,7 @@ ran and keeps the others of the same corpus.
 
 Usage::
 
-    /work/venv/bin/python bench/bench_contain.py [--docs 12000] [--seed 1] [--workdir bench/results]
+    .venv/bin/python bench/bench_contain.py [--docs 12000] [--seed 1] [--workdir bench/results]
         [--jobs align,codet,ffp,dsc,imatch,simhash,datasketch,pdc-shingles,pdc-imatch,pdc-spotsigs] [--repeat 1]
 """
 
@@ -234,12 +234,19 @@ def main(argv: list[str]) -> None:
     p.add_argument("--docs", type=int, default=12000)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR)
-    p.add_argument("--jobs", default=",".join(JOBS))
+    p.add_argument("--jobs", help=f"comma-separated (all: {','.join(JOBS)}; datasketch only if installed)")
     p.add_argument("--repeat", type=int, default=1, help="timed runs per job; the fastest is kept")
     args = p.parse_args(argv)
-    jobs = args.jobs.split(",")
+    import importlib.util
+
+    has_datasketch = importlib.util.find_spec("datasketch") is not None
+    jobs = args.jobs.split(",") if args.jobs else [j for j in JOBS if j != "datasketch" or has_datasketch]
     if unknown := set(jobs) - set(JOBS):
         sys.exit(f"unknown jobs: {', '.join(sorted(unknown))}")
+    if "datasketch" in jobs and not has_datasketch:
+        sys.exit("the datasketch job needs datasketch: pip install -e '.[bench]', or leave it out of --jobs")
+    if not has_datasketch and not args.jobs:
+        print("datasketch is not installed: its job is left out (pip install -e '.[bench]')", file=sys.stderr)
     corpus = make_corpus(args.workdir, args.docs, args.seed)
     warm = make_corpus(args.workdir, 300, args.seed + 1000)
     me = [sys.executable, str(Path(__file__).resolve()), "_job"]

@@ -26,7 +26,7 @@ methods on the same splits; ``goldset-andd.{md,json}``.
 sampling noise), with the paper's rare-phrase filter (bottom 50%) and without it, and
 writes ``goldset-wsample.{md,json}``.
 
-    /work/venv/bin/python bench/bench_goldset.py [DATASET] [--extractors none,heuristic,model,trafilatura]
+    .venv/bin/python bench/bench_goldset.py [DATASET] [--extractors none,heuristic,model,trafilatura]
         [--methods minhash,spotsigs,...] [--splits 5] [--wsample-table | --andd-table]
 """
 

@@ -30,7 +30,7 @@ launcher process (see :func:`measure`).  Results go to ``WORKDIR/minhash.json`` 
 
 Usage::
 
-    /work/venv/bin/python bench/bench_minhash.py [--docs 20000] [--words 400] [--seed 1]
+    .venv/bin/python bench/bench_minhash.py [--docs 20000] [--words 400] [--seed 1]
         [--repeat 1] [--tools neardup,datasketch,rensa,bare] [--workdir bench/results]
 
 This module imports only the standard library at the top, because it is also the

@@ -117,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
             chosen.append(grid[best])
             held.append(table[seed, f, best])
     held_arr = np.array(held)
-    picks = {s: chosen.count(s) for s in sorted(set(chosen))}
+    picks = {s: chosen.count(s) for s in sorted(set(chosen), key=lambda s: (s[0], s[1], s[2] or 0))}
     base_rows = np.array([[outcome(docs, truth, a, b, scores, coverage, 0.1, None)
                            for docs in folds_of(truth, args.folds, seed)] for seed in range(args.seeds)]).reshape(-1, 3)
     print(f"| 0.1, relations off (before) | - | - | {base_rows[:, 0].mean():.3f} | {base_rows[:, 0].min():.3f} | "

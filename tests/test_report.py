@@ -64,6 +64,23 @@ def test_a_bad_folder_is_a_user_error(tmp_path, capsys):
     assert "holds no neardup outputs" in capsys.readouterr().err
 
 
+def test_two_runs_of_one_kind_are_refused_not_mixed(tmp_path, capsys):
+    """Two dedup folders (or two plot folders) mixed their cluster numbers and plots in one report."""
+    for name, method in (("ffp", "ffp"), ("mh", "minhash")):
+        assert main(["dedup", str(SAMPLE), "-o", str(tmp_path / name), "--quiet", "--method", method]) == 0
+    assert main(["report", str(tmp_path / "ffp"), str(tmp_path / "mh"), "-o", str(tmp_path / "r.html")]) == 2
+    err = capsys.readouterr().err
+    assert "both hold clusters" in err and "make one report per run" in err and not (tmp_path / "r.html").exists()
+    for name in ("e1", "e2"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "roc.png").write_bytes(b"\x89PNG")
+    assert main(["report", str(tmp_path / "e1"), str(tmp_path / "e2"), "-o", str(tmp_path / "r.html")]) == 2
+    assert "both hold the plot roc.png" in capsys.readouterr().err
+    assert main(["report", str(tmp_path / "ffp"), str(tmp_path / "ffp"), "-o", str(tmp_path / "r.html")]) == 0
+    clusters = (tmp_path / "ffp" / "clusters.jsonl").read_text().splitlines()
+    assert len(_data(tmp_path / "r.html")["clusters"]) == len(clusters)  # read once
+
+
 #: A small output folder by hand, as ``dedup`` writes it (no input to read again).
 GOOD_OUTPUTS = {
     "summary.json": json.dumps({"documents": {"read": 2, "kept": 2, "rejected": 0}, "pairs": 1, "clusters": 1,

@@ -130,18 +130,32 @@ def collect(folders: Sequence[str | Path]) -> dict[str, Any]:
     """
     found: dict[str, Any] = {"summaries": {}, "clusters": [], "pairs": [], "containments": [], "partials": [],
                              "plots": {}, "inputs": [], "extract": None, "read_as": None}
-    for folder in map(Path, folders):
+    holder: dict[str, Path] = {}  # which folder gave each kind of output (one of each: cluster numbers, plot names)
+
+    def one_of_each(kind: str, folder: Path) -> None:
+        if kind in holder and holder[kind] != folder:
+            raise UserError(f"{holder[kind]} and {folder} both hold {kind}: a report shows one run of each kind "
+                            "(its cluster numbers and plots would mix); make one report per run")
+        holder[kind] = folder
+
+    given: dict[Path, Path] = {}
+    for f in folders:  # a folder given twice is read once
+        given.setdefault(Path(f).resolve(), Path(f))
+    for folder in given.values():
         if not folder.is_dir():
             raise UserError(f"{folder}: not a folder of neardup outputs")
         known = False
         for key in ("clusters", "pairs", "containments", "partials"):
             if (folder / f"{key}.jsonl").exists():
+                one_of_each(key, folder)
                 found[key] += _jsonl(folder / f"{key}.jsonl", _ROWS[key])
                 known = True
             elif (folder / f"{key}.parquet").exists():
+                one_of_each(key, folder)
                 found[key] += _parquet(folder / f"{key}.parquet", _ROWS[key])
                 known = True
         for png in sorted(folder.glob("*.png")):
+            one_of_each(f"the plot {png.name}", folder)
             found["plots"][png.name] = "data:image/png;base64," + base64.b64encode(png.read_bytes()).decode()
             known = True
         summary = folder / "summary.json"
