@@ -100,3 +100,31 @@ def test_character_tables_are_those_of_the_string_with_surrogates():
     for lo, hi in CHAR_RANGES:
         words[lo : hi + 1] = np.where(words[lo : hi + 1] == WORD, CHAR, words[lo : hi + 1])
     assert (char_classes() == words).all()
+
+
+def test_has_words_is_whether_the_tokenizer_finds_a_token():
+    from neardup.text.normalize import has_words
+
+    texts = ["The council voted", "!!! ... ???", "", " \u200b\u200c ", "\u2122", "\u0301\u0302", "2024",
+             "北京", "—•§¶", "\U00030001", "_", "①", "a", "\u00a0\u3000", "ｒｅｕｔｅｒｓ"]
+    assert [has_words(t) for t in texts] == [bool(tokenize(t)) for t in texts]
+    assert has_words("\u2122") and not has_words("!!! ... ???")
+
+
+def test_every_job_rejects_a_text_without_words_alike(tmp_path, capsys):
+    """`partial` kept texts of punctuation alone (and exited 0 on a file of them), `dedup` rejected them."""
+    import json
+
+    from neardup.cli import main
+
+    path = tmp_path / "in.jsonl"
+    path.write_text(json.dumps({"id": "a", "text": "!!! ... ???"}) + "\n" + json.dumps(
+        {"id": "b", "text": "The council voted on Tuesday to expand the park by twelve acres."}) + "\n")
+    for argv in (["dedup"], ["partial"], ["partial", "--method", "pdc"], ["contain"]):
+        out = tmp_path / "-".join(argv)
+        assert main([argv[0], str(path), "-o", str(out), "--quiet", *argv[1:]]) == 0
+        docs = json.loads((out / "summary.json").read_text())["documents"]
+        assert (docs["kept"], docs["rejected_by_reason"]) == (1, {"no words": 1}), (argv, docs)
+    (tmp_path / "only.jsonl").write_text(json.dumps({"id": "a", "text": "!!! ... ???"}) + "\n")
+    assert main(["partial", str(tmp_path / "only.jsonl"), "-o", str(tmp_path / "o"), "--quiet"]) == 2
+    assert "no usable record" in capsys.readouterr().err

@@ -20,6 +20,7 @@ from .io.frames import rows_of
 from .io.readers import FIELDS, Fields, Record, Rejection, mostly_replacement, record_from_mapping
 from .io.records import id_problem, located, lone_surrogate
 from .job import RunStats
+from .text.normalize import has_words
 
 
 def as_records(docs: Iterable[Any] | Any, fields: Fields = FIELDS) -> Iterator[Record | Rejection]:
@@ -179,6 +180,8 @@ def text_of_record(record: Record, extractor: Any) -> tuple[Record, str] | Rejec
         return Rejection(record.source, record.line, "no text after extraction")
     if mostly_replacement(text):
         return Rejection(record.source, record.line, "undecodable", "mostly U+FFFD replacement characters")
+    if not has_words(text):  # punctuation, symbols, zero-width characters: nothing any job can compare
+        return Rejection(record.source, record.line, "no words", record.id)
     return record, text
 
 

@@ -76,3 +76,16 @@ def char_classes() -> np.ndarray:
     for lo, hi in CHAR_RANGES:
         table[lo : hi + 1] = np.where(table[lo : hi + 1] == WORD, CHAR, table[lo : hi + 1])
     return table
+
+
+_WORD_CHAR = re.compile(r"\w")
+
+
+def has_words(text: str) -> bool:
+    """Whether the tokenizer finds a word in ``text``: cheap for nearly every text (the first
+    letter or digit ends the search); only a text without one is normalized and looked up in
+    :func:`char_classes` (a mark, ``™`` that NFKC makes ``tm``, a code point past the table)."""
+    if _WORD_CHAR.search(text):
+        return True
+    table = char_classes()
+    return any(table[c] != SEP if c < TABLE_SIZE else True for c in map(ord, normalize(text)))
