@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..cluster import cluster_labels
-from .measures import PRF, _as_ids, _negatives_to_singletons
+from .measures import PRF, _as_ids, _negatives_to_singletons, flagged
 
 __all__ = ["B3", "b3", "clustered_pairs", "bcubed_curve", "best_bcubed_threshold", "components_from_pairs", "all_pair_labels"]
 
@@ -102,9 +102,10 @@ BCUBED_CANDIDATES = 64
 
 
 def _bcubed_at(s, i, j, n, t, threshold: float, clustering: str) -> B3:
+    """B-cubed of the clusters made by ``clustering`` of the pairs :func:`~.measures.flagged` at ``threshold``."""
     from ..cluster import labels_by
 
-    keep = s >= threshold
+    keep = flagged(s, threshold)
     return b3(labels_by(clustering, n, i[keep], j[keep], s[keep]), t)
 
 
