@@ -101,11 +101,14 @@ def clustered_pairs(pred_cluster: ArrayLike, true_cluster: ArrayLike) -> PRF:
 BCUBED_CANDIDATES = 64
 
 
-def _bcubed_at(s, i, j, n, t, threshold: float, clustering: str) -> B3:
-    """B-cubed of the clusters made by ``clustering`` of the pairs :func:`~.measures.flagged` at ``threshold``."""
+def _bcubed_at(s, i, j, n, t, threshold: float, clustering: str, proposed: NDArray[np.bool_] | None = None) -> B3:
+    """B-cubed of the clusters made by ``clustering`` of the pairs :func:`~.measures.flagged` at
+    ``threshold`` (among the ``proposed`` ones -- the index's candidates -- when given)."""
     from ..cluster import labels_by
 
     keep = flagged(s, threshold)
+    if proposed is not None:
+        keep &= proposed
     return b3(labels_by(clustering, n, i[keep], j[keep], s[keep]), t)
 
 
