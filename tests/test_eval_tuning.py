@@ -119,6 +119,21 @@ def test_best_bcubed_threshold_prefers_the_clusters_over_the_pairs():
     assert report["b3_f1"] == 1.0
 
 
+def test_best_bcubed_threshold_looks_above_where_most_pairs_score():
+    # unrelated pairs crowd at 0.45-0.55 (SimHash, cosine), 40 bridges at 0.65, true pairs 0.75-1:
+    # score quantiles alone put the candidates in the crowd and chose 0.83 (B-cubed F1 0.95)
+    from neardup.evaluate.cluster_measures import all_pair_labels
+
+    rng = np.random.default_rng(0)
+    truth = np.repeat(np.arange(30), 4)
+    i, j, same = all_pair_labels(truth)
+    s = np.where(same, rng.uniform(0.75, 1.0, i.size), rng.uniform(0.45, 0.55, i.size))
+    s[np.flatnonzero(~same)[:40]] = 0.65
+    thr = best_bcubed_threshold(s, i, j, truth.size, truth, "components")
+    assert 0.65 < thr <= s[same].min() and thr in s  # a score a pair has
+    assert evaluate_scores(s, same, i, j, truth.size, truth, thr, clustering="components")["b3_f1"] == 1.0
+
+
 @pytest.mark.slow
 def test_plots_mark_thresholds_and_add_pr_scores_and_bcubed(tmp_path, monkeypatch):
     pytest.importorskip("matplotlib")
