@@ -177,11 +177,12 @@ class Scored:
 
 
 def trained(method: str, params: dict[str, Any], data: LabeledSet, docs: np.ndarray | None = None) -> Method:
-    """A new ``method``; one that learns is first trained on ``data`` (its documents ``docs``)."""
+    """A new ``method``; one that learns is first trained on ``data`` (its documents ``docs``), on its
+    :func:`true_clusters` (for labeled pairs, the stories their positive pairs make)."""
     m = get_method(method, **params)
     if m.learns:
         docs = np.arange(len(data)) if docs is None else np.asarray(docs)
-        m.fit([data.texts[d] for d in docs.tolist()], data.cluster[docs])
+        m.fit([data.texts[d] for d in docs.tolist()], true_clusters(data)[docs])
     return m
 
 
@@ -282,7 +283,7 @@ def evaluate(
         scored = score_dataset(data, get_method(method, **params), coverage, min_coverage)
         report = {**_header(scored, method), **scored.report(threshold, objective=objective, clustering=clustering)}
         return _how(report, objective, clustering, threshold), scored
-    masks = half_splits(data.cluster, splits, split_seed)
+    masks = half_splits(true_clusters(data), splits, split_seed)  # by story, also for labeled pairs
     if get_method(method, **params).learns:  # one model per development half
         every = [score_dataset(data, trained(method, params, data, np.flatnonzero(dev)), coverage, min_coverage)
                  for dev in masks]
