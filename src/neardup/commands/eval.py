@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 
 from ..cli_options import add_input_options, add_method_options, given_params, input_fields
 from ..cluster import CLUSTERINGS
@@ -24,12 +25,16 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     p.add_argument("--partials", metavar="FILE",
                    help="score this `neardup partial` output against --truth (span and pair P/R/F1)")
     p.add_argument("--compare", metavar="M1,M2,...", help="evaluate several methods and print one table")
-    p.add_argument("--tune-on", metavar="DEVSET", help="choose the threshold by Max F1 on DEVSET, report DATASET at it")
-    p.add_argument("--folds", "--splits", dest="splits", type=int, metavar="K",
-                   help="K random half splits of DATASET by cluster: tune (and train, for a learning method) "
-                        "on one half, report the other; mean and spread over the K splits")
-    p.add_argument("--split-seed", type=int, default=0, help="seed of the first split (0; split r uses seed + r)")
-    p.add_argument("--learning-curve", nargs="?", const="10,30,60,120,240,480", metavar="N1,N2,...",
+    tuning = p.add_mutually_exclusive_group()  # a threshold from DEVSET, or from each split's development half
+    tuning.add_argument("--tune-on", metavar="DEVSET",
+                        help="choose the threshold by Max F1 on DEVSET, report DATASET at it")
+    tuning.add_argument("--folds", "--splits", dest="splits", type=_at_least(1), metavar="K",
+                        help="K random half splits of DATASET by cluster: tune (and train, for a learning method) "
+                             "on one half, report the other; mean and spread over the K splits")
+    p.add_argument("--split-seed", type=_at_least(0), default=0,
+                   help="seed of the first split (0; split r uses seed + r)")
+    p.add_argument("--learning-curve", nargs="?", type=_sizes, const=_sizes("10,30,60,120,240,480"),
+                   metavar="N1,N2,...",
                    help="for a learning method: held-out max F1 when trained on N random documents of the "
                         "development half, for each N (10,30,60,120,240,480), over the --folds splits (5)")
     p.add_argument("--tune-for", choices=("pair", "bcubed"), default="pair",
@@ -47,6 +52,29 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     add_input_options(p)
     add_method_options(p)
     return p
+
+
+def _at_least(least: int) -> Callable[[str], int]:
+    """An argparse ``type``: a whole number of at least ``least`` (else an error naming the option, exit 2)."""
+
+    def whole(text: str) -> int:
+        try:
+            value: int | None = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < least:
+            raise argparse.ArgumentTypeError(f"must be a whole number of at least {least}, got {text!r}")
+        return value
+
+    return whole
+
+
+def _sizes(text: str) -> tuple[int, ...]:
+    """An argparse ``type``: ``--learning-curve``'s training-set sizes, whole numbers of at least 1."""
+    try:
+        return tuple(_at_least(1)(n) for n in text.split(","))
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"must be whole numbers of at least 1, comma-separated, got {text!r}") from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -85,8 +113,8 @@ def run(args: argparse.Namespace) -> int:
                                   objective=args.tune_for, threshold=fixed, clustering=args.cluster,
                                   coverage=coverage, min_coverage=args.min_coverage)
         if args.learning_curve:
-            sizes = tuple(int(n) for n in args.learning_curve.split(","))
-            report["learning_curve"] = learning_curve(data, name, params, sizes, args.splits or 5, args.split_seed)
+            report["learning_curve"] = learning_curve(data, name, params, args.learning_curve, args.splits or 5,
+                                                      args.split_seed)
         reports.append(report)
         curves[name] = scored
     if args.plot:

@@ -208,7 +208,15 @@ def cluster_folds(cluster: np.ndarray, folds: int, seed: int) -> np.ndarray:
 
 
 def half_splits(cluster: np.ndarray, splits: int, seed: int) -> list[np.ndarray]:
-    """Development masks of ``splits`` random halves of the clusters (seeds ``seed``, ``seed + 1``, ...)."""
+    """Development masks of ``splits`` random halves of the clusters (seeds ``seed``, ``seed + 1``, ...).
+
+    Fewer than two clusters of two or more documents is a :class:`UserError`: one half would hold no
+    near-duplicate pair, so every split would tune on nothing or report F1 0 on nothing.
+    """
+    stories = int(np.count_nonzero(np.bincount(cluster[cluster >= 0]) > 1))
+    if stories < 2:
+        raise UserError(f"split halves (--folds, --learning-curve) need at least two stories of two or more "
+                        f"documents, one for each half; the data has {stories}")
     return [cluster_folds(cluster, 2, seed + r) == 0 for r in range(splits)]
 
 
