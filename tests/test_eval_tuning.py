@@ -134,6 +134,14 @@ def test_best_bcubed_threshold_looks_above_where_most_pairs_score():
     assert evaluate_scores(s, same, i, j, truth.size, truth, thr, clustering="components")["b3_f1"] == 1.0
 
 
+def test_the_help_of_plot_names_every_plot_it_writes(capsys):
+    with pytest.raises(SystemExit):
+        main(["eval", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for name in ("thresholds.png", "pr.png", "scores.png", "roc.png", "learning_curve.png"):
+        assert name in text
+
+
 @pytest.mark.slow
 def test_plots_mark_thresholds_and_add_pr_scores_and_bcubed(tmp_path, monkeypatch):
     pytest.importorskip("matplotlib")

@@ -43,7 +43,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     p.add_argument("--cluster", choices=CLUSTERINGS, default=CLUSTERINGS[0],
                    help=f"how B-cubed clusters are made from the pairs, as in dedup ({CLUSTERINGS[0]})")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
-    p.add_argument("--plot", metavar="DIR", help="write thresholds.png and roc.png into DIR")
+    p.add_argument("--plot", metavar="DIR", help="write thresholds.png, pr.png, scores.png, roc.png and, with "
+                                                  "--learning-curve, learning_curve.png into DIR")
     p.add_argument("--min-coverage", type=float, default=DEFAULT_MIN_COVERAGE, metavar="C",
                    help="the relations' coverage for the copy columns (what dedup lists and clusters at the "
                         f"threshold: copies, not shares) ({DEFAULT_MIN_COVERAGE})")
