@@ -80,7 +80,16 @@ def test_the_copy_columns_are_what_dedup_gives_with_relations(capsys, tmp_path):
     assert report["copy_b3_f1"] > report["b3_f1"]  # the quotes merge stories only without relations
     assert main(["eval", str(docs), "--truth", str(tmp_path / "truth.jsonl"), "--json", "--method", "ffp",
                  "--threshold", "0.1", "--no-relations"]) == 0
-    assert np.isnan(json.loads(capsys.readouterr().out)["copy_f1"])
+    assert json.loads(capsys.readouterr().out)["copy_f1"] is None
+
+
+def test_json_says_null_for_an_undefined_measure(capsys):
+    """Strict JSON: the copy columns without relations, and the threshold of a method that finds
+    nothing, are null (they were a bare NaN, which is not JSON)."""
+    assert main(["eval", str(SAMPLE), "--json", "--compare", "ffp,imatch", "--no-relations"]) == 0
+    reports = json.loads(capsys.readouterr().out, parse_constant=lambda name: pytest.fail(f"{name} in the JSON"))
+    assert reports[0]["copy_f1"] is None and reports[0]["f1"] == 1.0
+    assert reports[1]["threshold"] is None and reports[1]["max_f1"] == 0.0
 
 
 def test_the_dedup_columns_count_only_the_pairs_the_index_proposes(capsys, tmp_path):

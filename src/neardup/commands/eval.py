@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Callable
+from typing import Any
 
 from ..cli_options import add_input_options, add_method_options, given_params, input_fields
 from ..cluster import CLUSTERINGS
@@ -80,8 +82,6 @@ def _sizes(text: str) -> tuple[int, ...]:
 
 def run(args: argparse.Namespace) -> int:
     """Evaluate, print the table (or JSON), write the plots."""
-    import json
-
     from ..evaluate.copies import aligned_coverage
     from ..evaluate.curves import learning_curve
     from ..evaluate.harness import evaluate
@@ -133,8 +133,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"wrote {path}", file=sys.stderr)
         print(f"the plots cover {covers}", file=sys.stderr)
     if args.json:
-        out = reports[0] if len(reports) == 1 else reports
-        print(json.dumps(out, indent=2, default=float))
+        print(_json(reports[0] if len(reports) == 1 else reports))
     else:
         print(eval_table(reports))
         if any("per_split" in r for r in reports):
@@ -149,8 +148,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _eval_located(args: argparse.Namespace) -> int:
     """``eval --containments`` / ``--partials``: score a contain/partial output against --truth."""
-    import json
-
     if not args.truth:
         raise UserError("--containments and --partials need --truth (the simulator's truth.jsonl)")
     if args.containments:
@@ -161,5 +158,24 @@ def _eval_located(args: argparse.Namespace) -> int:
         from ..partial.evaluate import evaluate_partial_files
 
         report = {"task": "partial", **evaluate_partial_files(args.partials, args.truth, [args.dataset], args.extract)}
-    print(json.dumps(report, indent=2, default=float))
+    print(_json(report))
     return 0
+
+
+def _json(report: Any) -> str:
+    """``report`` as JSON any reader takes: an undefined measure (``nan``, say the copy columns with
+    relations off) is ``null``, not the bare ``NaN`` that is not JSON."""
+    import json
+
+    return json.dumps(_nulls(report), indent=2, default=float)
+
+
+def _nulls(value: Any) -> Any:
+    """``value`` with every float that is not finite, at any depth of dicts and lists, made ``None``."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _nulls(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_nulls(v) for v in value]
+    return value
