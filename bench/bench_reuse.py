@@ -68,12 +68,18 @@ def corpora(tmp: Path, docs: int, seed: int) -> list[tuple[str, Path, Path]]:
     return found
 
 
+def _measures(report: dict) -> dict:
+    """An ``eval`` JSON report's measures with null (an undefined measure) as nan, for the tables."""
+    return {k: float("nan") if v is None else v for k, v in report.items()}
+
+
 def partial_rows(name: str, docs: Path, truth: Path, tmp: Path) -> list[str]:
     rows = []
     for method in ("align", "pdc"):
         out = tmp / f"partial-{method}"
         seconds = _timed("partial", str(docs), "-o", str(out), "--method", method, "--quiet")
-        pan = json.loads(_neardup("eval", str(docs), "--partials", str(out / "partials.jsonl"), "--truth", str(truth)))["pan"]
+        pan = _measures(json.loads(_neardup("eval", str(docs), "--partials", str(out / "partials.jsonl"),
+                                            "--truth", str(truth)))["pan"])
         label = "seed-and-extend (default)" if method == "align" else "PDC"
         rows.append(f"| {name} | {label} | {seconds:.2f} | {pan['located']}/{pan['cases']} | {pan['macro_precision']:.3f} | "
                     f"{pan['macro_recall']:.3f} | {pan['granularity']:.2f} | {pan['plagdet']:.3f} |")
@@ -85,8 +91,8 @@ def contain_rows(name: str, docs: Path, truth: Path, tmp: Path, datasketch: bool
     for method, label in (("align", "aligned coverage (default)"), ("codet", "CoDet")):
         out = tmp / f"contain-{method}"
         seconds = _timed("contain", str(docs), "-o", str(out), "--method", method, "--quiet")
-        ev = json.loads(_neardup("eval", str(docs), "--containments", str(out / "containments.jsonl"),
-                                 "--truth", str(truth)))
+        ev = _measures(json.loads(_neardup("eval", str(docs), "--containments", str(out / "containments.jsonl"),
+                                           "--truth", str(truth))))
         rows.append(f"| {name} | {label} | {seconds:.2f} | {ev['precision']:.3f} | {ev['recall']:.3f} | "
                     f"**{ev['f1']:.3f}** | {ev['recorded_recall']:.3f} |")
     if datasketch:

@@ -187,6 +187,29 @@ def test_eval_with_folds_and_tuning_set(capsys):
     assert tuned["tuned_on"] == "sample.jsonl" and tuned["f1"] == tuned["max_f1"]
 
 
+@pytest.mark.parametrize("options, says", [
+    (["--folds", "-2"], "argument --folds/--splits: must be a whole number of at least 1, got '-2'"),
+    (["--folds", "0"], "argument --folds/--splits: must be a whole number of at least 1, got '0'"),
+    (["--split-seed", "-1", "--folds", "2"], "argument --split-seed: must be a whole number of at least 0"),
+    (["--learning-curve", "abc"], "argument --learning-curve: must be whole numbers of at least 1, comma-separated"),
+    (["--learning-curve", "10,0"], "argument --learning-curve: must be whole numbers of at least 1"),
+    (["--tune-on", str(SAMPLE), "--folds", "3"], "argument --folds/--splits: not allowed with argument --tune-on"),
+])
+def test_eval_options_that_cannot_be_used_exit_2_naming_the_option(capsys, options, says):
+    with pytest.raises(SystemExit) as stop:
+        main(["eval", str(SAMPLE), "--no-relations", *options])
+    assert stop.value.code == 2 and says in capsys.readouterr().err
+
+
+def test_eval_folds_need_two_stories(tmp_path, capsys):
+    one = tmp_path / "one.jsonl"
+    one.write_bytes(b"".join(orjson.dumps({**r, "cluster": "only" if n < 5 else None}) + b"\n"
+                             for n, r in enumerate(read_jsonl(SAMPLE))))
+    assert main(["eval", str(one), "--folds", "3", "--no-relations"]) == 2
+    assert "need at least two stories of two or more documents, one for each half; the data has 1" in capsys.readouterr().err
+    assert main(["eval", str(one), "--no-relations", "--json"]) == 0  # in-sample is fine
+
+
 def test_eval_with_truth_file_and_labeled_pairs(tmp_path, capsys):
     import json
 

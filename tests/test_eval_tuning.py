@@ -10,6 +10,7 @@ import pytest
 
 from neardup.cli import main
 from neardup.evaluate.cluster_measures import b3, best_bcubed_threshold
+from neardup.evaluate.measures import prf
 from neardup.evaluate.summary import evaluate_scores
 
 SAMPLE = Path(__file__).resolve().parents[1] / "examples" / "sample.jsonl"
@@ -35,10 +36,13 @@ def test_a_given_threshold_reports_what_dedup_gives_at_it(capsys, tmp_path):
     assert report["b3_f1"] == pytest.approx(expected.f1, abs=1e-9)
 
 
+#: The method and threshold of the copy columns' test.
+FFP_AT_01 = ("--method", "ffp", "--threshold", "0.1")
+
+
 def _dedup_outcome(docs: Path, out: Path, *options: str) -> tuple[set[frozenset[str]], list[int]]:
     """The pairs ``dedup`` lists that are not ``shares`` and its cluster per document (singletons apart)."""
-    assert main(["dedup", str(docs), "-o", str(out), "--method", "ffp", "--threshold", "0.1", "--quiet",
-                 *options]) == 0
+    assert main(["dedup", str(docs), "-o", str(out), "--quiet", *options]) == 0
     pairs = {frozenset((p["a"], p["b"])) for p in map(json.loads, (out / "pairs.jsonl").read_text().splitlines())
              if p.get("relation") != "shares"}
     ids = [json.loads(line)["id"] for line in docs.read_text().splitlines()]
@@ -54,7 +58,6 @@ def test_the_copy_columns_are_what_dedup_gives_with_relations(capsys, tmp_path):
     measures are dedup's own listed copies and clusters; the plain ones are dedup --no-relations'."""
     from neardup.evaluate.corpora import shipped_articles
     from neardup.evaluate.labeled import read_truth_clusters
-    from neardup.evaluate.measures import prf
     from neardup.evaluate.synth import SynthConfig, write_corpus
 
     write_corpus(shipped_articles(), tmp_path, 3, 150, SynthConfig(p_shared_quote=1.0, p_site_about=0.5))
@@ -68,16 +71,43 @@ def test_the_copy_columns_are_what_dedup_gives_with_relations(capsys, tmp_path):
     true = [code[truth[i]] if i in truth else -1 - n for n, i in enumerate(ids)]
     positives = {frozenset((x, y)) for k, x in enumerate(ids) for y in ids[k + 1:]
                  if truth.get(x) is not None and truth.get(x) == truth.get(y)}
-    copies, clusters = _dedup_outcome(docs, tmp_path / "on")
+    copies, clusters = _dedup_outcome(docs, tmp_path / "on", *FFP_AT_01)
     tp = len(copies & positives)
     assert report["copy_f1"] == pytest.approx(prf(tp, len(copies) - tp, len(positives) - tp).f1, abs=1e-9)
     assert report["copy_b3_f1"] == pytest.approx(b3(clusters, true).f1, abs=1e-9)
-    _, plain = _dedup_outcome(docs, tmp_path / "off", "--no-relations")
+    _, plain = _dedup_outcome(docs, tmp_path / "off", *FFP_AT_01, "--no-relations")
     assert report["b3_f1"] == pytest.approx(b3(plain, true).f1, abs=1e-9)
     assert report["copy_b3_f1"] > report["b3_f1"]  # the quotes merge stories only without relations
     assert main(["eval", str(docs), "--truth", str(tmp_path / "truth.jsonl"), "--json", "--method", "ffp",
                  "--threshold", "0.1", "--no-relations"]) == 0
-    assert np.isnan(json.loads(capsys.readouterr().out)["copy_f1"])
+    assert json.loads(capsys.readouterr().out)["copy_f1"] is None
+
+
+def test_json_says_null_for_an_undefined_measure(capsys):
+    """Strict JSON: the copy columns without relations, and the threshold of a method that finds
+    nothing, are null (they were a bare NaN, which is not JSON)."""
+    assert main(["eval", str(SAMPLE), "--json", "--compare", "ffp,imatch", "--no-relations"]) == 0
+    reports = json.loads(capsys.readouterr().out, parse_constant=lambda name: pytest.fail(f"{name} in the JSON"))
+    assert reports[0]["copy_f1"] is None and reports[0]["f1"] == 1.0
+    assert reports[1]["threshold"] is None and reports[1]["max_f1"] == 0.0
+
+
+def test_the_dedup_columns_count_only_the_pairs_the_index_proposes(capsys, tmp_path):
+    """With banding that proposes few candidates, B-cubed and the copy columns are dedup's outcome,
+    not that of every pair above the threshold (copy F1 was 0.977 where dedup lists 2 pairs)."""
+    options = ("--method", "minhash", "--threshold", "0.3", "--bands", "4", "--rows", "32")
+    report = _eval(capsys, *options)
+    rows = [json.loads(line) for line in SAMPLE.read_text().splitlines()]
+    ids, true = [r["id"] for r in rows], [r["cluster"] for r in rows]
+    story = dict(zip(ids, true))
+    positives = {frozenset((x, y)) for k, x in enumerate(ids) for y in ids[k + 1:] if story[x] == story[y]}
+    copies, clusters = _dedup_outcome(SAMPLE, tmp_path / "on", *options)
+    tp = len(copies & positives)
+    assert report["candidate_recall"] < 0.1 and len(copies) < 10
+    assert report["copy_f1"] == pytest.approx(prf(tp, len(copies) - tp, len(positives) - tp).f1, abs=1e-9)
+    assert report["copy_b3_f1"] == pytest.approx(b3(clusters, true).f1, abs=1e-9)
+    _, plain = _dedup_outcome(SAMPLE, tmp_path / "off", *options, "--no-relations")
+    assert report["b3_f1"] == pytest.approx(b3(plain, true).f1, abs=1e-9)
 
 
 def test_tuning_for_bcubed_never_gives_worse_clusters_than_tuning_for_pairs(capsys):
@@ -96,6 +126,29 @@ def test_best_bcubed_threshold_prefers_the_clusters_over_the_pairs():
     assert 0.7 < thr <= 0.8
     report = evaluate_scores(s, truth[i] == truth[j], i, j, 6, truth, objective="bcubed", clustering="components")
     assert report["b3_f1"] == 1.0
+
+
+def test_best_bcubed_threshold_looks_above_where_most_pairs_score():
+    # unrelated pairs crowd at 0.45-0.55 (SimHash, cosine), 40 bridges at 0.65, true pairs 0.75-1:
+    # score quantiles alone put the candidates in the crowd and chose 0.83 (B-cubed F1 0.95)
+    from neardup.evaluate.cluster_measures import all_pair_labels
+
+    rng = np.random.default_rng(0)
+    truth = np.repeat(np.arange(30), 4)
+    i, j, same = all_pair_labels(truth)
+    s = np.where(same, rng.uniform(0.75, 1.0, i.size), rng.uniform(0.45, 0.55, i.size))
+    s[np.flatnonzero(~same)[:40]] = 0.65
+    thr = best_bcubed_threshold(s, i, j, truth.size, truth, "components")
+    assert 0.65 < thr <= s[same].min() and thr in s  # a score a pair has
+    assert evaluate_scores(s, same, i, j, truth.size, truth, thr, clustering="components")["b3_f1"] == 1.0
+
+
+def test_the_help_of_plot_names_every_plot_it_writes(capsys):
+    with pytest.raises(SystemExit):
+        main(["eval", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for name in ("thresholds.png", "pr.png", "scores.png", "roc.png", "learning_curve.png"):
+        assert name in text
 
 
 @pytest.mark.slow

@@ -67,6 +67,23 @@ def test_half_splits_keep_clusters_whole_and_differ_by_seed():
     assert all(np.array_equal(a, b) for a, b in zip(masks, half_splits(data.cluster, 3, seed=5)))
 
 
+def test_labeled_pairs_are_split_by_story_not_by_document(monkeypatch):
+    """Records without a cluster plus labeled pairs: the halves keep the stories the positive pairs
+    make whole, so no true pair is lost between them (they were split by document)."""
+    from neardup.evaluate import harness
+
+    data = _corpus()
+    i, j = np.triu_indices(len(data), k=1)
+    pairs = (i, j, (data.cluster[i] == data.cluster[j]) & (data.cluster[i] >= 0))
+    unlabeled = LabeledSet("pairs", data.ids, data.texts, np.full(len(data), -1), RunStats(), pairs)
+    devs = []
+    monkeypatch.setattr(harness, "held_out", lambda scored, dev, *args: devs.append(dev) or held_out(scored, dev, *args))
+    evaluate(unlabeled, "minhash", {"shingle_size": 2}, splits=3)
+    y = pairs[2]
+    assert len(devs) == 3 and all(np.array_equal(dev[i[y]], dev[j[y]]) for dev in devs)
+    assert all(0.25 < dev.mean() < 0.75 for dev in devs)
+
+
 def test_held_out_reports_the_other_half_at_the_development_threshold():
     data = _corpus()
     scored = score_dataset(data, MinHashMethod(shingle_size=2))

@@ -109,3 +109,17 @@ def test_labels_may_be_0_1_or_false_true(tmp_path):
     pairs.write_bytes(pairs.read_bytes().replace(b"{broken\n", b""))
     a, b, y = load_labeled(_docs(tmp_path, (...,) * 6), pairs=pairs).pairs
     assert a.tolist() == [0, 0, 2, 4] and b.tolist() == [1, 2, 3, 5] and y.tolist() == [True, False, True, False]
+
+
+def test_a_repeated_pair_counts_once_and_a_contradicted_one_is_refused(tmp_path, capsys):
+    docs = _docs(tmp_path, (...,) * 6)
+    pairs = _jsonl(tmp_path / "pairs.jsonl", [{"a": "d0", "b": "d1", "label": 1}, {"a": "d2", "b": "d3", "label": 0},
+                                              {"a": "d1", "b": "d0", "label": True}, {"a": "d0", "b": "d1", "label": 1}])
+    a, b, y = load_labeled(docs, pairs=pairs).pairs
+    assert a.tolist() == [0, 2] and b.tolist() == [1, 3] and y.tolist() == [True, False]
+    _jsonl(pairs, [{"a": "d0", "b": "d1", "label": 1}, {"a": "d2", "b": "d3", "label": 0},
+                   {"a": "d1", "b": "d0", "label": 0}])
+    with pytest.raises(InputError, match=f"{pairs}:3: labels the pair 'd1', 'd0' 0, but line 1 labeled it 1"):
+        load_labeled(docs, pairs=pairs)
+    assert main(["eval", str(docs), "--pairs", str(pairs), "--no-relations"]) == 2
+    assert "line 1 labeled it 1" in capsys.readouterr().err

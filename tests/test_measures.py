@@ -155,7 +155,7 @@ def test_threshold_sweep_matches_confusion_at_random():
     scores = rng.integers(0, 25, size=2000) / 24.0  # many ties
     labels = rng.random(2000) < 0.3 + 0.5 * scores  # informative but noisy
     sw = threshold_sweep(scores, labels)
-    np.testing.assert_array_equal(sw.thresholds, np.unique(scores)[::-1])
+    np.testing.assert_array_equal(sw.thresholds, np.unique(scores[scores > 0])[::-1])  # 0 is no threshold
     for k, t in enumerate(sw.thresholds):
         c = confusion_at(scores, labels, t)
         p, r, f = prf(c.tp, c.fp, c.fn)
@@ -201,6 +201,16 @@ def test_max_f1_perfect_worst_and_no_positives():
     # no positives: all F1 0, highest threshold 0.5 chosen
     assert max_f1([0.5, 0.4, 0.4], [0, 0, 0]) == (0.0, 0.5, 0.0, 0.0)
     f, t, p, r = max_f1([], [])
+    assert (f, p, r) == (0.0, 0.0, 0.0) and math.isnan(t)
+
+
+def test_a_pair_scoring_zero_is_never_found():
+    # what dedup lists: a pair sharing nothing (score 0) at no threshold, not even 0
+    scores, labels = [0.0, 0.0, 0.0, 0.5], [1, 1, 0, 0]
+    assert confusion_at(scores, labels, 0.0) == (0, 1, 2, 1)
+    np.testing.assert_array_equal(threshold_sweep(scores, labels).thresholds, [0.5])
+    # a method that finds nothing has no threshold and no recall (was F1 0.8 at 0, recall 1)
+    f, t, p, r = max_f1([0.0, 0.0, 0.0], [1, 1, 0])
     assert (f, p, r) == (0.0, 0.0, 0.0) and math.isnan(t)
 
 

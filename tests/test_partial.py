@@ -143,3 +143,23 @@ def test_bad_parameters_are_refused():
         PartialDetector(tau=1.5)
     with pytest.raises(ValueError, match="gap"):
         sequence_matching(Records(np.zeros(0, np.int64), {"a": np.zeros(0), "b": np.zeros(0)}), gap=-1)
+
+
+def test_partial_truth_and_eval_partials_report_the_same_measures(tmp_path, capsys):
+    """The summary of ``partial --truth`` and ``eval --partials`` on its output: one set of measures,
+    with the pasted passages apart (``pan_pasted`` was missing from eval's)."""
+    import json
+
+    from neardup.cli import main
+    from neardup.evaluate.corpora import shipped_articles
+    from neardup.evaluate.synth import write_corpus
+
+    write_corpus(shipped_articles(), tmp_path, 5, 150)
+    docs, truth, out = tmp_path / "docs.jsonl", tmp_path / "truth.jsonl", tmp_path / "p"
+    whys = {json.loads(line).get("why") for line in truth.read_text().splitlines() if '"partial"' in line}
+    assert {"quote", "split"} <= whys
+    assert main(["partial", str(docs), "-o", str(out), "--truth", str(truth), "--quiet"]) == 0
+    summary = json.loads((out / "summary.json").read_text())["evaluation"]
+    assert main(["eval", str(docs), "--truth", str(truth), "--partials", str(out / "partials.jsonl")]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert "pan_pasted" in summary and report == {"task": "partial", **summary}

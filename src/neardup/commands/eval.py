@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
+from collections.abc import Callable
+from typing import Any
 
 from ..cli_options import add_input_options, add_method_options, given_params, input_fields
 from ..cluster import CLUSTERINGS
@@ -24,12 +27,16 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     p.add_argument("--partials", metavar="FILE",
                    help="score this `neardup partial` output against --truth (span and pair P/R/F1)")
     p.add_argument("--compare", metavar="M1,M2,...", help="evaluate several methods and print one table")
-    p.add_argument("--tune-on", metavar="DEVSET", help="choose the threshold by Max F1 on DEVSET, report DATASET at it")
-    p.add_argument("--folds", "--splits", dest="splits", type=int, metavar="K",
-                   help="K random half splits of DATASET by cluster: tune (and train, for a learning method) "
-                        "on one half, report the other; mean and spread over the K splits")
-    p.add_argument("--split-seed", type=int, default=0, help="seed of the first split (0; split r uses seed + r)")
-    p.add_argument("--learning-curve", nargs="?", const="10,30,60,120,240,480", metavar="N1,N2,...",
+    tuning = p.add_mutually_exclusive_group()  # a threshold from DEVSET, or from each split's development half
+    tuning.add_argument("--tune-on", metavar="DEVSET",
+                        help="choose the threshold by Max F1 on DEVSET, report DATASET at it")
+    tuning.add_argument("--folds", "--splits", dest="splits", type=_at_least(1), metavar="K",
+                        help="K random half splits of DATASET by cluster: tune (and train, for a learning method) "
+                             "on one half, report the other; mean and spread over the K splits")
+    p.add_argument("--split-seed", type=_at_least(0), default=0,
+                   help="seed of the first split (0; split r uses seed + r)")
+    p.add_argument("--learning-curve", nargs="?", type=_sizes, const=_sizes("10,30,60,120,240,480"),
+                   metavar="N1,N2,...",
                    help="for a learning method: held-out max F1 when trained on N random documents of the "
                         "development half, for each N (10,30,60,120,240,480), over the --folds splits (5)")
     p.add_argument("--tune-for", choices=("pair", "bcubed"), default="pair",
@@ -38,7 +45,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     p.add_argument("--cluster", choices=CLUSTERINGS, default=CLUSTERINGS[0],
                    help=f"how B-cubed clusters are made from the pairs, as in dedup ({CLUSTERINGS[0]})")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
-    p.add_argument("--plot", metavar="DIR", help="write thresholds.png and roc.png into DIR")
+    p.add_argument("--plot", metavar="DIR", help="write thresholds.png, pr.png, scores.png, roc.png and, with "
+                                                  "--learning-curve, learning_curve.png into DIR")
     p.add_argument("--min-coverage", type=float, default=DEFAULT_MIN_COVERAGE, metavar="C",
                    help="the relations' coverage for the copy columns (what dedup lists and clusters at the "
                         f"threshold: copies, not shares) ({DEFAULT_MIN_COVERAGE})")
@@ -49,10 +57,31 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     return p
 
 
+def _at_least(least: int) -> Callable[[str], int]:
+    """An argparse ``type``: a whole number of at least ``least`` (else an error naming the option, exit 2)."""
+
+    def whole(text: str) -> int:
+        try:
+            value: int | None = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < least:
+            raise argparse.ArgumentTypeError(f"must be a whole number of at least {least}, got {text!r}")
+        return value
+
+    return whole
+
+
+def _sizes(text: str) -> tuple[int, ...]:
+    """An argparse ``type``: ``--learning-curve``'s training-set sizes, whole numbers of at least 1."""
+    try:
+        return tuple(_at_least(1)(n) for n in text.split(","))
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"must be whole numbers of at least 1, comma-separated, got {text!r}") from None
+
+
 def run(args: argparse.Namespace) -> int:
     """Evaluate, print the table (or JSON), write the plots."""
-    import json
-
     from ..evaluate.copies import aligned_coverage
     from ..evaluate.curves import learning_curve
     from ..evaluate.harness import evaluate
@@ -85,8 +114,8 @@ def run(args: argparse.Namespace) -> int:
                                   objective=args.tune_for, threshold=fixed, clustering=args.cluster,
                                   coverage=coverage, min_coverage=args.min_coverage)
         if args.learning_curve:
-            sizes = tuple(int(n) for n in args.learning_curve.split(","))
-            report["learning_curve"] = learning_curve(data, name, params, sizes, args.splits or 5, args.split_seed)
+            report["learning_curve"] = learning_curve(data, name, params, args.learning_curve, args.splits or 5,
+                                                      args.split_seed)
         reports.append(report)
         curves[name] = scored
     if args.plot:
@@ -104,8 +133,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"wrote {path}", file=sys.stderr)
         print(f"the plots cover {covers}", file=sys.stderr)
     if args.json:
-        out = reports[0] if len(reports) == 1 else reports
-        print(json.dumps(out, indent=2, default=float))
+        print(_json(reports[0] if len(reports) == 1 else reports))
     else:
         print(eval_table(reports))
         if any("per_split" in r for r in reports):
@@ -120,8 +148,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _eval_located(args: argparse.Namespace) -> int:
     """``eval --containments`` / ``--partials``: score a contain/partial output against --truth."""
-    import json
-
     if not args.truth:
         raise UserError("--containments and --partials need --truth (the simulator's truth.jsonl)")
     if args.containments:
@@ -132,5 +158,24 @@ def _eval_located(args: argparse.Namespace) -> int:
         from ..partial.evaluate import evaluate_partial_files
 
         report = {"task": "partial", **evaluate_partial_files(args.partials, args.truth, [args.dataset], args.extract)}
-    print(json.dumps(report, indent=2, default=float))
+    print(_json(report))
     return 0
+
+
+def _json(report: Any) -> str:
+    """``report`` as JSON any reader takes: an undefined measure (``nan``, say the copy columns with
+    relations off) is ``null``, not the bare ``NaN`` that is not JSON."""
+    import json
+
+    return json.dumps(_nulls(report), indent=2, default=float)
+
+
+def _nulls(value: Any) -> Any:
+    """``value`` with every float that is not finite, at any depth of dicts and lists, made ``None``."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _nulls(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_nulls(v) for v in value]
+    return value

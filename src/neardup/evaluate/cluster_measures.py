@@ -14,9 +14,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..cluster import cluster_labels
-from .measures import PRF, _as_ids, _negatives_to_singletons
+from .measures import PRF, _as_ids, _negatives_to_singletons, flagged
 
-__all__ = ["B3", "b3", "clustered_pairs", "bcubed_curve", "best_bcubed_threshold", "components_from_pairs", "all_pair_labels"]
+__all__ = ["B3", "b3", "clustered_pairs", "bcubed_curve", "bcubed_candidates", "best_bcubed_threshold", "components_from_pairs", "all_pair_labels"]
 
 
 class B3(NamedTuple):
@@ -97,14 +97,18 @@ def clustered_pairs(pred_cluster: ArrayLike, true_cluster: ArrayLike) -> PRF:
     return PRF(precision, recall, f1)
 
 
-#: Candidate thresholds tried for the best B-cubed F1 (score quantiles; each is one clustering).
+#: Thresholds tried for the best B-cubed F1, per family (:func:`bcubed_candidates`); each is one clustering.
 BCUBED_CANDIDATES = 64
 
 
-def _bcubed_at(s, i, j, n, t, threshold: float, clustering: str) -> B3:
+def _bcubed_at(s, i, j, n, t, threshold: float, clustering: str, proposed: NDArray[np.bool_] | None = None) -> B3:
+    """B-cubed of the clusters made by ``clustering`` of the pairs :func:`~.measures.flagged` at
+    ``threshold`` (among the ``proposed`` ones -- the index's candidates -- when given)."""
     from ..cluster import labels_by
 
-    keep = s >= threshold
+    keep = flagged(s, threshold)
+    if proposed is not None:
+        keep &= proposed
     return b3(labels_by(clustering, n, i[keep], j[keep], s[keep]), t)
 
 
@@ -113,12 +117,37 @@ def bcubed_curve(s, i, j, n: int, t, clustering: str, thresholds) -> np.ndarray:
     return np.array([_bcubed_at(s, i, j, n, t, float(c), clustering).f1 for c in thresholds])
 
 
+def bcubed_candidates(s: NDArray[np.float64], t: NDArray[np.int64]) -> NDArray[np.float64]:
+    """The thresholds :func:`best_bcubed_threshold` tries: every distinct positive score when there are
+    few, else :data:`BCUBED_CANDIDATES` of each of three families, each moved up to the lowest score at
+    or above it (which flags the same pairs, so the threshold reported is one a pair has):
+
+    * score quantiles over every pair that scores above 0;
+    * score quantiles over the top pairs, as many as twice the pairs within the true clusters ``t``
+      (where the best clusters are: a threshold flagging more has at least as many false pairs as true);
+    * an even grid from the lowest positive score to the highest.
+
+    Quantiles alone crowd where most pairs score (SimHash and cosine give almost every unrelated
+    pair about 0.5) and missed the high range that separates stories.
+    """
+    distinct = np.unique(s[s > 0])
+    if distinct.size <= 3 * BCUBED_CANDIDATES:
+        return distinct
+    levels = np.linspace(0.0, 1.0, BCUBED_CANDIDATES)
+    sizes = np.bincount(t[t >= 0]).astype(np.float64)
+    top = min(max(int((sizes * (sizes - 1)).sum()), 1), s.size)  # twice the true pairs
+    families = (np.quantile(s[s > 0], levels), np.quantile(np.partition(s, s.size - top)[s.size - top:], levels),
+                np.linspace(distinct[0], distinct[-1], BCUBED_CANDIDATES))
+    at = np.searchsorted(distinct, np.concatenate(families), side="left")
+    return np.unique(distinct[np.minimum(at, distinct.size - 1)])
+
+
 def best_bcubed_threshold(s, i, j, n: int, t, clustering: str = "components") -> float:
-    """The threshold, among score quantiles, whose clusters have the best B-cubed F1 (lowest on ties)."""
-    positive = s[s > 0]
-    if positive.size == 0:
+    """The threshold, among :func:`bcubed_candidates`, whose clusters have the best B-cubed F1 (lowest on
+    ties); ``nan`` when no pair scores above 0."""
+    candidates = bcubed_candidates(s, np.asarray(t, dtype=np.int64))
+    if candidates.size == 0:
         return math.nan
-    candidates = np.unique(np.quantile(positive, np.linspace(0.0, 1.0, BCUBED_CANDIDATES)))
     f1 = [_bcubed_at(s, i, j, n, t, float(c), clustering).f1 for c in candidates]
     return float(candidates[int(np.argmax(f1))])
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..errors import UserError
 from ..methods import get_method
-from .harness import LabeledSet, mean_and_spread, half_splits, score_dataset, trained
+from .harness import LabeledSet, mean_and_spread, half_splits, score_dataset, trained, true_clusters
 
 
 #: Training-set sizes of the learning curve (the ANDD paper's 10, 30, 60, 120, ... documents).
@@ -29,7 +29,7 @@ def learning_curve(
     if not get_method(method, **params).learns:
         raise UserError(f"method {method} does not learn: a learning curve needs one that does (andd)")
     rows = []
-    masks = half_splits(data.cluster, splits, split_seed)
+    masks = half_splits(true_clusters(data), splits, split_seed)
     for n in sizes:
         runs = []
         for r, dev in enumerate(masks):

@@ -32,7 +32,7 @@ from ..methods import get_method
 from ..methods.base import Collection, Method
 from ..relations import DEFAULT_MIN_COVERAGE, Coverage
 from .labeled import LabeledSet
-from .summary import evaluate_scores
+from .summary import evaluate_scores, operating_threshold
 
 #: Above this many documents, scoring every pair is refused (it grows quadratically).
 MAX_ALL_PAIRS_DOCS = 8000
@@ -78,16 +78,16 @@ def true_clusters(data: LabeledSet) -> np.ndarray:
     return cluster_labels(len(data), i[y], j[y])
 
 
-def candidate_recall(c: Collection, i: np.ndarray, j: np.ndarray, y: np.ndarray, threshold: float) -> float:
-    """Share of the true pairs ``(i, j)`` (rows of ``c``) the method's index proposes at ``threshold``."""
-    if not np.any(y) or not np.isfinite(threshold):
-        return float("nan")
+def proposed_pairs(c: Collection, i: np.ndarray, j: np.ndarray, threshold: float) -> np.ndarray:
+    """Which pairs ``(i, j)`` (rows of ``c``) the method's index proposes at ``threshold`` (its candidates,
+    what ``dedup`` verifies); none at a ``nan`` threshold."""
+    if not np.isfinite(threshold):
+        return np.zeros(i.shape, dtype=bool)
     at = copy.copy(c.method)  # the same method (and what it learned) at another threshold
     at.threshold = float(min(max(threshold, 1e-6), 1.0))
     a, b, _ = at.candidate_pairs(c.finalize())
     n = len(c)
-    found = np.isin(i[y] * n + j[y], a * n + b)
-    return float(found.mean())
+    return np.isin(np.minimum(i, j) * n + np.maximum(i, j), np.minimum(a, b) * n + np.maximum(a, b))
 
 
 @dataclass
@@ -128,37 +128,45 @@ class Scored:
                clustering: str = CLUSTERINGS[0]) -> dict[str, Any]:
         """The measures at ``threshold`` (chosen by ``objective`` when None), with the index's recall.
 
-        B-cubed is measured on the clusters ``dedup --no-relations`` would make (``clustering``);
-        the ``copy_`` measures are what ``dedup`` lists and clusters at the threshold with its
-        relations (:meth:`copy_measures`; NaN with relations off).
+        The pair measures score every pair, as the papers do; B-cubed is measured on the clusters
+        ``dedup --no-relations`` would make (``clustering``) and the ``copy_`` measures are what
+        ``dedup`` lists and clusters at the threshold with its relations (:meth:`copy_measures`;
+        NaN with relations off): both of the pairs the method's index proposes there
+        (:func:`proposed_pairs`; every pair with ``candidates`` False, or without a method).
         """
-        out = evaluate_scores(
-            self.scores, self.labels, self.i, self.j, len(self.data.ids), self.clusters, threshold,
-            objective, clustering,
-        )
-        out.update(self.copy_measures(out["threshold"], clustering))
-        out["candidate_recall"] = float("nan")
+        n = len(self.data.ids)
+        if threshold is None:
+            threshold = operating_threshold(self.scores, self.labels, self.i, self.j, self.clusters, objective,
+                                            clustering)
+        proposed = None
         if candidates and self.method is not None:
             index = self.method_index()
-            out["candidate_recall"] = candidate_recall(
-                self.method, index[self.i], index[self.j], self.labels, out["threshold"]
-            )
+            proposed = proposed_pairs(self.method, index[self.i], index[self.j], threshold)
+        out = evaluate_scores(self.scores, self.labels, self.i, self.j, n, self.clusters, threshold,
+                              objective, clustering, proposed)
+        out.update(self.copy_measures(threshold, clustering, proposed))
+        out["candidate_recall"] = float("nan")  # the share of the true pairs the index proposes
+        if proposed is not None and np.isfinite(threshold) and np.any(self.labels):
+            out["candidate_recall"] = float(proposed[self.labels].mean())
         return out
 
-    def copy_measures(self, threshold: float, clustering: str) -> dict[str, float]:
-        """Pair P/R/F1 of the copies ``dedup`` lists at ``threshold`` (pairs scoring at least that
-        whose relation is ``duplicate``, ``contains`` or ``contained``: not ``shares``) and B-cubed
-        F1 of the clusters it makes of them -- the outcome a user gets, by ``dedup``'s own
-        :func:`~neardup.relations.copy_edges` and clustering; NaN with relations off."""
+    def copy_measures(self, threshold: float, clustering: str, proposed: np.ndarray | None = None) -> dict[str, float]:
+        """Pair P/R/F1 of the copies ``dedup`` lists at ``threshold`` (pairs its index proposes --
+        ``proposed``, when given -- scoring at least that, whose relation is ``duplicate``,
+        ``contains`` or ``contained``: not ``shares``) and B-cubed F1 of the clusters it makes of
+        them -- the outcome a user gets, by ``dedup``'s own :func:`~neardup.relations.copy_edges`
+        and clustering; NaN with relations off."""
         keys = ("copy_precision", "copy_recall", "copy_f1", "copy_b3_f1")
         if self.coverage is None or not np.isfinite(threshold):
             return dict.fromkeys(keys, float("nan"))
         from ..cluster import labels_by
         from ..relations import copy_edges
         from .cluster_measures import b3
-        from .measures import prf
+        from .measures import flagged, prf
 
-        keep = self.scores >= threshold
+        keep = flagged(self.scores, threshold)
+        if proposed is not None:
+            keep &= proposed
         a = np.minimum(self.i[keep], self.j[keep])
         b = np.maximum(self.i[keep], self.j[keep])
         _, copy, weight = copy_edges(a, b, self.coverage, self.min_coverage)
@@ -169,11 +177,12 @@ class Scored:
 
 
 def trained(method: str, params: dict[str, Any], data: LabeledSet, docs: np.ndarray | None = None) -> Method:
-    """A new ``method``; one that learns is first trained on ``data`` (its documents ``docs``)."""
+    """A new ``method``; one that learns is first trained on ``data`` (its documents ``docs``), on its
+    :func:`true_clusters` (for labeled pairs, the stories their positive pairs make)."""
     m = get_method(method, **params)
     if m.learns:
         docs = np.arange(len(data)) if docs is None else np.asarray(docs)
-        m.fit([data.texts[d] for d in docs.tolist()], data.cluster[docs])
+        m.fit([data.texts[d] for d in docs.tolist()], true_clusters(data)[docs])
     return m
 
 
@@ -199,7 +208,15 @@ def cluster_folds(cluster: np.ndarray, folds: int, seed: int) -> np.ndarray:
 
 
 def half_splits(cluster: np.ndarray, splits: int, seed: int) -> list[np.ndarray]:
-    """Development masks of ``splits`` random halves of the clusters (seeds ``seed``, ``seed + 1``, ...)."""
+    """Development masks of ``splits`` random halves of the clusters (seeds ``seed``, ``seed + 1``, ...).
+
+    Fewer than two clusters of two or more documents is a :class:`UserError`: one half would hold no
+    near-duplicate pair, so every split would tune on nothing or report F1 0 on nothing.
+    """
+    stories = int(np.count_nonzero(np.bincount(cluster[cluster >= 0]) > 1))
+    if stories < 2:
+        raise UserError(f"split halves (--folds, --learning-curve) need at least two stories of two or more "
+                        f"documents, one for each half; the data has {stories}")
     return [cluster_folds(cluster, 2, seed + r) == 0 for r in range(splits)]
 
 
@@ -274,7 +291,7 @@ def evaluate(
         scored = score_dataset(data, get_method(method, **params), coverage, min_coverage)
         report = {**_header(scored, method), **scored.report(threshold, objective=objective, clustering=clustering)}
         return _how(report, objective, clustering, threshold), scored
-    masks = half_splits(data.cluster, splits, split_seed)
+    masks = half_splits(true_clusters(data), splits, split_seed)  # by story, also for labeled pairs
     if get_method(method, **params).learns:  # one model per development half
         every = [score_dataset(data, trained(method, params, data, np.flatnonzero(dev)), coverage, min_coverage)
                  for dev in masks]

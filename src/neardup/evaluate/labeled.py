@@ -157,10 +157,15 @@ def load_labeled(
 
 def _read_labeled_pairs(path: str | Path, index: dict[str, int],
                         dataset: str | Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(a, b, label)`` rows (``a < b``) of the labeled pairs ``path`` over the documents ``index``
-    (of ``dataset``); a pair naming an unknown document, a document with itself, or a label other
-    than 0/1 or true/false is an :class:`InputError` naming the file and line."""
-    a, b, y = [], [], []
+    """``(a, b, label)`` rows (``a < b``, in order of first appearance) of the labeled pairs ``path`` over
+    the documents ``index`` (of ``dataset``); a pair naming an unknown document, a document with itself,
+    or a label other than 0/1 or true/false is an :class:`InputError` naming the file and line.
+
+    A pair given again (either way round) with the same label counts once: it is one judgment, and
+    counting it twice would weigh it double in every measure; with the other label it is an
+    :class:`InputError` naming both lines, since no measure can say which judgment holds.
+    """
+    seen: dict[tuple[int, int], tuple[bool, int]] = {}
     for number, rec in _objects(path, "labeled pair"):
         ends = rec.get("a"), rec.get("b")
         for end in ends:
@@ -175,8 +180,10 @@ def _read_labeled_pairs(path: str | Path, index: dict[str, int],
         if not (isinstance(label, bool) or type(label) is int and label in (0, 1)):
             raise InputError(f"{path}:{number}: 'label' must be 0 or 1 (or false or true), "
                              f"got {orjson.dumps(label).decode()[:60]}")
-        a.append(index[str(ends[0])])
-        b.append(index[str(ends[1])])
-        y.append(bool(label))
-    lo, hi = np.minimum(a, b), np.maximum(a, b)
-    return lo.astype(np.int64), hi.astype(np.int64), np.array(y, dtype=bool)
+        a, b = sorted((index[str(ends[0])], index[str(ends[1])]))
+        before = seen.setdefault((a, b), (bool(label), number))
+        if before[0] != bool(label):
+            raise InputError(f"{path}:{number}: labels the pair {str(ends[0])!r}, {str(ends[1])!r} "
+                             f"{int(bool(label))}, but line {before[1]} labeled it {int(before[0])}")
+    pairs = np.array(list(seen), dtype=np.int64).reshape(-1, 2)
+    return pairs[:, 0], pairs[:, 1], np.array([label for label, _ in seen.values()], dtype=bool)

@@ -5,7 +5,8 @@ Two views of the same result are measured, as the near-duplicate papers do:
 * **Pairs.** Every candidate pair of documents has a similarity ``score``
   (float) and a ground-truth ``label`` (bool, True = the pair is a true
   near-duplicate). A pair is *predicted positive* at threshold ``t`` when
-  ``score >= t``. Pair measures: precision, recall, F1, Max-F1 over all
+  ``score >= t`` and ``score > 0`` (:func:`flagged`): a pair scoring 0 shares nothing, and
+  ``dedup`` lists it at no threshold, not even 0. Pair measures: precision, recall, F1, Max-F1 over all
   thresholds, MCC, AUROC and Pearson r.
 * **Clusters** (:mod:`.cluster_measures`). Documents are grouped into clusters from the
   pairs predicted positive and compared with the true clusters by B-cubed
@@ -46,6 +47,7 @@ __all__ = [
     "Sweep",
     "MaxF1",
     "confusion_at",
+    "flagged",
     "prf",
     "mcc",
     "threshold_sweep",
@@ -167,8 +169,18 @@ def _mcc_arrays(tp, fp, fn, tn):
 # ------------------------------------------------------------ pair measures
 
 
+def flagged(scores: NDArray[np.float64], threshold: float) -> NDArray[np.bool_]:
+    """The pairs predicted positive at ``threshold``: ``score >= threshold`` and ``score > 0``.
+
+    A pair scoring 0 shares nothing the method sees (no candidate, no match), so ``dedup``
+    never lists it; counting it at ``threshold <= 0`` would credit a method that finds
+    nothing with recall 1. A ``nan`` threshold flags nothing.
+    """
+    return (scores >= threshold) & (scores > 0)
+
+
 def confusion_at(scores: ArrayLike, labels: ArrayLike, threshold: float) -> Confusion:
-    """Confusion counts of the pairs with ``score >= threshold`` predicted positive.
+    """Confusion counts of the pairs :func:`flagged` at ``threshold`` predicted positive.
 
     Parameters
     ----------
@@ -177,7 +189,7 @@ def confusion_at(scores: ArrayLike, labels: ArrayLike, threshold: float) -> Conf
     labels : array of bool, shape (m,)
         True where the pair is a true near-duplicate.
     threshold : float
-        Pairs scoring at least this are predicted near-duplicates.
+        Pairs scoring at least this (and more than 0) are predicted near-duplicates.
 
     Returns
     -------
@@ -185,7 +197,7 @@ def confusion_at(scores: ArrayLike, labels: ArrayLike, threshold: float) -> Conf
         ``(tp, fp, fn, tn)`` as Python ints.
     """
     s, y = _scores_labels(scores, labels)
-    pred = s >= threshold
+    pred = flagged(s, threshold)
     tp = int(np.count_nonzero(pred & y))
     fp = int(np.count_nonzero(pred)) - tp
     fn = int(np.count_nonzero(y)) - tp
@@ -221,21 +233,23 @@ def mcc(tp: int, fp: int, fn: int, tn: int) -> float:
 
 
 def threshold_sweep(scores: ArrayLike, labels: ArrayLike, weights: ArrayLike | None = None) -> Sweep:
-    """Precision, recall, F1 and MCC at every distinct score used as threshold.
+    """Precision, recall, F1 and MCC at every distinct positive score used as threshold.
 
     Sorts once by decreasing score and takes cumulative sums of the labels, so
     the whole curve costs O(m log m). The threshold ``t`` predicts
     ``score >= t``; the counts for ``t`` are read at the *last* pair scoring
     ``t`` so that tied pairs always fall on the same side of a threshold.
     ``weights``: how many pairs each pair stands for (a sample's pairs weighted
-    back to the population); default 1 each.
+    back to the population); default 1 each. Pairs scoring 0 (or less) are never
+    predicted positive (:func:`flagged`): they count as negatives at every threshold
+    and give none of their own.
 
     Returns
     -------
     Sweep
         Arrays ``(thresholds, precision, recall, f1, mcc)``, one entry per
-        distinct score, thresholds strictly decreasing. Empty input gives
-        empty arrays.
+        distinct positive score, thresholds strictly decreasing. Input without a
+        positive score gives empty arrays.
     """
     s, y = _scores_labels(scores, labels)
     w = np.ones(s.size, dtype=np.int64) if weights is None else np.asarray(weights, dtype=np.float64)
@@ -244,16 +258,16 @@ def threshold_sweep(scores: ArrayLike, labels: ArrayLike, weights: ArrayLike | N
     order = np.argsort(-s, kind="stable")
     s_sorted = s[order]
     tps = np.cumsum(w[order] * y[order])
-    flagged = np.cumsum(w[order])
+    counted = np.cumsum(w[order])
     # last index of each run of equal scores (the final pair ends the last run)
     run_end = np.ones(s.size, dtype=np.bool_)
     run_end[:-1] = s_sorted[1:] != s_sorted[:-1]
-    last = np.flatnonzero(run_end)
+    last = np.flatnonzero(run_end & (s_sorted > 0))
     tp = tps[last]
-    fp = flagged[last] - tp
+    fp = counted[last] - tp
     n_pos = tps[-1] if s.size else 0
     fn = n_pos - tp
-    tn = ((flagged[-1] if s.size else 0) - n_pos) - fp
+    tn = ((counted[-1] if s.size else 0) - n_pos) - fp
     precision, recall, f1 = _prf_arrays(tp, fp, fn)
     return Sweep(s_sorted[last], precision, recall, f1, _mcc_arrays(tp, fp, fn, tn))
 
@@ -264,8 +278,9 @@ def max_f1(scores: ArrayLike, labels: ArrayLike, weights: ArrayLike | None = Non
 
     Among thresholds with equal F1 the *highest* is chosen, so the result is
     deterministic and the chosen operating point flags the fewest pairs. With
-    no positives every F1 is 0.0 and the highest score is returned. Empty
-    input gives ``(0.0, nan, 0.0, 0.0)``.
+    no positives every F1 is 0.0 and the highest score is returned. Input
+    without a positive score (a method that finds nothing) gives
+    ``(0.0, nan, 0.0, 0.0)``: there is no threshold at which it finds a pair.
 
     Returns
     -------

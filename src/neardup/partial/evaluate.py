@@ -123,6 +123,20 @@ def evaluate_partials(pred: Iterable[Mapping[str, Any]], truth: Truth,
     return out
 
 
+def partial_measures(found: list[dict[str, Any]], truth: Truth,
+                     sentences: Mapping[str, tuple[np.ndarray, np.ndarray]], gamma: int = 3) -> dict[str, Any]:
+    """Every measure of predicted pairs ``found`` against ``truth``: ``pan``, the PAN measures of every
+    case; ``pan_pasted``, those of the pasted passages alone (a simulator's ``why: quote`` cases) when the
+    truth has other cases too (split pages); ``all`` and ``ge_gamma``, :func:`evaluate_partials`.  What
+    ``partial --truth`` puts in its summary and ``eval --partials`` prints: one function, so they agree."""
+    from ..evaluate.pan import pan_measures
+
+    cases = truth.partials
+    pasted = [c for c in cases if c.get("why") == "quote"]
+    apart = {"pan_pasted": pan_measures(pasted, found)} if pasted and len(pasted) < len(cases) else {}
+    return {"pan": pan_measures(cases, found), **apart, **evaluate_partials(found, truth, sentences, gamma)}
+
+
 def read_partials(path: str | Path) -> list[dict[str, Any]]:
     """The records of a ``partials.jsonl``."""
     out = []
@@ -142,10 +156,10 @@ def evaluate_partial_files(partials: str | Path, truth: str | Path, inputs: list
                            prefer_html: bool = False, gamma: int = 3) -> dict[str, Any]:
     """Evaluate a ``partials.jsonl`` against a ``truth.jsonl`` (the hook for ``neardup eval``).
 
-    ``pan``: the character-level PAN measures (:mod:`neardup.evaluate.pan`); ``all`` and
-    ``ge_gamma``: the span and pair measures over sentences (see the module docstring),
-    for any method: ``inputs`` are the documents of the run, read through the same input
-    stage, so spans are mapped onto the sentences of the texts the detector saw.
+    :func:`partial_measures` (the character-level PAN measures, :mod:`neardup.evaluate.pan`, and
+    the span and pair measures over sentences, see the module docstring), for any method:
+    ``inputs`` are the documents of the run, read through the same input stage, so spans are
+    mapped onto the sentences of the texts the detector saw.
     """
     from ..io.readers import read_inputs
     from ..input_stage import documents
@@ -162,6 +176,4 @@ def evaluate_partial_files(partials: str | Path, truth: str | Path, inputs: list
     if missing:
         raise UserError(f"{len(missing)} documents of the truth or the output are not in the inputs, "
                         f"e.g. {sorted(missing)[0]}")
-    from ..evaluate.pan import pan_measures
-
-    return {"pan": pan_measures(gold.partials, found), **evaluate_partials(found, gold, sentences, gamma)}
+    return partial_measures(found, gold, sentences, gamma)

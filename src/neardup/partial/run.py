@@ -2,8 +2,8 @@
 
 A :class:`~neardup.job.Job` runs :class:`AlignTask` or :class:`PdcTask` (all files or none;
 JSONL or Parquet, spans as nested columns).  With ``truth`` (a
-simulator's ``truth.jsonl``) the run is also evaluated (span and document-pair P/R/F1)
-and the measures go into the summary.
+simulator's ``truth.jsonl``) the run is also evaluated (:func:`~.evaluate.partial_measures`, as
+``eval --partials`` does) and the measures go into the summary.
 """
 
 from __future__ import annotations
@@ -19,23 +19,12 @@ from ..io.readers import FIELDS, Fields
 from ..job import DetectorTask, Job, RunStats
 from ..align.aligner import DEFAULT_ALIGN, AlignedPair, AlignParams
 from ..pdc.detector import PartialDetector, PartialPair
-from .evaluate import evaluate_partials
+from .evaluate import partial_measures
 
 #: Why ``--truth`` is refused on Spark: the evaluation needs every document's sentences on the driver.
 _TRUTH_ON_SPARK = ("--truth needs --engine local (the evaluation keeps every document's sentences in this "
                    "process); with Spark, evaluate the output afterwards with "
                    "`neardup eval DATASET --partials partials.jsonl --truth truth.jsonl`")
-
-
-def _pasted(cases: list[dict], found: list[dict]) -> dict[str, Any]:
-    """PAN measures of the pasted passages alone (a simulator's ``why: quote`` cases), when the
-    truth has other cases too (split pages): ``{"pan_pasted": ...}``, else nothing."""
-    from ..evaluate.pan import pan_measures
-
-    pasted = [c for c in cases if c.get("why") == "quote"]
-    if not pasted or len(pasted) == len(cases):
-        return {}
-    return {"pan_pasted": pan_measures(pasted, found)}
 
 
 class AlignTask(DetectorTask):
@@ -94,14 +83,10 @@ class AlignTask(DetectorTask):
                 "coverage_a": pair.coverage_a, "coverage_b": pair.coverage_b}
 
     def evaluation(self) -> dict[str, Any]:
-        """PAN and sentence measures against the truth (``{"evaluation": ...}``), or nothing without one."""
-        from ..evaluate.pan import pan_measures
-
+        """:func:`~.evaluate.partial_measures` against the truth (``{"evaluation": ...}``), or nothing without one."""
         if self.gold is None:
             return {}
-        cases, found = self.gold.partials, self.found
-        return {"evaluation": {"pan": pan_measures(cases, found), **_pasted(cases, found),
-                               **evaluate_partials(found, self.gold, self.sentences)}}
+        return {"evaluation": partial_measures(self.found, self.gold, self.sentences)}
 
     def summary(self, inputs: Sequence[Any], total: float | None = None, **extra: Any) -> dict[str, Any]:
         from ..job import run_report
@@ -163,11 +148,11 @@ class PdcTask(DetectorTask):
         return row
 
     def evaluation(self) -> dict[str, Any]:
-        """Span and pair measures against the truth (``{"evaluation": ...}``), or nothing without one."""
+        """:func:`~.evaluate.partial_measures` against the truth (``{"evaluation": ...}``), or nothing without one."""
         if self.gold is None:
             return {}
-        return {"evaluation": evaluate_partials(self.found, self.gold, self.detector.sentence_offsets(),
-                                                self.detector.gamma)}
+        return {"evaluation": partial_measures(self.found, self.gold, self.detector.sentence_offsets(),
+                                               self.detector.gamma)}
 
 
 
