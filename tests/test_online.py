@@ -615,3 +615,157 @@ def test_the_sync_mode_chosen_at_create_is_the_index_s(tmp_path, capsys):
     with pytest.raises(UserError, match="sync must be one of"):
         Index.create(tmp_path / "bad", sync="sometimes")
     assert not (tmp_path / "bad").exists()
+
+
+# ------------------------------------------------- batch sizes never change an answer: replace, windows, passages
+def _answers(checked) -> list[dict]:
+    return [c.as_dict() for c in checked]
+
+
+def _added_in(path: Path, records: list[dict], sizes: tuple[int, ...], create: dict, first: list[dict] = (),
+              **add) -> list[tuple[list[dict], list[str]]]:
+    """For each batch size: the answers of adding ``records`` (after ``first``, one batch) and the ids held after."""
+    out = []
+    for size in sizes:
+        with Index.create(path / f"ix{size}", **create) as index:
+            if first:
+                index.add(list(first))
+            answers = _answers(index.add(records, batch_size=size, **add))
+            held = [r[0] for r in index.store.db.execute("SELECT id FROM docs ORDER BY seq")]
+            assert index.check() == []
+        out.append((answers, held))
+    return out
+
+
+STORY = ("The city council voted seven to two on Tuesday to approve the construction of a new bridge across the "
+         "northern harbor, ending a debate that has lasted almost four years and divided the neighbourhoods.")
+OTHER = "An unrelated replacement text about gardening tips for the spring season and tomatoes in small pots."
+
+
+def test_replace_in_a_batch_keeps_input_order(tmp_path):
+    """Records before the replacing one see the old version; it and the later ones see the new one."""
+    records = [{"id": "B", "text": STORY + " Reporting by staff."}, {"id": "A", "text": OTHER},
+               {"id": "C", "text": OTHER + " More at eleven."}]
+    runs = _added_in(tmp_path, records, (1, 2, 3, 1000), {}, first=[{"id": "A", "text": STORY}],
+                     on_duplicate="replace")
+    assert all(r == runs[0] for r in runs[1:])
+    answers, held = runs[0]
+    assert [[m["id"] for m in a["matches"]] for a in answers] == [["A"], [], ["A"]]
+    assert answers[0]["matches"][0]["score"] == answers[2]["matches"][0]["score"]  # old A, then new A
+    assert held == ["B", "A", "C"]
+
+
+def _day(d: float) -> str:
+    from datetime import UTC, datetime, timedelta
+
+    return (datetime(2024, 1, 1, tzinfo=UTC) + timedelta(days=d)).isoformat().replace("+00:00", "Z")
+
+
+def test_time_window_out_of_order_times_late_arrivals(tmp_path):
+    """A document is checked against those still held when it arrives, within its window both ways;
+    one dated before the window's horizon is checked but not added (late), whatever the batch size."""
+    records = [{"id": "A", "time": _day(0), "text": STORY},
+               {"id": "X", "time": _day(2), "text": OTHER},
+               {"id": "B", "time": _day(0.25), "text": STORY + " Reporting by staff."},  # late: A evicted by X
+               {"id": "Y", "time": _day(1.1), "text": STORY + " Updated."},
+               {"id": "Z", "time": _day(1.9), "text": STORY + " Corrected."},
+               {"id": "L", "time": _day(0.5), "text": STORY + " Late."}]  # late: Y within 1d, Z not
+    runs = _added_in(tmp_path, records, (1, 2, 4, 1000), {"method": "ffp", "window": "1d"})
+    assert all(r == runs[0] for r in runs[1:])
+    answers, held = runs[0]
+    assert [(a["id"], a["added"], a.get("late", False), [m["id"] for m in a["matches"]]) for a in answers] == [
+        ("A", True, False, []), ("X", True, False, []), ("B", False, True, []), ("Y", True, False, []),
+        ("Z", True, False, ["Y"]), ("L", False, True, ["Y"])]
+    assert held == ["X", "Y", "Z"]
+    with Index.create(tmp_path / "iy", method="ffp", window="1d") as index:  # a stored document 9 days newer
+        index.add([{"id": "new", "time": _day(9), "text": STORY}])
+        [c] = index.add([{"id": "old", "time": _day(0), "text": STORY}])
+        assert (c.matches, c.added, c.late, "old" in index, index.late) == ([], False, True, False, 1)
+        assert [m.id for m in index.query([{"id": "q", "time": _day(0), "text": STORY}])[0].matches] == []
+
+
+def test_late_arrivals_are_reported_counted_and_warned(tmp_path, capsys):
+    path = tmp_path / "docs.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in [
+        {"id": "A", "time": _day(3), "text": STORY}, {"id": "B", "time": _day(0), "text": OTHER}]))
+    ix = str(tmp_path / "ix")
+    assert main(["index", "create", ix, "--window", "1d"]) == 0
+    assert main(["index", "add", ix, str(path), "-o", str(tmp_path / "o")]) == 0
+    rows = [json.loads(line) for line in (tmp_path / "o" / "matches.jsonl").read_text().splitlines()]
+    assert rows[1] == {"id": "B", "added": False, "late": True, "matches": []} and "late" not in rows[0]
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert (summary["added"], summary["late"], summary["index_documents_after"]) == (1, 1, 1)
+    (warning,) = summary["warnings"]
+    assert "1 document was dated before the --window 1d" in warning and warning in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("window", [1, "1d"])
+def test_partial_counts_run_over_the_documents_held(tmp_path, window):
+    """The max_df cap counts the documents held when a document arrives (evicted ones no longer count)."""
+    rng = random.Random(1)
+    shared = ("the harbour authority confirmed on monday that the new container terminal will open next spring "
+              "after years of delays caused by funding disputes and a lengthy environmental review of the basin")
+    words = "apple river stone cloud metal paper green quick".split()
+
+    def noise() -> str:
+        return " ".join(rng.choice(words) + str(rng.randint(0, 999)) for _ in range(40))
+
+    records = [{"id": i, "time": t, "text": f"{noise()}. {shared}. {noise()}"}
+               for i, t in [("old1", _day(0)), ("old2", _day(0.04)), ("new1", _day(4)), ("new2", _day(4.04))]]
+    from neardup.align.aligner import AlignParams
+
+    runs = _added_in(tmp_path, records, (1, 2, 3, 1000), {"window": window, "partial": AlignParams(max_df=2)})
+    assert all(r == runs[0] for r in runs[1:])
+    want = [[], ["old1"], ["old2"], ["new1"]] if window == 1 else [[], ["old1"], [], ["new1"]]
+    assert [[p["id"] for p in a["partials"]] for a in runs[0][0]] == want
+
+
+def test_partial_caps_are_exact_when_the_batch_evicts_stored_documents(tmp_path):
+    """The stored seeds of a key are fetched up to the cap; those of documents evicted inside the batch do
+    not count against it (here e0-e2 hold 9 records of each key of the passage, then leave)."""
+    from neardup.align.aligner import AlignParams
+
+    shared = ("the harbour authority confirmed on monday that the new container terminal will open next spring "
+              "after years of delays caused by funding disputes")
+    first = [{"id": f"e{k}", "time": _day(0), "text": f"Part {k}. {shared}. Again: {shared}. Once more: {shared}."}
+             for k in range(3)]
+    first.append({"id": "k", "time": _day(0.9), "text": f"Kept story. {shared}. The end of it."})
+    records = [{"id": "X", "time": _day(1.5), "text": OTHER}, {"id": "N", "time": _day(1.5), "text": f"News. {shared}."}]
+    runs = _added_in(tmp_path, records, (1, 2), {"window": "1d", "partial": AlignParams(max_df=2)}, first=first)
+    assert runs[0] == runs[1]
+    assert [[p["id"] for p in a["partials"]] for a in runs[0][0]] == [[], ["k"]] and runs[0][1] == ["k", "X", "N"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("window", ["6h", 25])
+def test_any_batch_sizes_give_the_same_answers_with_windows_out_of_order_and_replace(tmp_path, docs, window):
+    """Times shuffled by up to 4 hours either way, a window, --partial with a cap that bites, and a
+    second input replacing some documents: matches, passages and the index equal for batch sizes 1, 3, 7, 1000."""
+    from datetime import UTC, datetime
+
+    from neardup.align.aligner import AlignParams
+
+    rng = random.Random(11)
+    shuffled = []
+    for d in docs[:160]:
+        t = datetime.fromisoformat(d["time"].replace("Z", "+00:00")).timestamp() + rng.uniform(-4, 4) * 3600
+        shuffled.append({**d, "time": datetime.fromtimestamp(t, UTC).isoformat()})
+    first, second = shuffled[:100], shuffled[100:]
+    second[::5] = [{**d, "id": first[-1 - 2 * k]["id"]} for k, d in enumerate(second[::5])]  # replace stored ones
+    runs = []
+    for size in (1, 3, 7, 1000):
+        path = tmp_path / f"ix{size}"
+        with Index.create(path, method="minhash", threshold=0.5, shingle_size=3, window=window,
+                          partial=AlignParams(max_df=3)) as index:
+            answers = _answers(index.add(first, batch_size=size))
+            answers += _answers(index.add(second, batch_size=size, on_duplicate="replace"))
+            counts = (index.evicted, index.late, dict(index.last_stats.notes))
+            assert index.check() == []
+        runs.append((answers, counts, _dump(path)))
+    assert all(r == runs[0] for r in runs[1:])
+    answers = runs[0][0]
+    assert sum(bool(a["matches"]) for a in answers) > 20 and sum(bool(a["partials"]) for a in answers) > 20
+    if window == "6h":
+        assert 5 < sum(a.get("late", False) for a in answers) < 80
+    evicted, late, notes = runs[0][1]
+    assert evicted > 20 and notes["documents replaced (--on-duplicate-id replace)"] > 0

@@ -117,7 +117,8 @@ def _cmd_add(args: argparse.Namespace, add: bool) -> int:
                     sync=getattr(args, "sync", None),
                     progress=not args.quiet and sys.stderr.isatty())
     if not args.quiet:
-        what = f"added {s['added']:,}, " if add else ""
+        late = f" ({s['late']:,} late: checked, not added)" if add and s.get("late") else ""
+        what = f"added {s['added']:,}{late}, " if add else ""
         lines = [f"matches    {what}{s['documents_matched']:,} of {s['checked']:,} documents matched "
                  f"({s['matches']:,} matches)"]
         if "partials" in s:

@@ -19,16 +19,21 @@ corpus one document at a time, or in any batches, gives ``neardup dedup``'s pair
 
 Each call to ``add`` commits one transaction per batch (``batch_size`` documents):
 after it returns, the documents are on disk (:mod:`.storage` for durability).  A
-window (``window="7d"`` or ``window=10000``) keeps only recent documents: a new document
-is compared only with documents within the window before it (by ``time``/``date``
-field, else arrival time; or by count), and older ones are evicted.
+window (``window="7d"`` or ``window=10000``) keeps only recent documents (by ``time``/``date``
+field, else arrival time; or by count): a new document is compared only with the documents
+still held when it arrives and inside its window both ways, and those it pushes out of the
+window are evicted; one dated before a time window's horizon is *late*, checked but not
+added.  The rule is applied per document of a batch (:mod:`.window`), and a batch that
+replaces stored documents (``on_duplicate="replace"``) is worked in pieces cut at each
+replacing record, so the batch size never changes an answer.
 
 An index made with ``partial=True`` (``index create --partial``) also answers each new
 document's copied passages with earlier ones, located by characters (:mod:`.passages`:
 ``neardup partial``'s aligner against the stored seeds); :attr:`Checked.partials`.
 
 Length: one class, whose check, insert and eviction steps share one transaction per batch;
-the answers and key joins live in :mod:`.matches`, storage in :mod:`.storage`.
+the answers and key joins live in :mod:`.matches`, the window's per-document rule in :mod:`.window`,
+storage in :mod:`.storage`.
 """
 
 from __future__ import annotations
@@ -52,12 +57,13 @@ from ..job import RunStats
 from ..methods import DEFAULT_METHOD, get_method
 from ..methods.base import Method, Sketches
 from ..align.aligner import AlignParams
-from ..windows import COUNT_WINDOW, NO_WINDOW, TIME_WINDOW, parse_window
+from ..windows import TIME_WINDOW, parse_window
 from .layout import SketchLayout
 from .matches import CONTAINED_SHARE, Checked, Match, Partial, counted, join_keys, kernel_threads, shared_at_least
 from .passages import Seeds, find_passages, stored_seeds
 from .schemes import KeyScheme, probe_sketch, scheme_for
 from .storage import SYNC_MODES, Damaged, Store, damage_named
+from .window import Held
 
 #: Documents per transaction of ``add`` (and per sketching batch of ``query``).
 BATCH_SIZE = 1000
@@ -73,6 +79,11 @@ class _Batch:
     sk: Sketches
     seeds: Seeds | None = None  # an index made with --partial: words and seeds (:mod:`.passages`)
 
+    def take(self, rows: np.ndarray) -> "_Batch":
+        """The documents ``rows`` (in that order)."""
+        return _Batch([self.ids[i] for i in rows.tolist()], self.times[rows], [self.where[i] for i in rows.tolist()],
+                      self.sk.take(rows), self.seeds.take(rows) if self.seeds is not None else None)
+
 
 class Index:
     """A persistent index of one method's sketches (see the module docstring)."""
@@ -87,6 +98,8 @@ class Index:
             raise
         #: documents the window evicted while this object added documents (not counting ``compact``)
         self.evicted = 0
+        #: documents this object checked but did not add: dated before a time window's horizon (:mod:`.window`)
+        self.late = 0
         #: The input account of the last :meth:`add` / :meth:`query` given no ``stats``.
         self.last_stats = RunStats()
 
@@ -245,17 +258,15 @@ class Index:
         ok = shared >= need
         return rows[ok], seqs[ok]
 
-    def _in_window(self, new_seq: np.ndarray, new_time: np.ndarray, old_seq: np.ndarray,
-                   old_time: np.ndarray) -> np.ndarray:
-        if self.window_kind == COUNT_WINDOW:
-            return new_seq - old_seq <= self.window_size
-        if self.window_kind == TIME_WINDOW:
-            return ~(new_time - old_time > self.window_size)  # NaN (no time) never evicts by time
-        return np.ones(new_seq.shape[0], dtype=bool)
+    def _held(self, db: Any, times: np.ndarray, first: int, adding: bool) -> Held:
+        """The window's rule for a batch of documents dated ``times``, numbered from ``first`` (:mod:`.window`)."""
+        newest = db.execute("SELECT max(time) FROM docs").fetchone()[0] if self.window_kind == TIME_WINDOW else None
+        return Held(self.window_kind, self.window_size, first, times, newest, adding)
 
-    def _check(self, db: Any, batch: _Batch, seqs: np.ndarray, within: bool) -> list[list[tuple[int, Match]]]:
-        """Each batch document's matches as ``(order key, Match)``: stored ones, then (``within``) earlier batch ones."""
-        sk, n = batch.sk, len(batch.sk)
+    def _check(self, db: Any, batch: _Batch, held: Held) -> list[list[tuple[int, Match]]]:
+        """Each batch document's matches as ``(order key, Match)``: the stored ones it sees, then (adding)
+        the earlier ones of the batch it sees (:class:`~.window.Held`)."""
+        sk, n, seqs = batch.sk, len(batch.sk), held.seqs
         out: list[list[tuple[int, Match]]] = [[] for _ in range(n)]
         sizes_new = self._feature_sizes(sk)
         rows, cand = self._stored_candidates(db, sk)
@@ -265,7 +276,7 @@ class Index:
             rows, cand = rows[present], cand[present]
             stored = self.layout.decode(u_cols, u_lists)
             at = np.searchsorted(u_seq, cand)
-            ok = self._in_window(seqs[rows], batch.times[rows], cand, stored_times[at])
+            ok = held.sees(rows, 0, held.stop(cand, stored_times[at]), stored_times[at])
             rows, cand, at = rows[ok], cand[ok], at[ok]
             m = len(stored)
             with kernel_threads(n):
@@ -276,23 +287,23 @@ class Index:
                 la = None if sizes_new is None else int(sizes_new[r])
                 lb = None if sizes_old is None else int(sizes_old[a])
                 out[r].append((q, self._match(u_ids[a], s, la, lb)))
-        if within and n > 1:
+        if held.adding and n > 1:
             with kernel_threads(n):
                 a, b, verified = self.method.verified(sk)
             assert verified is not None  # verified pairs are scored
             scores = verified
-            keep = self._in_window(seqs[b], batch.times[b], seqs[a], batch.times[a])
+            keep = held.sees(b, held.row_start[a], held.row_stop[a], batch.times[a])
             for x, y, s in zip(a[keep].tolist(), b[keep].tolist(), scores[keep].tolist()):
                 la = None if sizes_new is None else int(sizes_new[y])
                 lb = None if sizes_new is None else int(sizes_new[x])
                 out[y].append((int(seqs[x]), self._match(batch.ids[x], s, la, lb)))
         return out
 
-    def _passages(self, db: Any, batch: _Batch, seqs: np.ndarray, within: bool) -> list[list[Partial] | None]:
+    def _passages(self, db: Any, batch: _Batch, held: Held) -> list[list[Partial] | None]:
         """Each batch document's copied passages with earlier ones (None per document without ``--partial``)."""
         if self.partial is None or batch.seeds is None:
             return [None] * len(batch.ids)
-        found = find_passages(db, batch.seeds, seqs, batch.times, batch.ids, within, self.partial, self._in_window)
+        found = find_passages(db, batch.seeds, held, batch.ids, self.partial)
         return [[p for _, p in f] for f in found]
 
     def _match(self, other: str, score: float, la: int | None, lb: int | None) -> Match:
@@ -330,12 +341,15 @@ class Index:
         (or :attr:`last_stats`) and left out, or with ``strict`` raise
         :class:`~neardup.errors.InputError` before anything of their batch is written.
         One transaction per ``batch_size`` documents: when a batch's answers are
-        returned (or the call returns), that batch is on disk.
+        returned (or the call returns), that batch is on disk.  With a time window, a
+        document dated before the window's horizon is checked but not added
+        (:attr:`Checked.late`; counted in :attr:`late`).
 
         ``on_duplicate``: what a record whose id is already in the index does (one of
         :data:`ON_DUPLICATE`): ``reject`` -- counted as a rejection ("duplicate id") and left
         out; ``skip`` -- left out, counted under ``skipped`` (not read, not an error);
-        ``replace`` -- the stored document is removed and the new one checked and added;
+        ``replace`` -- the stored document is removed when the record comes (the records before it
+        in the input see the old version), and the new one checked and added;
         ``fail`` -- :class:`~neardup.errors.InputError` before anything of its batch is written.
         """
         return list(self.add_stream(records, fields=fields, strict=strict, stats=stats, batch_size=batch_size,
@@ -357,55 +371,81 @@ class Index:
             yield from done
 
     def _add_batch(self, batch: _Batch, stats: RunStats, strict: bool, on_duplicate: str = "reject") -> list[Checked]:
+        """Check and add one batch in one transaction.  With ``replace``, the batch is worked in pieces,
+        each starting at a record that replaces a stored document: the records before it see the old
+        version, it and the later ones the new one (input order, as one at a time)."""
         db = self.store.db
         db.execute("BEGIN IMMEDIATE")
         try:
             known = Store.existing_ids(db, batch.ids)
+            cuts = [0]
             if known and on_duplicate == "replace":
-                self._replace(db, known, stats)
+                cuts = sorted({0, *(i for i, d in enumerate(batch.ids) if d in known)})
             elif known:
                 batch = self._without(batch, known, stats, strict, on_duplicate)
-            n = len(batch.ids)
-            first = int(self.store.manifest["next_seq"])
-            seqs = np.arange(first, first + n, dtype=np.int64)
             now = time.time()
             if self.window_kind == TIME_WINDOW:  # documents without a time are placed at their arrival
                 batch.times = np.where(np.isnan(batch.times), now, batch.times)
-            found = self._check(db, batch, seqs, within=True)
-            partials = self._passages(db, batch, seqs, within=True)
-            if n:
-                cols, lists = self.layout.encode(batch.sk)
-                sizes = self._feature_sizes(batch.sk)
-                times = [None if math.isnan(t) else t for t in batch.times.tolist()]
-                self.store.insert_docs(seqs, batch.ids, times, now,
-                                       sizes if sizes is not None else np.zeros(n, np.int64), cols, lists)
-                self._index_rows(seqs, batch.sk, insert=True)
-                if batch.seeds is not None:
-                    row, pos = batch.seeds.rows()
-                    self.store.insert_align(seqs, *batch.seeds.as_bytes(), batch.seeds.keys, seqs[row], pos)
-                self.store.set_meta("next_seq", first + n)
-                self._evict(db, first + n - 1, batch.times)
+            done: list[Checked] = []
+            evicted = late = 0
+            for lo, hi in zip(cuts, cuts[1:] + [len(batch.ids)]):
+                piece = batch if len(cuts) == 1 else batch.take(np.arange(lo, hi, dtype=np.int64))
+                if piece.ids and piece.ids[0] in known and on_duplicate == "replace":
+                    self._replace(db, piece.ids[0], stats)  # gone already if an earlier piece evicted it
+                checked, gone = self._add_piece(db, piece, now)
+                done += checked
+                evicted += gone
+                late += sum(c.late for c in checked)
             db.execute("COMMIT")
         except BaseException:
             if db.in_transaction:
                 db.execute("ROLLBACK")
             self.store.manifest["next_seq"] = self._read_next_seq()
             raise
-        stats.kept += n
-        return [Checked(i, self._sorted(f), True, p) for i, f, p in zip(batch.ids, found, partials)]
+        stats.kept += len(done)
+        self.evicted += evicted
+        self.late += late
+        return done
+
+    def _add_piece(self, db: Any, batch: _Batch, now: float) -> tuple[list[Checked], int]:
+        """Check a batch (or a piece of one) against the documents each sees, evict, store the documents
+        still held after it (inside the caller's transaction); its answers and how many were evicted."""
+        n = len(batch.ids)
+        if not n:
+            return [], 0
+        first = int(self.store.manifest["next_seq"])
+        held = self._held(db, batch.times, first, adding=True)
+        found = self._check(db, batch, held)
+        partials = self._passages(db, batch, held)
+        evicted = self._evict(db, held) + int((~held.kept & ~held.late).sum())
+        keep = np.flatnonzero(held.kept)
+        if keep.size:
+            kept = batch.take(keep) if keep.size < n else batch
+            seqs = held.seqs[keep]
+            cols, lists = self.layout.encode(kept.sk)
+            sizes = self._feature_sizes(kept.sk)
+            times = [None if math.isnan(t) else t for t in kept.times.tolist()]
+            self.store.insert_docs(seqs, kept.ids, times, now,
+                                   sizes if sizes is not None else np.zeros(keep.size, np.int64), cols, lists)
+            self._index_rows(seqs, kept.sk, insert=True)
+            if kept.seeds is not None:
+                row, pos = kept.seeds.rows()
+                self.store.insert_align(seqs, *kept.seeds.as_bytes(), kept.seeds.keys, seqs[row], pos)
+        self.store.set_meta("next_seq", first + n)  # a late document has a seq too, as one at a time
+        late = held.late.tolist()
+        return [Checked(i, self._sorted(f), not x, p, x) for i, f, p, x in zip(batch.ids, found, partials, late)], evicted
 
     def _read_next_seq(self) -> int:
         import json
 
         return int(json.loads(self.store.db.execute("SELECT value FROM meta WHERE key='next_seq'").fetchone()[0]))
 
-    def _replace(self, db: Any, known: set[str], stats: RunStats) -> None:
-        """Remove the stored documents the batch replaces (inside the batch's transaction)."""
-        ids = sorted(known)
-        seqs = [r[0] for part in range(0, len(ids), 30000) for r in db.execute(
-            f"SELECT seq FROM docs WHERE id IN ({','.join('?' * len(ids[part:part + 30000]))})", ids[part:part + 30000])]
-        self._delete(np.array(seqs, dtype=np.int64))
-        stats.notes["documents replaced (--on-duplicate-id replace)"] += len(seqs)
+    def _replace(self, db: Any, doc_id: str, stats: RunStats) -> None:
+        """Remove the stored document a record replaces (inside the batch's transaction)."""
+        seqs = [r[0] for r in db.execute("SELECT seq FROM docs WHERE id = ?", (doc_id,))]
+        if seqs:
+            self._delete(np.array(seqs, dtype=np.int64))
+            stats.notes["documents replaced (--on-duplicate-id replace)"] += len(seqs)
 
     def _without(self, batch: _Batch, known: set[str], stats: RunStats, strict: bool,
                  on_duplicate: str = "reject") -> _Batch:
@@ -437,22 +477,16 @@ class Index:
             (self.store.insert_postings if insert else self.store.delete_postings)(
                 seqs, sk.lists["hashes"], sk.offsets)
 
-    def _evict(self, db: Any, last_seq: int, times: np.ndarray) -> None:
-        """Remove the documents no later one can be compared with (outside the window)."""
-        if self.window_kind == NO_WINDOW:
-            return
-        if self.window_kind == COUNT_WINDOW:
-            rows = db.execute("SELECT seq FROM docs WHERE seq <= ?", (last_seq - int(self.window_size),)).fetchall()
-        else:
-            newest = np.nanmax(times) if times.size and not np.isnan(times).all() else None
-            stored = db.execute("SELECT max(time) FROM docs").fetchone()[0]
-            newest = max(x for x in (newest, stored) if x is not None) if (newest, stored) != (None, None) else None
-            if newest is None:
-                return
-            rows = db.execute("SELECT seq FROM docs WHERE time < ?", (newest - self.window_size,)).fetchall()
+    def _evict(self, db: Any, held: Held) -> int:
+        """Remove the stored documents no document after ``held``'s batch sees (outside the window); how many."""
+        gone = held.gone_by(held.n)
+        if gone is None:
+            return 0
+        column, bound = gone
+        rows = db.execute(f"SELECT seq FROM docs WHERE {column} < ?", (bound,)).fetchall()
         if rows:
             self._delete(np.array([r[0] for r in rows], dtype=np.int64))
-            self.evicted += len(rows)
+        return len(rows)
 
     def _delete(self, seqs: np.ndarray) -> None:
         seq, _, _, cols, lists = Store.fetch(self.store.db, seqs)
@@ -478,12 +512,12 @@ class Index:
             db.execute("BEGIN")  # one snapshot for the batch's lookups
             try:
                 next_seq = int(db.execute("SELECT value FROM meta WHERE key='next_seq'").fetchone()[0])
-                seqs = np.full(len(batch.ids), next_seq, dtype=np.int64)
                 if self.window_kind == TIME_WINDOW:
                     batch.times = np.where(np.isnan(batch.times), time.time(), batch.times)
+                held = self._held(db, batch.times, next_seq, adding=False)
                 with kernel_threads(len(batch.ids)):
-                    found = self._check(db, batch, seqs, within=False)
-                    partials = self._passages(db, batch, seqs, within=False)
+                    found = self._check(db, batch, held)
+                    partials = self._passages(db, batch, held)
             finally:
                 db.execute("COMMIT")
             stats.kept += len(batch.ids)
@@ -569,7 +603,7 @@ class Index:
         db = self.store.db
         db.execute("BEGIN IMMEDIATE")
         try:
-            self._evict(db, int(self.store.manifest["next_seq"]) - 1, np.zeros(0))
+            self._evict(db, self._held(db, np.zeros(0), int(self.store.manifest["next_seq"]), adding=True))
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")

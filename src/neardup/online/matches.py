@@ -83,12 +83,15 @@ class Partial:
 @dataclass
 class Checked:
     """A document checked against the index: its id, its matches (best first), whether it was added,
-    and (an index made with ``--partial``) the passages it shares with earlier documents, oldest first."""
+    (an index made with ``--partial``) the passages it shares with earlier documents, oldest first,
+    and whether it was late: dated before a time window's horizon, so checked but not added
+    (:mod:`.window`)."""
 
     id: str
     matches: list[Match] = field(default_factory=list)
     added: bool = False
     partials: list[Partial] | None = None
+    late: bool = False
 
     def __post_init__(self) -> None:
         """With passages (an index made with ``--partial``), each match's relation is the aligned one."""
@@ -99,7 +102,10 @@ class Checked:
             m.relation = aligned.get(m.id, "similar")
 
     def as_dict(self) -> dict[str, Any]:
-        out = {"id": self.id, "added": self.added, "matches": [m.as_dict() for m in self.matches]}
+        out: dict[str, Any] = {"id": self.id, "added": self.added}
+        if self.late:
+            out["late"] = True
+        out["matches"] = [m.as_dict() for m in self.matches]
         if self.partials is not None:
             out["partials"] = [p.as_dict() for p in self.partials]
         return out

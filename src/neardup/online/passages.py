@@ -10,9 +10,11 @@ character offsets (table ``align``).  For each new document:
 2. the document-frequency cap of ``neardup partial`` (a seed in more than ``max_df``
    documents, or found more than ``4 max_df`` times, is boilerplate) is applied over
    **the documents the index holds when the document arrives, plus the earlier ones of
-   its batch, plus itself** -- computed per document with prefix counts, so the batch
-   size never changes an answer;
-3. the seed pairs it makes with every earlier document (inside the window) go through
+   its batch, plus itself** -- with a window, those it sees (:mod:`.window`: still held when
+   it arrives; evicted ones, even earlier in the same batch, no longer count) -- computed
+   per document with sorted searches, so the batch size never changes an answer;
+3. the seed pairs it makes with every earlier document it sees (and, with a time window,
+   inside its window both ways) go through
    the aligner's own kernels: :func:`~neardup.align.seeds.chain_pairs` (chains,
    merged passages, validation, coverage) and :func:`~neardup.align.aligner.report_pairs`
    (character spans), with the earlier document as ``a``, exactly as ``neardup partial``
@@ -32,7 +34,7 @@ Answers (:class:`Partial`) name ``a`` the **new** document and ``b`` the stored 
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -41,6 +43,7 @@ from ..align.seeds import chain_pairs, seed_keys
 from ..align.words import tokens
 from .matches import Partial
 from .storage import Store
+from .window import Held
 
 #: Seeds are stored as little-endian uint64 keys, one per word position.
 _KEY = np.dtype("<u8")
@@ -104,15 +107,17 @@ def stored_seeds(blobs: Sequence[bytes], seqs: np.ndarray) -> tuple[np.ndarray, 
     return keys, seq_of, np.arange(keys.shape[0], dtype=np.int64) - np.repeat(first[:-1], counts)
 
 
-def _prefix_pairs(key: np.ndarray, doc: np.ndarray, stored: np.ndarray, within: bool, max_df: int
-                  ) -> tuple[np.ndarray, np.ndarray]:
+def _held_pairs(key: np.ndarray, doc: np.ndarray, start: np.ndarray, stop: np.ndarray, m: int, max_df: int
+                ) -> tuple[np.ndarray, np.ndarray]:
     """Seed pairs ``(earlier index, new index)`` of records sorted by ``(key, doc, pos)``.
 
-    Every record of a new document (``~stored``) pairs with the records of the same key of
-    earlier documents: stored ones and, with ``within``, earlier new ones (documents are
-    numbered in arrival order).  A key counts for a new document only while, over the
-    documents up to it (``within``: stored and earlier new ones; else stored ones), it is
-    in at most ``max_df`` documents and ``4 max_df`` records -- ``shared_seeds``' caps.
+    ``doc`` numbers the local documents: the stored ones (``< m``), then the batch's rows in
+    arrival order (``m + i`` for row ``i``); batch row ``i`` sees document ``d`` when
+    ``start[d] <= i < stop[d]`` (:class:`~.window.Held`).  Every record of a batch row pairs with
+    the records of the same key of the documents it sees.  A key counts for row ``i`` only
+    while, over the documents it sees plus itself, it is in at most ``max_df`` documents and
+    ``4 max_df`` records -- ``shared_seeds``' caps -- counted per row, for every row at once
+    (runs of a key ``(key, doc)`` as intervals of rows, found by sorted search).
     """
     n = key.shape[0]
     if not n:
@@ -121,41 +126,72 @@ def _prefix_pairs(key: np.ndarray, doc: np.ndarray, stored: np.ndarray, within: 
     group = np.r_[True, key[1:] != key[:-1]]
     run = group | np.r_[True, doc[1:] != doc[:-1]]
     g_start = np.maximum.accumulate(np.where(group, at, 0))
+    # runs (one key of one document): their group, document, length; the batch rows' runs ask
+    run_at = np.flatnonzero(run)
+    run_len = np.diff(np.r_[run_at, n])
+    run_g = (np.cumsum(group) - 1)[run_at]
+    run_doc = doc[run_at]
+    ask = np.flatnonzero(run_doc >= m)
+    q_g, q_row = run_g[ask], run_doc[ask] - m
+    span = int(max(start.max(), stop.max())) + 2
+
+    def up_to(bound: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per asking run: the runs of its key with ``bound <= row`` -- how many, and their records."""
+        code = run_g * span + bound[run_doc]
+        order = np.argsort(code, kind="stable")
+        code, records = code[order], np.r_[0, np.cumsum(run_len[order])]
+        lo = np.searchsorted(code, q_g * span, "left")
+        hi = np.searchsorted(code, q_g * span + q_row, "right")
+        return hi - lo, records[hi] - records[lo]
+
+    begun_docs, begun_records = up_to(start)
+    ended_docs, ended_records = up_to(stop)  # start <= stop: an ended run has begun
+    ok_run = np.zeros(run_at.shape[0], dtype=bool)
+    ok_run[ask] = ((begun_docs - ended_docs + 1 <= max_df)
+                   & (begun_records - ended_records + run_len[ask] <= 4 * max_df))
+    ok = np.repeat(ok_run, run_len)
     r_start = np.maximum.accumulate(np.where(run, at, 0))
-    run_starts = np.flatnonzero(run)
-    r_end = np.r_[run_starts[1:], n][np.cumsum(run) - 1]
-    if within:
-        runs = np.cumsum(run)
-        docs_upto = runs - runs[g_start] + 1
-        occ_upto = r_end - g_start
-        part_end = r_start
-    else:
-        g_starts = np.flatnonzero(group)
-        g_id = np.cumsum(group) - 1
-        s_occ = np.add.reduceat(stored.astype(np.int64), g_starts)[g_id]
-        s_docs = np.add.reduceat((stored & run).astype(np.int64), g_starts)[g_id]
-        docs_upto = s_docs + 1
-        occ_upto = s_occ + (r_end - r_start)
-        part_end = g_start + s_occ
-    ok = ~stored & (docs_upto <= max_df) & (occ_upto <= 4 * max_df)
-    counts = np.where(ok, part_end - g_start, 0)
+    counts = np.where(ok, r_start - g_start, 0)  # every earlier record of the key; those not seen go next
     ends = np.cumsum(counts)
     total = int(ends[-1])
     new = np.repeat(at, counts)
     earlier = np.repeat(g_start - (ends - counts), counts) + np.arange(total, dtype=np.int64)
-    return earlier, new
+    row = doc[new] - m
+    seen = (start[doc[earlier]] <= row) & (row < stop[doc[earlier]])
+    return earlier[seen], new[seen]
 
 
-def find_passages(db: Any, new: Seeds, seqs: np.ndarray, times: np.ndarray, ids: Sequence[str], within: bool,
-                  params: AlignParams, in_window: Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+def _fetch_limit(db: Any, held: Held, keys: np.ndarray, max_df: int) -> int:
+    """How many stored seeds of a key to fetch so the caps are exact for every row of the batch.
+
+    A key with more than ``4 max_df`` records is boilerplate, so ``4 max_df + 1`` records
+    settle it -- unless some are of stored documents that a later row of the batch no longer
+    sees (the window evicts them inside the batch): as many more as those hold of one key.
+    """
+    limit = 4 * max_df + 1
+    gone = held.gone_by(held.n - 1) if held.n else None
+    if gone is None:
+        return limit
+    column, bound = gone
+    leaving = np.array([r[0] for r in db.execute(f"SELECT seq FROM docs WHERE {column} < ?", (bound,))], np.int64)
+    if not leaving.size:
+        return limit
+    a_seq, _, blobs = Store.fetch_align(db, leaving, "seeds")
+    theirs, _, _ = stored_seeds(blobs, a_seq)
+    theirs = theirs[np.isin(theirs, keys)]
+    return limit + (int(np.unique(theirs, return_counts=True)[1].max()) if theirs.size else 0)
+
+
+def find_passages(db: Any, new: Seeds, held: Held, ids: Sequence[str], params: AlignParams
                   ) -> list[list[tuple[int, Partial]]]:
-    """Each new document's passages with stored documents (and, ``within``, earlier ones of the batch),
-    as ``(seq of the earlier document, Partial)`` in order of that seq (see the module docstring)."""
+    """Each new document's passages with the documents it sees (stored ones and, adding, earlier ones
+    of the batch: ``held``), as ``(seq of the earlier document, Partial)`` in order of that seq (see the
+    module docstring)."""
     n_new = new.words.shape[0]
     out: list[list[tuple[int, Partial]]] = [[] for _ in range(n_new)]
     if not new.keys.size:
         return out
-    s_key, s_seq, s_pos = Store.seed_matches(db, new.keys, 4 * params.max_df + 1)
+    s_key, s_seq, s_pos = Store.seed_matches(db, new.keys, _fetch_limit(db, held, new.keys, params.max_df))
     u_seq = np.unique(s_seq)
     m = u_seq.shape[0]
     head_seq, _, head_time = Store.doc_heads(db, u_seq)
@@ -167,12 +203,14 @@ def find_passages(db: Any, new: Seeds, seqs: np.ndarray, times: np.ndarray, ids:
     pos = np.concatenate([s_pos, pos])
     order = np.lexsort((pos, doc, key))
     key, doc, pos = key[order], doc[order], pos[order]
-    x, y = _prefix_pairs(key, doc, doc < m, within, params.max_df)
+    # local documents: the stored candidates (by seq), then the batch's rows; the rows that see each
+    loc_seq = np.concatenate([u_seq, held.seqs])
+    loc_time = np.concatenate([stored_time, held.times])
+    loc_start = np.concatenate([np.zeros(m, np.int64), held.row_start])
+    loc_stop = np.concatenate([held.stop(u_seq, stored_time), held.row_stop])
+    x, y = _held_pairs(key, doc, loc_start, loc_stop, m, params.max_df)
     a, b, pa, pb = doc[x], doc[y], pos[x], pos[y]
-    # local documents: the stored candidates (by seq), then the batch's rows
-    loc_seq = np.concatenate([u_seq, seqs])
-    loc_time = np.concatenate([stored_time, times])
-    ok = in_window(loc_seq[b], loc_time[b], loc_seq[a], loc_time[a])
+    ok = held.sees(b - m, loc_start[a], loc_stop[a], loc_time[a])  # and inside b's window both ways
     a, b, pa, pb = a[ok], b[ok], pa[ok], pb[ok]
     width = m + n_new
     codes, counts = np.unique(a * width + b, return_counts=True)

@@ -2,7 +2,7 @@
 
 Reads the inputs as ``dedup`` does (same readers, extraction, rejections and summary),
 checks (and with ``add``, adds) them batch by batch, and writes ``matches.jsonl`` -- one
-row per document: ``{"id", "added", "matches": [{"id", "score", "relation",
+row per document: ``{"id", "added", ("late": true,) "matches": [{"id", "score", "relation",
 "new_in_match", "match_in_new"}]}``, and for an index made with ``--partial`` a
 ``"partials"`` list (:class:`~.matches.Partial`: ``{"id", "coverage_new",
 "coverage_match", "passages": [{"a_chars", "b_chars", "a_words", "b_words",
@@ -32,20 +32,29 @@ EVICTED_WARNING_SHARE = 0.5
 
 
 def window_warnings(index: Index, had: int) -> list[str]:
-    """A warning when a time window evicted most of the ``had`` documents during one run: the
-    sign of a time far newer than the rest (a wrong date, a clock), or of a window too short."""
+    """Warnings of a time window: when it evicted most of the ``had`` documents during one run (the
+    sign of a time far newer than the rest -- a wrong date, a clock -- or of a window too short), and
+    when documents came late (dated before its horizon: checked, not added)."""
     from datetime import UTC, datetime
 
     from ..windows import TIME_WINDOW
 
-    if index.window_kind != TIME_WINDOW or not had or index.evicted < EVICTED_WARNING_SHARE * had:
+    if index.window_kind != TIME_WINDOW:
         return []
-    newest = index.store.db.execute("SELECT max(time) FROM docs").fetchone()[0]
-    when = "" if newest is None else \
-        f" of the newest, {datetime.fromtimestamp(newest, UTC).isoformat(timespec='seconds')}"
-    return [f"the --window {index.info()['window']} evicted {index.evicted:,} of {had:,} documents in this run (an "
-            f"index keeps those within the window{when}): if that is not meant, check the records' time or date "
-            f"fields -- one far newer than the rest evicts the rest -- or make the window longer"]
+    out = []
+    window = index.info()["window"]
+    if had and index.evicted >= EVICTED_WARNING_SHARE * had:
+        newest = index.store.db.execute("SELECT max(time) FROM docs").fetchone()[0]
+        when = "" if newest is None else \
+            f" of the newest, {datetime.fromtimestamp(newest, UTC).isoformat(timespec='seconds')}"
+        out.append(f"the --window {window} evicted {index.evicted:,} of {had:,} documents in this run (an index "
+                   f"keeps those within the window{when}): if that is not meant, check the records' time or date "
+                   f"fields -- one far newer than the rest evicts the rest -- or make the window longer")
+    if index.late:
+        were = "document was" if index.late == 1 else "documents were"
+        out.append(f"{index.late:,} {were} dated before the --window {window} of the newest document held when it "
+                   f"came (late): checked but not added (\"added\": false, \"late\": true in matches.jsonl)")
+    return out
 
 
 def index_files(index_path: str | Path, inputs: Sequence[str], outdir: str | Path, add: bool = True,
@@ -102,7 +111,7 @@ def index_files(index_path: str | Path, inputs: Sequence[str], outdir: str | Pat
         except OSError as exc:
             if not add or not stats.kept:
                 raise
-            raise UserError(f"{_describe(exc)}; the index holds the {stats.kept:,} documents this run added before "
+            raise UserError(f"{_describe(exc)}; the index holds the {stats.kept - index.late:,} documents this run added before "
                             f"it, but their matches could not be written (no {outdir})") from None
         bar.close()
         stats.timed("add" if add else "query", t)
@@ -110,20 +119,21 @@ def index_files(index_path: str | Path, inputs: Sequence[str], outdir: str | Pat
             stats.require_usable()  # (every document already there and skipped is a finished run)
         results: dict[str, Any] = {
             "index": str(index_path), "mode": "add" if add else "query", "checked": written,
-            "added": stats.kept if add else 0, "documents_matched": counts["matched"], "matches": counts["matches"],
+            "added": stats.kept - index.late if add else 0, "documents_matched": counts["matched"], "matches": counts["matches"],
             "index_documents_before": before, "index_documents_after": len(index), "index_access": index.store.access,
         }
         if index.partial is not None:
             results.update({k: counts[k] for k in ("documents_with_passages", "partials", "passages")})
         if add:
             results["evicted"] = index.evicted
-            results["warnings"] = window_warnings(index, before + stats.kept)
+            results["late"] = index.late
+            results["warnings"] = window_warnings(index, before + stats.kept - index.late)
         params = {"method": index.method.name, **index.method.get_params(), "window": index.info()["window"],
                   "extract": index.extract, "batch_size": batch_size, "partial": index.info()["partial"],
                   "file_ids": file_ids, **({"on_duplicate_id": on_duplicate} if add else {})}
         if failed:
             return _stopped(run_report(stats, inputs, params, time.perf_counter() - start, **results), failed[0], out,
-                            outdir, stats.kept)
+                            outdir, stats.kept - index.late)
         return out.finish(lambda inputs, total, **extra: run_report(stats, inputs, params, total, **results, **extra))
 
 

@@ -107,6 +107,8 @@ class PartialOut(BaseModel):
 class CheckedOut(BaseModel):
     id: str
     added: bool
+    late: bool | None = Field(None, description="present (true) when the document was dated before the time "
+                                                "window's horizon: checked, not added")
     matches: list[MatchOut]
     partials: list[PartialOut] | None = Field(None, description="an index made with --partial: copied passages shared "
                                                                 "with earlier documents, oldest first")
