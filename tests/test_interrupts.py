@@ -244,3 +244,28 @@ def test_an_interrupt_stops_the_run_during_a_long_compiled_kernel(sig, code):
     _, err = proc.communicate(timeout=120)
     assert (proc.returncode, err.decode()) == (code, f"neardup: interrupted ({sig.name})\n")
     assert time.perf_counter() - started < 5
+
+
+_FOREIGN_HANDLER = """
+import os, signal, sys, time
+from neardup.runner import run_command, stop_signals
+
+def job(args):
+    handled = []
+    sys.setswitchinterval(100)  # the main thread keeps the GIL: the signal thread is late, as on a busy machine
+    with stop_signals(lambda signum, frame: handled.append(signum)):  # a server's own handlers
+        os.kill(os.getpid(), signal.SIGTERM)
+        while not handled:
+            pass
+    time.sleep(0.5)  # now the signal thread runs, with neardup's handler back
+    return 0 if handled == [signal.SIGTERM] else 3
+
+sys.exit(run_command(job, None))
+"""
+
+
+def test_a_signal_a_server_handled_does_not_stop_the_run_after_it():
+    """`serve` stops gracefully on SIGTERM and exits 0: the signal thread, late on a busy machine, read
+    the signal once neardup's handler was back and stopped the run with 143 ("interrupted")."""
+    done = subprocess.run([sys.executable, "-c", _FOREIGN_HANDLER], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "interrupted" not in done.stderr, (done.returncode, done.stderr)

@@ -25,6 +25,10 @@ from .io.writers import remove_pending
 SIGNAL_THREAD = "neardup-signals"
 #: What ends its wait (no signal has the number 0).
 _OVER = b"\0"
+#: What asks it to say when it has read every signal before (no signal has the number 255).
+_SETTLE = b"\xff"
+#: The running watcher's pipe end to write to and its answer to :data:`_SETTLE` (while it runs).
+_watcher: dict[str, Any] = {}
 
 #: Where to report a bug (printed under the traceback of an internal error).
 REPORT_TO = "the neardup issue tracker"
@@ -73,17 +77,23 @@ def _stopped_beside_kernels(stop: Callable[[int, Any], None]) -> Iterator[None]:
     os.set_blocking(woken, False)
     previous = signal.set_wakeup_fd(woken, warn_on_full_buffer=False)
 
+    settled = threading.Event()
+
     def watch() -> None:
         while (data := os.read(wake, 1)) not in (_OVER, b""):
+            if data == _SETTLE:
+                settled.set()
             # stopped here only while this is its handler: a server (``serve``) installs its own
-            if data[0] in (signal.SIGINT, signal.SIGTERM) and signal.getsignal(data[0]) is stop:
+            elif data[0] in (signal.SIGINT, signal.SIGTERM) and signal.getsignal(data[0]) is stop:
                 stop(data[0], None)
 
     watcher = threading.Thread(target=watch, name=SIGNAL_THREAD, daemon=True)
     watcher.start()
+    _watcher.update(pipe=woken, settled=settled)
     try:
         yield
     finally:
+        _watcher.clear()
         signal.set_wakeup_fd(previous)
         os.write(woken, _OVER)  # not a close: a worker forked meanwhile holds the pipe's ends too
         watcher.join()
@@ -98,8 +108,21 @@ def stop_signals(handler: Callable[[int, Any], None]) -> Iterator[None]:
     try:
         yield
     finally:
+        _settle()
         for s, old in previous.items():
             signal.signal(s, old)
+
+
+def _settle(wait: float = 5.0) -> None:
+    """Let the watcher read every signal that came before (it acts on a signal only while neardup's
+    handler is the one set): a server's SIGTERM, handled by the server, must not stop the run once
+    the server's handlers are gone, when a busy machine had not yet run the watcher."""
+    if not _watcher or threading.current_thread() is not threading.main_thread():
+        return
+    settled = _watcher["settled"]
+    settled.clear()
+    os.write(_watcher["pipe"], _SETTLE)
+    settled.wait(wait)
 
 
 def run_command(func: Callable[[Any], int], args: Any) -> int:
