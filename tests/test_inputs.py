@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+from pathlib import Path
 
 import orjson
 import pytest
@@ -114,8 +115,13 @@ def test_a_truncated_warc_keeps_no_cut_off_page_and_says_so(tmp_path, compress):
     data = whole.read_bytes()
     items = list(read_inputs([whole]))
     assert not any(isinstance(i, Rejection) and not i.skipped for i in items)
-    for cut in (len(data) - 30, len(data) * 2 // 3, len(data) * 2 // 3 + 40, len(data) // 2):
-        path = tmp_path / "cut.warc"
+    _cuts_keep_whole_pages(tmp_path / "cut.warc", data, (len(data) - 30, len(data) * 2 // 3,
+                                                         len(data) * 2 // 3 + 40, len(data) // 2))
+
+
+def _cuts_keep_whole_pages(path: Path, data: bytes, cuts: tuple[int, ...]) -> None:
+    """``data`` (a WARC of pages "STORY i") cut at each of ``cuts``: whole pages only, and one truncated file."""
+    for cut in cuts:
         path.write_bytes(data[:cut])
         items = list(read_inputs([path]))
         kept = [i for i in items if isinstance(i, Record)]
@@ -126,8 +132,6 @@ def test_a_truncated_warc_keeps_no_cut_off_page_and_says_so(tmp_path, compress):
 def test_a_warc_gzipped_as_a_whole_is_read_whole(tmp_path):
     """`gzip crawl.warc` makes one gzip stream, where WARC tools gzip each record: warcio read the
     first page of it and stopped ("non-chunked gzip"), and the run lost the rest with exit 0."""
-    import gzip
-
     pages = [(f"https://a.example/{i}", "text/html", f"<html><body><p>{STORY} {i}</p></body></html>".encode())
              for i in range(4)]
     plain = tmp_path / "crawl.warc"
@@ -138,13 +142,7 @@ def test_a_warc_gzipped_as_a_whole_is_read_whole(tmp_path):
     got = [(i.id, i.html) if isinstance(i, Record) else (i.reason, i.line) for i in read_inputs([whole])]
     assert got == want and len([g for g in got if g[0].startswith("https")]) == 4
     data = whole.read_bytes()
-    for cut in (len(data) - 10, len(data) * 2 // 3):
-        path = tmp_path / "cut.warc.gz"
-        path.write_bytes(data[:cut])
-        items = list(read_inputs([path]))
-        kept = [i for i in items if isinstance(i, Record)]
-        assert all(p.html == f"<html><body><p>{STORY} {p.id[-1]}</p></body></html>" for p in kept), cut
-        assert [i.reason for i in items if isinstance(i, Rejection) and not i.skipped] == ["truncated file"], cut
+    _cuts_keep_whole_pages(tmp_path / "cut.warc.gz", data, (len(data) - 10, len(data) * 2 // 3))
 
 
 def test_a_folder_of_shards_is_read_as_records(tmp_path):
