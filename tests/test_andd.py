@@ -12,7 +12,7 @@ from neardup.learn.training import (
     build_problem, fit, loss_and_grad, pair_similarities,
 )
 from neardup.methods.andd import ANDDMethod, bits_to_cosine, cosine_radius, jaccard_banding
-from neardup.methods.base import Collection
+from neardup.methods.base import Collection, Sketches
 from neardup.sketch.icws import weighted_jaccard
 
 EXACT = {"cosine": sparse_cosine, "jaccard": weighted_jaccard}
@@ -515,3 +515,78 @@ def test_only_the_default_model_learns_and_binary_is_set_cosine(tmp_path):
     m.finalize()
     # 4 shared words of 6 and 7 distinct ones
     assert m.score(np.array([0, 0]), np.array([1, 2])) == pytest.approx([4 / np.sqrt(6 * 7), 0.0])
+
+
+def _sketched(method, texts, batch):
+    return [method.sketch(method.prepare(texts[i : i + batch])) for i in range(0, len(texts), batch)]
+
+
+@pytest.mark.parametrize("raw", [False, True])
+def test_finish_never_holds_a_feature_matrix_of_the_collection(raw, monkeypatch):
+    """The collection's statistics are applied a piece at a time: what finish allocates at its peak is
+    the finished sketches (raw: 16 bytes an entry) and one piece's features, far below the
+    ``(entries, features)`` float64 matrix of the whole collection (before: that matrix and more)."""
+    import tracemalloc
+
+    import neardup.methods.andd as andd_method
+
+    monkeypatch.setattr(andd_method, "PIECE_ENTRIES", 4096)
+    texts = _random_docs(400, words=500, vocab=20_000, seed=5)
+    method = ANDDMethod(raw=raw, model="default")
+    parts = _sketched(method, texts, 50)
+    entries = sum(p.features.sets.hashes.shape[0] for p in parts)
+    assert entries > 150_000
+    method.weighting()  # the model read before measuring
+    tracemalloc.start()
+    try:
+        sk = method.finish(parts)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    matrix = entries * len(FEATURES) * 8
+    kept = 16 * entries if raw else 0
+    assert peak - kept < matrix / 4, (peak, kept, matrix)
+    assert sk.usable.all() and sk.columns["signatures"].shape == (400, 6)
+
+
+@pytest.mark.parametrize("k, similarity, model", [(1, "cosine", "default"), (3, "jaccard", "tfidf"), (1, "jaccard", "binary")])
+def test_rows_do_not_depend_on_the_pieces_or_the_batches(k, similarity, model, monkeypatch):
+    """Pieces of any size, one batch or many, ``finish`` or each batch under the collection's statistics
+    (how Spark runs it): the same bits, weights and samples, bit for bit."""
+    import neardup.methods.andd as andd_method
+
+    texts, _ = _clustered(2)
+    texts = texts + ["", "   ", "solo"]
+    method = ANDDMethod(raw=True, model=model, shingle_size=k, similarity=similarity)
+    whole = method.finish(_sketched(method, texts, len(texts)))
+    batches = _sketched(method, texts, 7)
+    stats = batches[0].stats
+    for p in batches[1:]:
+        stats = stats.merge(p.stats)
+    for limit in (1, 13, 1000):
+        monkeypatch.setattr(andd_method, "PIECE_ENTRIES", limit)
+        spark_like = [method.apply_statistics(p, stats) for p in batches]
+        for got in (method.finish(batches), Sketches.concat(spark_like)):
+            assert got.usable.tobytes() == whole.usable.tobytes()
+            assert got.columns["signatures"].tobytes() == whole.columns["signatures"].tobytes()
+            assert got.lists["weights"].tobytes() == whole.lists["weights"].tobytes()
+            assert got.lists["hashes"].tobytes() == whole.lists["hashes"].tobytes()
+            assert got.offsets.tobytes() == whole.offsets.tobytes()
+
+
+@pytest.mark.parametrize("k", [1, 2])
+def test_entry_weights_are_the_weighed_feature_matrix_and_gram_stats_split_and_join(k):
+    texts, cluster = _clustered(3)
+    st = featurize(texts, k)
+    x = feature_matrix(st)
+    for model in (fit(texts, cluster, seed=1, n_pairs=500), ANDDModel.fixed("tfidf", k),
+                  fit(texts, cluster, seed=1, n_pairs=500, objective="preference")):
+        np.testing.assert_allclose(model.weigh_entries(st), model.weigh(x), rtol=1e-12, atol=1e-300)
+    # rows and arrays give the documents back: split anywhere, joined again, the same features
+    parts = [st.rows(0, 5), st.rows(5, 5), st.rows(5, len(st.sets))]
+    joined = type(st).concat(parts)
+    assert joined.k == k
+    for name, values in st.arrays().items():
+        assert joined.arrays()[name].tobytes() == values.tobytes(), name
+    assert feature_matrix(parts[2]).shape[0] == st.sets.hashes.shape[0] - st.sets.offsets[5]
+    assert st.nbytes < 40 * st.sets.hashes.shape[0] + 16 * len(st.sets) + 16 * k * st.sets.hashes.shape[0]

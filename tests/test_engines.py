@@ -58,9 +58,12 @@ def test_engine_choice():
 
 
 @pytest.mark.parametrize("params", [{}, {"method": "minhash", "threshold": 0.5, "shingle_size": 3},
-                                    {"method": "minhash", "threshold": 0.5, "exact": True}])
+                                    {"method": "minhash", "threshold": 0.5, "exact": True}, {"method": "andd"},
+                                    {"method": "andd", "raw": False, "shingle_size": 3, "similarity": "jaccard",
+                                     "model": "tfidf"}])
 def test_local_engine_spills_past_its_budget_with_the_same_result(params, tmp_path):
-    """Sketches past the memory budget go to memory-mapped files; pairs and clusters do not change."""
+    """Sketches past the memory budget go to memory-mapped files; pairs and clusters do not change.
+    ANDD's k-grams, kept until the collection's IDF is known, spill too (its statistics stay in memory)."""
     from pathlib import Path
 
     from neardup.engines.local import LocalEngine

@@ -5,10 +5,13 @@ prepares up to :data:`READ_AHEAD` batches ahead (the method's compiled kernels r
 GIL); then the method's ``finish``, ``candidate_pairs`` and ``score`` run over the whole
 collection and the pairs are clustered by :func:`neardup.cluster.clusters_from_pairs`.
 
-Memory grows with the sketches, not the text: a batch's text is dropped once sketched.
-Sketches past ``memory_budget`` bytes (default: an eighth of the memory available at the start)
-are spilled to files and memory-mapped (:mod:`.spill`), so a corpus too large for memory
-runs slower instead of being killed.
+A batch's text is dropped once sketched, so memory grows with what the method keeps per
+document: its sketch (MinHash, SpotSigs: a signature or set), and for a method that needs the
+collection's statistics (simhash and wsample IDF weights, I-Match lexicons, ANDD) its features
+until those are known -- which grow with the document's distinct words (``docs/scale.md``,
+"Memory per method").  Sketches past ``memory_budget`` bytes (default: an eighth of the memory
+available at the start) are spilled to files and memory-mapped (:mod:`.spill`), ANDD's kept
+k-grams too, so a corpus too large for memory runs slower instead of being killed.
 """
 
 from __future__ import annotations

@@ -12,8 +12,12 @@ well before memory runs out; spilling costs little (the mapped pages stay in the
 cache while there is room).  The result is the same: ``finish`` of one part is that part,
 without a copy.
 
-Only sketches without corpus statistics spill (a part's ``stats`` or ``features`` are
-merged by ``finish`` and stay in memory).
+A corpus-dependent method's batches spill too when their ``features`` can be written as arrays
+(``arrays()``, rebuilt by ``from_arrays``: ANDD's k-grams, held until the collection's IDF is
+known): the features go to the files like the sketches, and the batches' ``stats`` (mergeable,
+the size of the collection's vocabulary, not of its text) are merged here as they come and
+stay in memory.  ``finish`` then gets one part whose features map the files, and reads them a
+piece at a time.  Parts with ``stats`` but no such ``features`` stay in memory.
 """
 
 from __future__ import annotations
@@ -37,9 +41,18 @@ def default_budget() -> int:
 
 
 def nbytes(part: Sketches) -> int:
-    """Bytes of a part's per-document arrays."""
+    """Bytes of a part's per-document arrays (its features' too)."""
     arrays = [part.usable, *part.columns.values(), *part.lists.values()]
-    return sum(a.nbytes for a in arrays) + (part.offsets.nbytes if part.offsets is not None else 0)
+    held = sum(a.nbytes for a in arrays) + (part.offsets.nbytes if part.offsets is not None else 0)
+    return held + int(getattr(part.features, "nbytes", 0))
+
+
+def spillable(part: Sketches) -> bool:
+    """Whether ``part`` can go to files: no corpus statistic, or features that are arrays (its
+    statistic is then merged in memory)."""
+    if part.features is not None:
+        return hasattr(part.features, "arrays") and part.stats is not None
+    return part.stats is None
 
 
 class PartStore:
@@ -56,6 +69,8 @@ class PartStore:
         self.rows = 0
         self.spilled_bytes = 0
         self.info: dict[str, Any] = {}
+        self.stats: Any = None  # the spilled parts' statistics, merged
+        self.features: Any = None  # the type of the spilled parts' features
 
     @property
     def spilled(self) -> bool:
@@ -68,7 +83,7 @@ class PartStore:
             return
         self.held.append(part)
         self.held_bytes += nbytes(part)
-        if self.held_bytes > self.budget and all(p.stats is None and p.features is None for p in self.held):
+        if self.held_bytes > self.budget and all(spillable(p) for p in self.held):
             self.path = tempfile.mkdtemp(prefix="neardup-spill-", dir=self.folder)
             held, self.held = self.held, []
             for p in held:
@@ -80,6 +95,10 @@ class PartStore:
             self.info = dict(part.info)
         fields = {"usable": part.usable, **{f"c_{k}": v for k, v in part.columns.items()},
                   **{f"l_{k}": v for k, v in part.lists.items()}}
+        if part.features is not None:
+            self.features = type(part.features)
+            fields.update({f"f_{k}": v for k, v in part.features.arrays().items()})
+            self.stats = part.stats if self.stats is None else self.stats.merge(part.stats)
         if part.offsets is not None:
             fields["sizes"] = part.list_sizes().astype(np.int64)
         for name, values in fields.items():
@@ -111,7 +130,10 @@ class PartStore:
             np.cumsum(arrays.pop("sizes"), out=offsets[1:])
         columns = {k[2:]: v for k, v in arrays.items() if k.startswith("c_")}
         lists = {k[2:]: v for k, v in arrays.items() if k.startswith("l_")}
-        return [Sketches(arrays["usable"], columns, lists, offsets, None, self.info)]
+        features = None
+        if self.features is not None:
+            features = self.features.from_arrays({k[2:]: v for k, v in arrays.items() if k.startswith("f_")})
+        return [Sketches(arrays["usable"], columns, lists, offsets, self.stats, self.info, features)]
 
     def close(self) -> None:
         """Remove the spilled files (the mapped arrays must no longer be used)."""

@@ -43,7 +43,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 from numba import njit, prange
@@ -155,34 +155,124 @@ def _packed(bases: np.ndarray, sizes: np.ndarray) -> np.ndarray:
 
 @dataclass
 class GramStats:
-    """Distinct k-grams of each document (CSR, sorted by hash) with their raw statistics."""
+    """Distinct k-grams of each document (CSR, sorted by hash) with their raw statistics.
+
+    Kept as the counts they are (32-bit, a flag), not as features: a corpus-dependent run holds
+    them until the collection's IDF is known, so they are what its memory grows with (25 bytes per
+    entry for k = 1, 8 more per word for k > 1).  The float features read them through the
+    properties below, with the same arithmetic :func:`featurize` used when it stored floats.
+    """
 
     sets: HashedSets
-    tf: np.ndarray  # occurrences in the document
-    loc: np.ndarray  # first position / number of k-grams, in [0, 1)
-    length: np.ndarray  # bytes of the (normalized) k-gram
-    inhead: np.ndarray  # an occurrence lies in the first line (0 / 1)
-    caps: np.ndarray  # share of occurrences whose first word is capitalized
-    words: np.ndarray  # (entries, k) word hashes of the first occurrence (short texts repeat the last word)
+    counts: np.ndarray  # occurrences in the document (uint32)
+    first: np.ndarray  # position of the first occurrence, in k-grams (uint32)
+    span: np.ndarray  # bytes of the (normalized) k-gram (uint32)
+    head: np.ndarray  # an occurrence lies in the first line (bool)
+    capital: np.ndarray  # occurrences whose first word is capitalized (uint32)
+    grams: np.ndarray  # per document: its number of k-grams (int64)
     word_sets: HashedSets  # distinct words of each document (``sets`` itself for k = 1)
+    word_hashes: np.ndarray | None = None  # (entries, k) word hashes of the first occurrence, k > 1
 
     @property
     def k(self) -> int:
-        return self.words.shape[1]
+        return 1 if self.word_hashes is None else self.word_hashes.shape[1]
+
+    @property
+    def tf(self) -> np.ndarray:
+        """Occurrences in the document (float64)."""
+        return self.counts.astype(np.float64)
+
+    @property
+    def loc(self) -> np.ndarray:
+        """First position / number of k-grams of the document, in [0, 1)."""
+        return self.first / np.maximum(self.grams[self.doc()], 1)
+
+    @property
+    def length(self) -> np.ndarray:
+        """Bytes of the (normalized) k-gram (float64)."""
+        return self.span.astype(np.float64)
+
+    @property
+    def inhead(self) -> np.ndarray:
+        """1.0 when an occurrence lies in the first line, else 0.0."""
+        return self.head.astype(np.float64)
+
+    @property
+    def caps(self) -> np.ndarray:
+        """Share of the occurrences whose first word is capitalized."""
+        return self.capital.astype(np.float64) / self.tf
+
+    @property
+    def words(self) -> np.ndarray:
+        """``(entries, k)`` word hashes of the first occurrence (short texts repeat the last word);
+        for k = 1 the k-gram's own hash."""
+        return self.sets.hashes[:, None] if self.word_hashes is None else self.word_hashes
 
     def doc(self) -> np.ndarray:
         """Document index of every entry."""
         return np.repeat(np.arange(len(self.sets), dtype=np.int64), self.sets.sizes())
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the arrays held."""
+        return sum(a.nbytes for a in self.arrays().values())
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The structure as flat arrays, per entry or per document (sizes, not offsets), so that the
+        arrays of consecutive batches, appended, are the arrays of their documents together
+        (:meth:`from_arrays`; what the local engine spills to files)."""
+        out = {"hashes": self.sets.hashes, "sizes": self.sets.sizes(), "counts": self.counts, "first": self.first,
+               "span": self.span, "head": self.head, "capital": self.capital, "grams": self.grams}
+        if self.word_hashes is not None:
+            out.update(words=self.word_hashes, word_hashes=self.word_sets.hashes, word_sizes=self.word_sets.sizes())
+        return out
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray]) -> "GramStats":
+        """The structure :meth:`arrays` gave (or the arrays of several, appended)."""
+
+        def csr(hashes: np.ndarray, sizes: np.ndarray) -> HashedSets:
+            offsets = np.zeros(sizes.shape[0] + 1, dtype=np.int64)
+            np.cumsum(sizes, out=offsets[1:])
+            return HashedSets(hashes, offsets)
+
+        sets = csr(arrays["hashes"], arrays["sizes"])
+        words = arrays.get("words")
+        word_sets = sets if words is None else csr(arrays["word_hashes"], arrays["word_sizes"])
+        return cls(sets, arrays["counts"], arrays["first"], arrays["span"], arrays["head"], arrays["capital"],
+                   arrays["grams"], word_sets, words)
+
+    def rows(self, lo: int, hi: int) -> "GramStats":
+        """Documents ``lo`` to ``hi`` (views of the arrays; offsets from 0)."""
+        a, b = int(self.sets.offsets[lo]), int(self.sets.offsets[hi])
+        sets = HashedSets(self.sets.hashes[a:b], self.sets.offsets[lo : hi + 1] - a)
+        word_sets, words = sets, None
+        if self.word_hashes is not None:
+            wa, wb = int(self.word_sets.offsets[lo]), int(self.word_sets.offsets[hi])
+            word_sets = HashedSets(self.word_sets.hashes[wa:wb], self.word_sets.offsets[lo : hi + 1] - wa)
+            words = self.word_hashes[a:b]
+        return GramStats(sets, self.counts[a:b], self.first[a:b], self.span[a:b], self.head[a:b],
+                         self.capital[a:b], self.grams[lo:hi], word_sets, words)
 
     @staticmethod
     def concat(parts: list["GramStats"]) -> "GramStats":
         """One structure holding the documents of ``parts`` (all of one k) in order."""
         if not parts:
             return featurize([])
-        sets = HashedSets.concat([p.sets for p in parts])
-        columns = {f: np.concatenate([getattr(p, f) for p in parts]) for f in ("tf", "loc", "length", "inhead", "caps", "words")}
-        word_sets = sets if parts[0].k == 1 else HashedSets.concat([p.word_sets for p in parts])
-        return GramStats(sets=sets, word_sets=word_sets, **columns)
+        arrays = [p.arrays() for p in parts]
+        return GramStats.from_arrays({f: np.concatenate([a[f] for a in arrays]) for f in arrays[0]})
+
+
+def pieces(offsets: np.ndarray, limit: int) -> list[tuple[int, int]]:
+    """Consecutive document ranges ``(lo, hi)`` of the CSR ``offsets`` of at most ``limit`` entries each
+    (a document with more is a range alone)."""
+    n, lo, out = offsets.shape[0] - 1, 0, []
+    while lo < n:
+        hi = int(np.searchsorted(offsets, offsets[lo] + limit, side="right")) - 1
+        hi = min(max(hi, lo + 1), n)
+        out.append((lo, hi))
+        lo = hi
+    return out
 
 
 def featurize(texts: Sequence[str], k: int = 1) -> GramStats:
@@ -190,6 +280,8 @@ def featurize(texts: Sequence[str], k: int = 1) -> GramStats:
     if k < 1:
         raise UserError(f"k must be at least 1, got {k}")
     buf, offsets = encode_batch(texts)
+    if offsets.shape[0] > 1 and np.diff(offsets).max() >= 1 << 32:
+        raise UserError("ANDD takes documents under 4 GiB")  # its counts are 32-bit
     cbuf, coffsets = encode_batch(texts, fold_case=False)
     h, ln, head, cap, tok, sizes, ntok = _batch_grams(
         buf, offsets, cbuf, coffsets, char_classes(), upper_table(), k, np.uint64(0)
@@ -204,22 +296,25 @@ def featurize(texts: Sequence[str], k: int = 1) -> GramStats:
     first = np.ones(h.shape[0], dtype=bool)
     first[1:] = (h[1:] != h[:-1]) | (doc[1:] != doc[:-1])
     starts = np.flatnonzero(first)
-    tf = np.diff(np.r_[starts, h.shape[0]]).astype(np.float64)
+    counts = np.diff(np.r_[starts, h.shape[0]])
     d0, p0 = doc[starts], pos[starts]
     set_offsets = np.zeros(len(texts) + 1, dtype=np.int64)
     np.cumsum(np.bincount(d0, minlength=len(texts)), out=set_offsets[1:])
     sets = HashedSets(h[starts], set_offsets)
     tok_starts = _starts(ntok)
-    word_index = tok_starts[d0, None] + np.minimum(p0[:, None] + np.arange(k), ntok[d0, None] - 1)
+    words = None
+    if k > 1:
+        words = tok[tok_starts[d0, None] + np.minimum(p0[:, None] + np.arange(k), ntok[d0, None] - 1)]
     return GramStats(
         sets,
-        tf,
-        p0 / np.maximum(sizes[d0], 1),
-        ln[order][starts].astype(np.float64),
-        np.logical_or.reduceat(head[order], starts).astype(np.float64),
-        np.add.reduceat(cap[order].astype(np.float64), starts) / tf,
-        tok[word_index],
+        counts.astype(np.uint32),
+        p0.astype(np.uint32),
+        ln[order][starts].astype(np.uint32),
+        np.logical_or.reduceat(head[order], starts) if starts.shape[0] else np.zeros(0, bool),
+        (np.add.reduceat(cap[order].astype(np.int64), starts) if starts.shape[0] else np.zeros(0, np.int64)).astype(np.uint32),
+        sizes.astype(np.int64),
         sets if k == 1 else HashedSets(*sort_unique_segments(tok.copy(), tok_starts, ntok)),
+        words,
     )
 
 
@@ -275,20 +370,41 @@ def collection_df(sets: HashedSets):
     return df
 
 
+def feature_columns(stats: GramStats, qf: QueryFrequencies | None = None, gram_df: Any = None,
+                    word_df: Any = None) -> Iterator[np.ndarray]:
+    """The columns of :func:`feature_matrix` (one value per entry), in :data:`FEATURES` order, made
+    one at a time: what weighs the entries without the matrix (:meth:`ANDDModel.weigh_entries`)."""
+    idf = (collection_df(stats.sets) if gram_df is None else gram_df).idf(stats.sets.hashes)
+    tf = stats.tf
+    zero = np.zeros_like(tf)
+    yield np.ones_like(tf)
+    yield np.log1p(tf)
+    yield idf
+    yield tf * idf
+    del tf, idf
+    yield stats.loc
+    yield np.log1p(stats.length)
+    yield stats.inhead
+    yield stats.caps
+    if stats.k > 1:
+        word_idf = (collection_df(stats.word_sets) if word_df is None else word_df).idf(stats.words)
+        yield word_idf.mean(axis=1)
+        yield np.median(word_idf, axis=1)
+        del word_idf
+    else:
+        yield zero
+        yield zero
+    yield zero if qf is None else qf.lookup(stats.words).mean(axis=1)
+
+
 def feature_matrix(stats: GramStats, qf: QueryFrequencies | None = None, gram_df: Any = None,
                    word_df: Any = None) -> np.ndarray:
     """``(entries, len(FEATURES))`` feature values; IDFs are over the documents of ``stats``, or
-    those of the collection ``gram_df`` and ``word_df`` count (k-grams; words, for k > 1)."""
-    idf = (collection_df(stats.sets) if gram_df is None else gram_df).idf(stats.sets.hashes)
-    zero = np.zeros_like(stats.tf)
-    df_avg = df_med = zero
-    if stats.k > 1:
-        word_idf = (collection_df(stats.word_sets) if word_df is None else word_df).idf(stats.words)
-        df_avg, df_med = word_idf.mean(axis=1), np.median(word_idf, axis=1)
-    return np.column_stack([
-        np.ones_like(stats.tf), np.log1p(stats.tf), idf, stats.tf * idf, stats.loc, np.log1p(stats.length),
-        stats.inhead, stats.caps, df_avg, df_med, zero if qf is None else qf.lookup(stats.words).mean(axis=1),
-    ])
+    those of the collection ``gram_df`` and ``word_df`` count (k-grams; words, for k > 1).
+
+    What training needs (every entry's features at once); a run weighs its entries part by part
+    with :meth:`ANDDModel.weigh_entries` instead, which never makes this matrix."""
+    return np.column_stack(list(feature_columns(stats, qf, gram_df, word_df)))
 
 
 #: Weightings that need no training: the one feature each puts all weight on.
@@ -361,6 +477,26 @@ class ANDDModel:
         if self.form == "exp":
             x = (x - self.center) / self.scale
         return weigh(x, self.weights, self.form)
+
+    def weigh_entries(self, stats: GramStats, qf: QueryFrequencies | None = None, gram_df: Any = None,
+                      word_df: Any = None) -> np.ndarray:
+        """The weight of every entry of ``stats`` (IDFs as :func:`feature_matrix`), one feature column at
+        a time: no ``(entries, features)`` matrix, and the same float for an entry whichever entries are
+        weighed with it (a fixed order of additions per entry, where a matrix product's depends on the
+        matrix's size and threads), so the weights do not depend on how the documents are split.
+        Equal to :meth:`weigh` of the feature matrix up to rounding."""
+        total = np.zeros(stats.sets.hashes.shape[0])
+        for j, column in enumerate(feature_columns(stats, qf, gram_df, word_df)):
+            w = float(self.weights[j])
+            if w == 0.0:
+                continue
+            if self.form == "exp":
+                assert self.center is not None and self.scale is not None  # an exp model is standardized
+                column = (column - self.center[j]) / self.scale[j]
+            total += w * column
+        if self.form == "linear":
+            return np.maximum(total, 0.0)
+        return np.exp(np.clip(total, -30.0, 30.0))
 
     def save(self, path: str | Path) -> None:
         """Write as JSON."""

@@ -4,8 +4,10 @@ Each distinct k-gram of a document weighs ``max(0, w . phi(g, d))``, a clipped l
 function of its features (TF, IDF, position, length, in-head, capitalization, word
 IDFs, query frequency: :mod:`neardup.learn.andd`); ``w`` comes from a model file trained
 with :func:`neardup.learn.andd.fit` (``neardup train``), from :meth:`ANDDMethod.fit`, or
-is plain TF-IDF.  IDF is over the input collection, so features are kept until
-:meth:`ANDDMethod.finish`.  The model is read when first needed, so a method that is fit
+is plain TF-IDF.  IDF is over the input collection, so each document's k-grams and their raw
+counts (:class:`~neardup.learn.andd.GramStats`, ~25 bytes an entry) are kept until
+:meth:`ANDDMethod.finish`, which weighs and signs them a piece at a time (never a feature matrix
+of the collection).  The model is read when first needed, so a method that is fit
 never reads it.
 
 ``similarity`` is the one the weights were learned for:
@@ -47,13 +49,13 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import UserError
+from ..features.sets import HashedSets
 from ..features.shingles import check_shingle_size
 from ..index import banding as lsh
 from ..index.banding import Banding, choose_banding
 from ..index.hamming import check_bits, hamming_distances, hamming_pairs
 from ..learn.andd import (
-    FEATURES, FIXED_WEIGHTINGS, SIMILARITIES, ANDDModel, GramStats, QueryFrequencies, feature_matrix, featurize,
-    sparse_cosine,
+    FEATURES, FIXED_WEIGHTINGS, SIMILARITIES, ANDDModel, GramStats, QueryFrequencies, featurize, pieces, sparse_cosine,
 )
 from ..learn.training import OBJECTIVES, fit
 from ..sketch.compare import pair_equal_share
@@ -67,6 +69,9 @@ from .base import CandidatePlan, Candidates, Method, Sketches
 SHIPPED_MODELS = {(1, "cosine"): "data/andd-model-v3.json", (3, "cosine"): "data/andd-model-v3-k3.json"}
 #: The threshold of a model that learned none (fixed weightings, the preference objective).
 FALLBACK_THRESHOLD = 0.5
+#: Entries (a document's distinct k-gram) weighed and signed at a time when the statistics are
+#: applied: the feature columns of one piece, ~10 x 8 bytes an entry, are all of them that exist.
+PIECE_ENTRIES = 1 << 18
 
 
 def bits_to_cosine(distance: np.ndarray, bits: int) -> np.ndarray:
@@ -218,27 +223,60 @@ class ANDDMethod(Method):
         return Sketches(grams.sets.sizes() > 0, stats=CountTables(tables), features=grams)
 
     def finish(self, parts: Sequence[Sketches]) -> Sketches:
-        """Weigh every k-gram with the model over the collection's IDF; sketch the vectors."""
-        grams = GramStats.concat([p.features for p in parts])
+        """Weigh every k-gram with the model over the collection's IDF; sketch the vectors (part by
+        part: :meth:`_weighed`)."""
         merged = self.sketch([]).stats
         for p in parts:
             merged = merged.merge(p.stats)
-        return self.apply_statistics(Sketches(grams.sets.sizes() > 0, features=grams), merged)
+        return self._weighed([p.features for p in parts], merged)
 
     def apply_statistics(self, sk: Sketches, stats: CountTables) -> Sketches:
         """The k-grams of ``sk`` (its ``features``) weighed by the model over the IDF of ``stats``
         (the collection's k-gram and word document frequencies); the vectors sketched."""
-        grams, counts = sk.features, stats.tables()
-        features = feature_matrix(grams, self.query_frequencies(), counts["grams"], counts.get("words"))
-        weights = self.weighting().weigh(features)
-        usable = np.bincount(grams.doc(), weights=weights > 0, minlength=len(grams.sets)) > 0
+        return self._weighed([sk.features], stats)
+
+    def _weighed(self, grams: list[GramStats], stats: CountTables) -> Sketches:
+        """The finished sketches of the documents of ``grams`` (consecutive parts) under ``stats``.
+
+        Weighed and signed a piece of at most :data:`PIECE_ENTRIES` entries at a time, so the features
+        exist for one piece only; a part the engine spilled is read piece by piece from its file.  The
+        rows do not depend on the pieces (:meth:`ANDDModel.weigh_entries`)."""
+        counts, model, qf = stats.tables(), self.weighting(), self.query_frequencies()
+        n = sum(len(g.sets) for g in grams)
+        entries = sum(g.sets.hashes.shape[0] for g in grams)
+        usable = np.zeros(n, dtype=bool)
+        signatures: list[np.ndarray] = []
+        one = len(grams) == 1  # the lists are the part's own hashes: no copy
+        hashes = grams[0].sets.hashes if one else np.empty(entries if self.raw else 0, np.uint64)
+        weights = np.empty(entries if self.raw else 0)
+        row = at = 0
+        for g in grams:
+            for lo, hi in pieces(g.sets.offsets, PIECE_ENTRIES):
+                piece = g.rows(lo, hi)
+                w = model.weigh_entries(piece, qf, counts["grams"], counts.get("words"))
+                usable[row + lo : row + hi] = np.bincount(piece.doc(), weights=w > 0, minlength=hi - lo) > 0
+                signatures.append(self._signed(piece.sets, w))
+                if self.raw:
+                    weights[at : at + w.shape[0]] = w
+                    if not one:
+                        hashes[at : at + w.shape[0]] = piece.sets.hashes
+                at += w.shape[0]
+            row += len(g.sets)
+        if not signatures:
+            signatures.append(self._signed(featurize([]).sets, np.zeros(0)))
+        columns = {"signatures": np.concatenate(signatures)}
+        if not self.raw:
+            return Sketches(usable, columns)
+        offsets = grams[0].sets.offsets if one else np.zeros(n + 1, dtype=np.int64)
+        if len(grams) > 1:
+            np.cumsum(np.concatenate([g.sets.sizes() for g in grams]), out=offsets[1:])
+        return Sketches(usable, columns, {"hashes": hashes, "weights": weights}, offsets)
+
+    def _signed(self, sets: HashedSets, weights: np.ndarray) -> np.ndarray:
+        """The signatures of the vectors ``sets`` weighed by ``weights``: hyperplane bits or ICWS samples."""
         if self.similarity == "cosine":
-            signatures = SimHasher(self.bits, self.seed).sketch(grams.sets, weights)
-        else:
-            signatures, _ = ICWSampler(self.num_samples, self.seed).sketch(grams.sets.hashes, grams.sets.offsets, weights)
-        lists = {"hashes": grams.sets.hashes, "weights": weights} if self.raw else {}
-        offsets = grams.sets.offsets if self.raw else None
-        return Sketches(usable, {"signatures": signatures}, lists, offsets)
+            return SimHasher(self.bits, self.seed).sketch(sets, weights)
+        return ICWSampler(self.num_samples, self.seed).sketch(sets.hashes, sets.offsets, weights)[0]
 
     def corpus_statistics(self) -> str | None:
         """Always: the features' IDF over the whole input."""

@@ -22,6 +22,12 @@ from ..features.sets import HashedSets
 from ..io.writers import atomic_file
 
 
+#: Pending hashes a merge leaves uncounted: past this and past the table's own size, :meth:`DocumentFrequencies.merge`
+#: counts them, so merging many batches joins at most about the table's size at a time (amortized: the
+#: pending part counted is at least the table it joins) instead of every batch's hashes at the end.
+PENDING_FLOOR = 1 << 16
+
+
 def check_counts(keys: np.ndarray, counts: np.ndarray, n_docs: int, what: str = "features") -> None:
     """Raise ValueError unless ``keys``/``counts`` are a document-frequency table over ``n_docs`` documents:
     1-D, as long as each other, keys unsigned 64-bit and strictly increasing (lookups binary-search them),
@@ -83,6 +89,8 @@ class DocumentFrequencies:
         out.keys, out.counts = _merged(self.keys, self.counts, other.keys, other.counts)
         out._pending = self._pending + other._pending
         out._pending_size = self._pending_size + other._pending_size
+        if out._pending_size > max(PENDING_FLOOR, out.keys.shape[0]):
+            out.compact()  # a fold over many batches holds (and at the end joins) no more than the table
         return out
 
     @classmethod
