@@ -50,6 +50,18 @@ class HashedSets:
         return HashedSets(np.concatenate([p.hashes for p in parts]), offsets)
 
 
+def pieces(offsets: np.ndarray, limit: int) -> list[tuple[int, int]]:
+    """Consecutive document ranges ``(lo, hi)`` of the CSR ``offsets`` of at most ``limit`` entries each
+    (a document with more is a range alone)."""
+    n, lo, out = offsets.shape[0] - 1, 0, []
+    while lo < n:
+        hi = int(np.searchsorted(offsets, offsets[lo] + limit, side="right")) - 1
+        hi = min(max(hi, lo + 1), n)
+        out.append((lo, hi))
+        lo = hi
+    return out
+
+
 @njit(parallel=True, nogil=True, cache=True)
 def sort_unique_segments(values, starts, counts):
     """Sort and deduplicate each segment ``values[starts[d] : starts[d] + counts[d]]``.

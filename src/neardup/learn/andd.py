@@ -263,18 +263,6 @@ class GramStats:
         return GramStats.from_arrays({f: np.concatenate([a[f] for a in arrays]) for f in arrays[0]})
 
 
-def pieces(offsets: np.ndarray, limit: int) -> list[tuple[int, int]]:
-    """Consecutive document ranges ``(lo, hi)`` of the CSR ``offsets`` of at most ``limit`` entries each
-    (a document with more is a range alone)."""
-    n, lo, out = offsets.shape[0] - 1, 0, []
-    while lo < n:
-        hi = int(np.searchsorted(offsets, offsets[lo] + limit, side="right")) - 1
-        hi = min(max(hi, lo + 1), n)
-        out.append((lo, hi))
-        lo = hi
-    return out
-
-
 def featurize(texts: Sequence[str], k: int = 1) -> GramStats:
     """The distinct k-grams of ``texts`` with their per-document statistics."""
     if k < 1:

@@ -49,29 +49,26 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import UserError
-from ..features.sets import HashedSets
+from ..features.sets import HashedSets, pieces
 from ..features.shingles import check_shingle_size
 from ..index import banding as lsh
 from ..index.banding import Banding, choose_banding
 from ..index.hamming import check_bits, hamming_distances, hamming_pairs
 from ..learn.andd import (
-    FEATURES, FIXED_WEIGHTINGS, SIMILARITIES, ANDDModel, GramStats, QueryFrequencies, featurize, pieces, sparse_cosine,
+    FEATURES, FIXED_WEIGHTINGS, SIMILARITIES, ANDDModel, GramStats, QueryFrequencies, featurize, sparse_cosine,
 )
 from ..learn.training import OBJECTIVES, fit
 from ..sketch.compare import pair_equal_share
 from ..sketch.icws import ICWSampler, weighted_jaccard
 from ..sketch.simhash import SimHasher
 from ..stats.df import CountTables, DocumentFrequencies
-from .base import CandidatePlan, Candidates, Method, Sketches
+from .base import PIECE_ENTRIES, CandidatePlan, Candidates, Method, Sketches
 
 #: The shipped default models by (k, similarity), trained on the GoldSet dev half
 #: (``data/README.md`` says how).
 SHIPPED_MODELS = {(1, "cosine"): "data/andd-model-v3.json", (3, "cosine"): "data/andd-model-v3-k3.json"}
 #: The threshold of a model that learned none (fixed weightings, the preference objective).
 FALLBACK_THRESHOLD = 0.5
-#: Entries (a document's distinct k-gram) weighed and signed at a time when the statistics are
-#: applied: the feature columns of one piece, ~10 x 8 bytes an entry, are all of them that exist.
-PIECE_ENTRIES = 1 << 18
 
 
 def bits_to_cosine(distance: np.ndarray, bits: int) -> np.ndarray:
@@ -238,8 +235,9 @@ class ANDDMethod(Method):
     def _weighed(self, grams: list[GramStats], stats: CountTables) -> Sketches:
         """The finished sketches of the documents of ``grams`` (consecutive parts) under ``stats``.
 
-        Weighed and signed a piece of at most :data:`PIECE_ENTRIES` entries at a time, so the features
-        exist for one piece only; a part the engine spilled is read piece by piece from its file.  The
+        Weighed and signed a piece of at most :data:`~neardup.methods.base.PIECE_ENTRIES` entries (a
+        document's distinct k-gram) at a time, so the feature columns (~10 x 8 bytes an entry) exist
+        for one piece only; a part the engine spilled is read piece by piece from its file.  The
         rows do not depend on the pieces (:meth:`ANDDModel.weigh_entries`)."""
         counts, model, qf = stats.tables(), self.weighting(), self.query_frequencies()
         n = sum(len(g.sets) for g in grams)

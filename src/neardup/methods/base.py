@@ -8,7 +8,8 @@ a Spark job::
 
     part = method.sketch(method.prepare(texts))   # per batch, pure: features -> sketch
     sk = method.finish([part, ...])                # corpus level: merge the batches' statistics
-                                                   # (document frequencies ...) and apply them
+                                                   # (document frequencies ...) and apply them,
+                                                   # a piece at a time (Method.apply_in_pieces)
     cands = method.candidate_pairs(sk)                  # index: pairs worth verifying (rows of sk),
                                                    # already scored when the method verifies there
     s = method.score(sk, a, b)                     # verify: the method's similarity of given pairs
@@ -30,13 +31,18 @@ from __future__ import annotations
 import inspect
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, NamedTuple, Sequence, get_args, get_type_hints
+from typing import Any, Callable, ClassVar, NamedTuple, Sequence, get_args, get_type_hints
 
 import numpy as np
 
 from ..errors import UserError
-from ..features.sets import HashedSets
+from ..features.sets import HashedSets, pieces
 from ..params import Params
+
+#: Entries (a document's feature) to which the collection's statistics are applied at a time
+#: (:meth:`Method.apply_in_pieces`): what weighing and signing them allocates (weights, lookups,
+#: tens of bytes an entry) exists for one piece only, never for the collection.
+PIECE_ENTRIES = 1 << 18
 
 
 @dataclass
@@ -78,6 +84,24 @@ class Sketches:
             index = np.repeat(starts - offsets[:-1], sizes) + np.arange(int(offsets[-1]))
             lists = {k: v[index] for k, v in self.lists.items()}
         return Sketches(self.usable[rows], columns, lists, offsets, None, dict(self.info))
+
+    def rows(self, lo: int, hi: int) -> "Sketches":
+        """Documents ``lo`` to ``hi`` (views of the columns and lists, offsets from 0; no ``stats``
+        or ``features``): a piece of a batch, read from its file when the batch was spilled."""
+        lists, offsets = {}, None
+        if self.offsets is not None:
+            a, b = int(self.offsets[lo]), int(self.offsets[hi])
+            lists = {k: v[a:b] for k, v in self.lists.items()}
+            offsets = self.offsets[lo : hi + 1] - a
+        columns = {k: v[lo:hi] for k, v in self.columns.items()}
+        return Sketches(self.usable[lo:hi], columns, lists, offsets, None, dict(self.info))
+
+    def pieces(self, limit: int) -> list[tuple[int, int]]:
+        """Consecutive row ranges ``(lo, hi)`` of at most ``limit`` list entries each (a document
+        with more is a range alone; no lists: one range of every row)."""
+        if self.offsets is None:
+            return [(0, len(self))] if len(self) else []
+        return pieces(self.offsets, limit)
 
     @staticmethod
     def concat(parts: Sequence["Sketches"]) -> "Sketches":
@@ -216,8 +240,31 @@ class Method(Params, ABC):
         :meth:`finish` is this over all batches; it works row by row given ``stats``, so an engine
         that merges the statistics elsewhere (a distributed stage exchanging their
         ``tables()``) and applies them batch by batch gets the same rows.  The result's
-        ``info`` depends on ``stats`` only (what the run reports)."""
+        ``info`` depends on ``stats`` only (what the run reports).  By default
+        :meth:`apply_in_pieces` of the one batch."""
+        return self.apply_in_pieces([sk], stats)
+
+    def statistics_applier(self, stats: Any) -> Callable[[Sketches], Sketches]:
+        """The function that finishes the sketches of a piece of documents under ``stats`` (what a
+        method derives from ``stats`` alone, a cutoff or a band, computed here once for every piece);
+        a method that implements it gets :meth:`apply_statistics` and :meth:`apply_in_pieces`."""
         raise NotImplementedError(f"method {self.name} applies no corpus statistics")
+
+    def apply_in_pieces(self, parts: Sequence[Sketches], stats: Any) -> Sketches:
+        """The finished sketches of the documents of ``parts`` (consecutive batches, their features
+        in ``lists``) under ``stats``: :meth:`statistics_applier` of a piece of at most
+        :data:`PIECE_ENTRIES` entries at a time, then only the finished pieces' columns and lists
+        joined.
+
+        So no batch's features are joined with another's, and what applying the statistics
+        allocates (weights, lookups) exists for one piece at a time; a batch the engine spilled is
+        read from its file a piece at a time.  The rows do not depend on the pieces: the statistics
+        apply row by row."""
+        apply = self.statistics_applier(stats)
+        done = [apply(p.rows(lo, hi)) for p in parts for lo, hi in p.pieces(PIECE_ENTRIES)]
+        if not done:  # no document: the rows of none (empty columns of the right shapes)
+            return apply(Sketches.concat(parts))
+        return Sketches.concat(done)
 
     # -- learning ----------------------------------------------------------------------
     @property

@@ -44,7 +44,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import math
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -219,13 +219,15 @@ class IMatchMethod(Method):
         out[ranked[chosen]] = True
         return out
 
-    def signatures(self, sets: HashedSets, df: DocumentFrequencies) -> tuple[np.ndarray, np.ndarray]:
-        """``(n, lexicons)`` signatures (INVALID below ``min_terms``) and term counts, under the statistics ``df``."""
+    def signatures(self, sets: HashedSets, df: DocumentFrequencies,
+                   bounds: tuple[float, float] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """``(n, lexicons)`` signatures (INVALID below ``min_terms``) and term counts, under the statistics
+        ``df`` (``bounds``: its :meth:`idf_bounds`, when known)."""
         n, m = len(sets), self.lexicons
         sig = np.zeros((n, m), dtype=np.uint64)
         terms = np.zeros((n, m), dtype=np.int64)
         idf = df.idf(sets.hashes)
-        bounds = self.idf_bounds(df)
+        bounds = self.idf_bounds(df) if bounds is None else bounds
         keys = self.lexicon_keys()
         base = self._in_band(idf, bounds) if self.selection == "lexicon" else np.ones(sets.hashes.shape, bool)
         for j in range(m):
@@ -244,25 +246,32 @@ class IMatchMethod(Method):
             return self._signed(sets, load_df(self.stats))
         return Sketches(sets.sizes() > 0, {}, {"hashes": sets.hashes}, sets.offsets, DocumentFrequencies.of(sets))
 
-    def _signed(self, sets: HashedSets, df: DocumentFrequencies) -> Sketches:
-        sig, terms = self.signatures(sets, df)
-        info = {"lexicon_idf": list(self.idf_bounds(df))}
+    def _signed(self, sets: HashedSets, df: DocumentFrequencies, bounds: tuple[float, float] | None = None) -> Sketches:
+        bounds = self.idf_bounds(df) if bounds is None else bounds
+        sig, terms = self.signatures(sets, df, bounds)
+        info = {"lexicon_idf": list(bounds)}
         return Sketches(sets.sizes() > 0, {"signatures": sig, "terms": terms}, info=info)
 
     def finish(self, parts: Sequence[Sketches]) -> Sketches:
-        """Sign the documents under the input's statistics (or join the signed batches)."""
-        sk = Sketches.concat(parts)
+        """Sign the documents under the input's statistics, a piece at a time
+        (:meth:`~neardup.methods.base.Method.apply_in_pieces`; only the signatures are joined), or
+        join the signed batches (``stats``)."""
         if self.stats is not None and parts:
-            return sk
+            return Sketches.concat(parts)
         if self.stats is not None:
             return self._signed(HashedSets.concat([]), load_df(self.stats))
-        return self.apply_statistics(sk, DocumentFrequencies.merged([p.stats for p in parts]))
+        return self.apply_in_pieces(parts, DocumentFrequencies.merged([p.stats for p in parts]))
 
-    def apply_statistics(self, sk: Sketches, stats: DocumentFrequencies) -> Sketches:
-        """The rows of ``sk`` signed under the collection's document frequencies ``stats``."""
-        sets = sets_of(sk) if sk.offsets is not None else HashedSets.concat([])
-        signed = self._signed(sets, stats)
-        signed.usable = sk.usable
+    def statistics_applier(self, stats: DocumentFrequencies) -> Callable[[Sketches], Sketches]:
+        """The rows of a piece signed under the collection's document frequencies ``stats`` (the
+        lexicon's IDF band found once)."""
+        bounds = self.idf_bounds(stats)
+
+        def signed(sk: Sketches) -> Sketches:
+            out = self._signed(sets_of(sk) if sk.offsets is not None else HashedSets.concat([]), stats, bounds)
+            out.usable = sk.usable
+            return out
+
         return signed
 
     def matches_needed(self) -> int:

@@ -20,12 +20,13 @@ Paper knobs and defaults:
   radius, else ignored); off = chosen by Manku's cost trade-off;
 * ``seed`` -- seed of the feature-to-bits hash.
 
-IDF needs the whole collection, so the feature sets are kept until :meth:`finalize`.
+IDF needs the whole collection, so the feature sets are kept until :meth:`finish`, which
+fingerprints them a piece at a time and keeps only the fingerprints.
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -88,21 +89,26 @@ class SimHashMethod(Method):
         return Sketches(sets.sizes() > 0, {}, lists, sets.offsets, DocumentFrequencies.of(sets))
 
     def finish(self, parts: Sequence[Sketches]) -> Sketches:
-        """Weigh the features by the collection's IDF and fingerprint every document."""
+        """Weigh the features by the collection's IDF and fingerprint every document (a piece at a
+        time: :meth:`~neardup.methods.base.Method.apply_in_pieces`; only the fingerprints are joined)."""
         df = DocumentFrequencies.merged([p.stats for p in parts]) if self.corpus_dependent else None
-        return self.apply_statistics(Sketches.concat(parts), df)
+        return self.apply_in_pieces(parts, df)
 
-    def apply_statistics(self, sk: Sketches, stats: DocumentFrequencies | None) -> Sketches:
-        """Fingerprints of the rows of ``sk``, features weighed by the IDF of ``stats`` (None: uniform)."""
-        sets = sets_of(sk) if sk.offsets is not None else HashedSets.concat([])
-        if stats is None:
-            weights = np.ones(sets.hashes.shape[0], dtype=np.float64)
-        else:
-            weights = stats.idf(sets.hashes)
-            if self.weighting == "tfidf" and "counts" in sk.lists:
-                weights = weights * sk.lists["counts"]
-        fingerprints = SimHasher(self.bits, self.seed).sketch(sets, weights)
-        return Sketches(sets.sizes() > 0, {"fingerprints": fingerprints})
+    def statistics_applier(self, stats: DocumentFrequencies | None) -> Callable[[Sketches], Sketches]:
+        """Fingerprints of the rows of a piece, features weighed by the IDF of ``stats`` (None: uniform)."""
+        hasher = SimHasher(self.bits, self.seed)
+
+        def fingerprinted(sk: Sketches) -> Sketches:
+            sets = sets_of(sk) if sk.offsets is not None else HashedSets.concat([])
+            if stats is None:
+                weights = np.ones(sets.hashes.shape[0], dtype=np.float64)
+            else:
+                weights = stats.idf(sets.hashes)
+                if self.weighting == "tfidf" and "counts" in sk.lists:
+                    weights = weights * sk.lists["counts"]
+            return Sketches(sets.sizes() > 0, {"fingerprints": hasher.sketch(sets, weights)})
+
+        return fingerprinted
 
     def max_distance(self) -> int:
         """Hamming radius searched at the current threshold."""
