@@ -96,10 +96,11 @@ def _same_bits(got, want):
 
 
 @pytest.mark.parametrize("name, params", PIECEWISE)
-def test_rows_do_not_depend_on_pieces_or_batches(name, params, monkeypatch):
+def test_rows_do_not_depend_on_pieces_batches_or_spilling(name, params, monkeypatch, tmp_path):
     """One batch or many, pieces of any size, ``finish`` or each batch under the merged statistics
-    (how Spark runs it): the same bits."""
+    (how Spark runs it), batches spilled to files or held: the same bits."""
     import neardup.methods.base as base
+    from neardup.engines.spill import PartStore
     from neardup.methods import get_method
 
     texts = _words(40, 30, 400, 1)
@@ -114,6 +115,14 @@ def test_rows_do_not_depend_on_pieces_or_batches(name, params, monkeypatch):
         stats = _merged(batches) if method.corpus_dependent else None  # as the Spark stage does
         spark_like = [method.finish([p]) if stats is None else method.apply_statistics(p, stats) for p in batches]
         _same_bits(Sketches.concat(spark_like), whole)
+        store = PartStore(budget=1, folder=str(tmp_path))
+        for p in _batches(method, texts, 7):
+            store.add(p)
+        assert store.spilled
+        try:
+            _same_bits(method.finish(store.parts()), whole)
+        finally:
+            store.close()
     assert method.finish([]).usable.shape == (0,)
 
 

@@ -60,10 +60,15 @@ def test_engine_choice():
 @pytest.mark.parametrize("params", [{}, {"method": "minhash", "threshold": 0.5, "shingle_size": 3},
                                     {"method": "minhash", "threshold": 0.5, "exact": True}, {"method": "andd"},
                                     {"method": "andd", "raw": False, "shingle_size": 3, "similarity": "jaccard",
-                                     "model": "tfidf"}])
+                                     "model": "tfidf"}, {"method": "simhash", "threshold": 0.8},
+                                    {"method": "simhash", "weighting": "tfidf", "threshold": 0.8},
+                                    {"method": "imatch", "selection": "codet", "top_terms": 5}, {"method": "wsample"},
+                                    {"method": "minhash", "threshold": 0.5, "max_df": 5},
+                                    {"method": "spotsigs", "antecedents": "top:5"}])
 def test_local_engine_spills_past_its_budget_with_the_same_result(params, tmp_path):
     """Sketches past the memory budget go to memory-mapped files; pairs and clusters do not change.
-    ANDD's k-grams, kept until the collection's IDF is known, spill too (its statistics stay in memory)."""
+    The features kept until the collection's statistics are known (ANDD's k-grams, the lists of simhash,
+    I-Match, wsample, MinHash with max_df, SpotSigs with top:N) spill too (the statistics stay in memory)."""
     from pathlib import Path
 
     from neardup.engines.local import LocalEngine
@@ -74,7 +79,7 @@ def test_local_engine_spills_past_its_budget_with_the_same_result(params, tmp_pa
     want = Deduplicator(batch_bytes=20_000, **params).run(read_inputs([sample]))
     got = Deduplicator(batch_bytes=20_000, engine=LocalEngine(memory_budget=1, spill_dir=str(tmp_path)),
                        **params).run(read_inputs([sample]))
-    assert want.a.shape[0] > 10
+    assert want.a.shape[0] > (5 if params.get("method") == "imatch" else 10)  # I-Match finds 8 here
     assert np.array_equal(got.a, want.a) and np.array_equal(got.b, want.b)
     assert got.scores.tobytes() == want.scores.tobytes()
     assert [g.tolist() for g in got.groups] == [g.tolist() for g in want.groups]

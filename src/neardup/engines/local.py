@@ -10,8 +10,10 @@ document: its sketch (MinHash, SpotSigs: a signature or set), and for a method t
 collection's statistics (simhash and wsample IDF weights, I-Match lexicons, ANDD) its features
 until those are known -- which grow with the document's distinct words (``docs/scale.md``,
 "Memory per method").  Sketches past ``memory_budget`` bytes (default: an eighth of the memory
-available at the start) are spilled to files and memory-mapped (:mod:`.spill`), ANDD's kept
-k-grams too, so a corpus too large for memory runs slower instead of being killed.
+available at the start) are spilled to files and memory-mapped (:mod:`.spill`), the features
+kept for the collection's statistics too (their statistics are merged in memory; ``finish``
+reads the features a piece at a time), so a corpus too large for memory runs slower instead of
+being killed.
 """
 
 from __future__ import annotations

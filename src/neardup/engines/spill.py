@@ -12,12 +12,15 @@ well before memory runs out; spilling costs little (the mapped pages stay in the
 cache while there is room).  The result is the same: ``finish`` of one part is that part,
 without a copy.
 
-A corpus-dependent method's batches spill too when their ``features`` can be written as arrays
-(``arrays()``, rebuilt by ``from_arrays``: ANDD's k-grams, held until the collection's IDF is
-known): the features go to the files like the sketches, and the batches' ``stats`` (mergeable,
-the size of the collection's vocabulary, not of its text) are merged here as they come and
-stay in memory.  ``finish`` then gets one part whose features map the files, and reads them a
-piece at a time.  Parts with ``stats`` but no such ``features`` stay in memory.
+A corpus-dependent method's batches spill too: their features, held until the collection's
+statistics are known, are arrays -- in ``lists`` (simhash's and I-Match's word hashes, wsample's
+phrases) or in ``features`` that can be written as arrays (``arrays()``, rebuilt by
+``from_arrays``: ANDD's k-grams) -- and go to the files like the sketches, while the batches'
+``stats`` (mergeable, the size of the collection's vocabulary, not of its text) are merged here as
+they come and stay in memory.  ``finish`` then gets one part whose features map the files, with
+the merged statistics, and reads them a piece at a time (``Method.apply_in_pieces``; ANDD's own
+loop; wsample applies its statistics to the whole mapped part at once).  Parts whose ``features``
+are not arrays stay in memory.
 """
 
 from __future__ import annotations
@@ -48,11 +51,11 @@ def nbytes(part: Sketches) -> int:
 
 
 def spillable(part: Sketches) -> bool:
-    """Whether ``part`` can go to files: no corpus statistic, or features that are arrays (its
-    statistic is then merged in memory)."""
+    """Whether ``part`` can go to files: its features, if any, are arrays, and its corpus statistic,
+    if any, merges (it is then merged in memory)."""
     if part.features is not None:
         return hasattr(part.features, "arrays") and part.stats is not None
-    return part.stats is None
+    return part.stats is None or hasattr(part.stats, "merge")
 
 
 class PartStore:
@@ -98,6 +101,7 @@ class PartStore:
         if part.features is not None:
             self.features = type(part.features)
             fields.update({f"f_{k}": v for k, v in part.features.arrays().items()})
+        if part.stats is not None:
             self.stats = part.stats if self.stats is None else self.stats.merge(part.stats)
         if part.offsets is not None:
             fields["sizes"] = part.list_sizes().astype(np.int64)
