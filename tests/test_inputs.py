@@ -215,6 +215,21 @@ def test_a_dataframe_with_field_names_in_the_api():
     assert [(p.a, p.b) for p in result.pairs] == [("a", "b")]
 
 
+def test_a_dataframe_s_missing_values_are_missing_as_in_its_parquet_file(tmp_path):
+    """NaN in a DataFrame became the id "nan" (kept) where the same frame as Parquet has nulls (missing id)."""
+    pd = pytest.importorskip("pandas")
+    from neardup import dedup_files
+
+    df = pd.DataFrame({"id": ["a", None, None, "d", "e"], "text": [STORY, STORY, STORY, None, STORY]})
+    df.loc[1, "id"] = float("nan")
+    summary = Deduplicator().run(df).summary()
+    df.to_parquet(tmp_path / "df.parquet")
+    _, from_file = dedup_files([str(tmp_path / "df.parquet")], str(tmp_path / "o"))
+    for s in (summary, from_file):
+        assert s["documents"]["kept"] == 2 and s["documents"]["rejected_by_reason"] == {
+            "missing id": 2, "missing text": 1}, s["documents"]
+
+
 class _FakeDataset:
     """What the API uses of a Hugging Face ``datasets.Dataset``: ``column_names`` and ``iter``."""
 

@@ -234,7 +234,7 @@ def test_one_writer_many_readers(tmp_path, docs):
     path = tmp_path / "ix"
     with Index.create(path, method="ffp") as writer:
         writer.add(docs[:10])
-        with pytest.raises(UserError, match="open for writing by another process"):
+        with pytest.raises(UserError, match="open for writing in this process"):
             Index.open(path)
         with Index.open(path, write=False) as reader:
             assert len(reader) == 10
@@ -769,3 +769,58 @@ def test_any_batch_sizes_give_the_same_answers_with_windows_out_of_order_and_rep
         assert 5 < sum(a.get("late", False) for a in answers) < 80
     evicted, late, notes = runs[0][1]
     assert evicted > 20 and notes["documents replaced (--on-duplicate-id replace)"] > 0
+
+
+def test_the_python_api_s_misuses_say_what_they_are(tmp_path):
+    """A library user's mistakes: a string given to remove() (it removed the ids of its characters), an
+    Index used after close() or from two writing threads ("damaged ... rebuild it"), an unknown
+    extractor (it left a broken index behind), a second writer in one process ("another process")."""
+    import threading
+
+    ix = Index.create(tmp_path / "ix")
+    ix.add([("b", "one two three four five six"), ("x", "seven eight nine ten eleven"),
+            ("bx", "alpha beta gamma delta epsilon")])
+    assert ix.remove("bx") == ["bx"] and "b" in ix and "x" in ix and ix.remove("nope") == []
+    with pytest.raises(UserError, match="already open for writing in this process"):
+        Index.open(tmp_path / "ix")
+    texts = [f"story {k} " + " ".join(f"w{k}x{j}" for j in range(30)) for k in range(200)]
+    errors: list[BaseException] = []
+
+    def add(lo: int) -> None:
+        try:
+            ix.add([(f"t{lo + k}", texts[lo + k]) for k in range(100)], batch_size=5)
+        except BaseException as exc:  # noqa: BLE001 - collected for the assertion
+            errors.append(exc)
+
+    threads = [threading.Thread(target=add, args=(lo,)) for lo in (0, 100)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == [] and len(ix) == 202 and ix.check() == []
+    ix.close()
+    for use in (lambda: len(ix), lambda: ix.query([("q", "one two three four")]), lambda: ix.add([("y", "z w")]),
+                lambda: ix.remove(["b"]), lambda: ix.get("b")):
+        with pytest.raises(UserError, match="is closed"):
+            use()
+    ix.close()  # twice is no error
+    with pytest.raises(UserError, match="unknown extractor"):
+        Index.create(tmp_path / "bad", extract="nonesuch")
+    with pytest.raises(UserError, match="partial must be"):
+        Index.create(tmp_path / "bad", partial="yes")  # type: ignore[arg-type]
+    assert not (tmp_path / "bad" / "index.sqlite").exists()
+
+
+def test_readers_of_ended_threads_release_their_connections(tmp_path):
+    """A host running each request on a thread of its own held two file descriptors per thread it ever
+    ran, until `Too many open files`."""
+    import threading
+
+    with Index.create(tmp_path / "ix") as ix:
+        ix.add([("a", "one two three four five six seven")])
+    with Index.open(tmp_path / "ix", write=False) as ix:
+        for _ in range(40):
+            t = threading.Thread(target=lambda: ix.query([("q", "one two three four five")]))
+            t.start()
+            t.join()
+        assert len(ix.store._readers) <= 2

@@ -65,6 +65,18 @@ def test_build_streams_any_input_and_accounts_for_rejections(tmp_path):
     assert load_stats(tmp_path / "out.npz").n_docs == 30
 
 
+def test_a_statistics_file_rewritten_at_the_same_path_is_read_again(tmp_path):
+    """A pipeline that rebuilds `stats.npz` in place and runs again in the same process got the old
+    file's statistics (cached by path alone): the cache is keyed by the file's version too."""
+    path = tmp_path / "in.jsonl"
+    for n in (12, 30):
+        path.write_bytes(b"\n".join(orjson.dumps({"id": str(i), "text": f"story {i} said the minister"})
+                                    for i in range(n)))
+        build_stats([path], tmp_path / "s.npz", phrase_size=3)
+        assert load_stats(tmp_path / "s.npz").n_docs == n
+        assert load_stats(tmp_path / "s.npz") is load_stats(tmp_path / "s.npz")  # read once while unchanged
+
+
 def _run_cli(argv):
     from neardup.cli import build_parser
 

@@ -36,8 +36,11 @@ def rows_of(docs: Any) -> Iterable[Any]:
 
 
 def _frame_rows(df: Any) -> Iterator[dict[str, Any]]:
+    """Rows as dicts, a missing value (NaN, ``pd.NA``, ``NaT``) as None: a Parquet file of the frame
+    holds a null there, which the readers take for a missing id or text (NaN was the id "nan")."""
     for lo in range(0, len(df), CHUNK):
-        yield from df.iloc[lo:lo + CHUNK].to_dict("records")
+        chunk = df.iloc[lo:lo + CHUNK].astype(object)
+        yield from chunk.where(chunk.notna(), None).to_dict("records")
 
 
 def _dataset_rows(ds: Any) -> Iterator[dict[str, Any]]:

@@ -41,7 +41,6 @@ are checked with the exact similarity.
 
 from __future__ import annotations
 
-import functools
 import warnings
 from importlib import resources
 from typing import Sequence
@@ -49,6 +48,7 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import UserError
+from ..file_cache import by_file_version
 from ..features.sets import HashedSets, pieces
 from ..features.shingles import check_shingle_size
 from ..index import banding as lsh
@@ -94,13 +94,13 @@ def jaccard_banding(threshold: float, samples: int, slack: float = 0.0) -> Bandi
     return choose_banding(float(np.clip(t, 1e-6, 1.0)), samples)
 
 
-@functools.lru_cache(maxsize=8)
+@by_file_version(maxsize=8)
 def load_query_frequencies(path: str) -> QueryFrequencies:
-    """The query-frequency file ``path``, read once per process."""
+    """The query-frequency file ``path``, read once per process while it is unchanged."""
     return QueryFrequencies.load(path)
 
 
-@functools.lru_cache(maxsize=8)
+@by_file_version(maxsize=8)
 def load_model(model: str, k: int, similarity: str) -> ANDDModel:
     """A fixed weighting (``tfidf``, ``binary``), the shipped ``default`` model, or a model file,
     checked against ``k`` and ``similarity``."""

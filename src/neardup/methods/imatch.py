@@ -41,7 +41,6 @@ build``), else from the documents given.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import math
 from typing import Callable, Sequence
@@ -49,6 +48,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ..errors import UserError
+from ..file_cache import by_file_version
 from ..features.sets import HashedSets, ranked_within_documents
 from ..features.shingles import word_shingles
 from ..index import banding as lsh
@@ -64,9 +64,9 @@ _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 
 
-@functools.lru_cache(maxsize=4)
+@by_file_version(maxsize=4)
 def load_df(path: str) -> DocumentFrequencies:
-    """The statistics file ``path``, read once per process (every batch is signed with it)."""
+    """The statistics file ``path``, read once per process while it is unchanged (every batch is signed with it)."""
     return DocumentFrequencies.load(path)
 
 

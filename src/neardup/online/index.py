@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import threading
 import time
 from dataclasses import dataclass
 from datetime import datetime
@@ -102,6 +103,8 @@ class Index:
         self.late = 0
         #: The input account of the last :meth:`add` / :meth:`query` given no ``stats``.
         self.last_stats = RunStats()
+        #: One write at a time: threads sharing this object take turns (one transaction each).
+        self._writing = threading.Lock()
 
     def _read_manifest(self, m: dict[str, Any]) -> None:
         """The method, layout, key scheme, window, extractor and aligner the manifest names; a manifest
@@ -143,6 +146,9 @@ class Index:
         """
         if sync not in SYNC_MODES:
             raise UserError(f"sync must be one of {', '.join(SYNC_MODES)}, got {sync!r}")
+        get_extractor(extract)  # an unknown one is refused before any file is made
+        if not isinstance(partial, (bool, AlignParams)):
+            raise UserError(f"partial must be True, False or AlignParams, got {partial!r}")
         m = get_method(method, **params)
         scheme = scheme_for(m)
         parse_window(window)
@@ -366,7 +372,7 @@ class Index:
             raise UserError(f"on_duplicate must be one of {', '.join(ON_DUPLICATE)}, not {on_duplicate!r}")
         stats = self._stats(stats)
         for batch in self._batches(records, stats, strict, fields, batch_size):
-            with kernel_threads(len(batch.ids)):
+            with kernel_threads(len(batch.ids)), self._writing:
                 done = self._add_batch(batch, stats, strict, on_duplicate)
             yield from done
 
@@ -524,11 +530,16 @@ class Index:
             yield from (Checked(i, self._sorted(f), False, p) for i, f, p in zip(batch.ids, found, partials))
 
     @damage_named
-    def remove(self, ids: Iterable[str]) -> list[str]:
-        """Remove documents by id; returns the ids that were in the index (others are ignored)."""
+    def remove(self, ids: Iterable[str] | str) -> list[str]:
+        """Remove documents by id (one id may be given as a string); returns the ids that were in the
+        index (others are ignored)."""
         if not self.store.write:
             raise UserError(f"index {self.path} was opened for reading only")
-        wanted = list(dict.fromkeys(str(i) for i in ids))
+        wanted = [ids] if isinstance(ids, str) else list(dict.fromkeys(str(i) for i in ids))
+        with self._writing:
+            return self._remove(wanted)
+
+    def _remove(self, wanted: list[str]) -> list[str]:
         db = self.store.db
         db.execute("BEGIN IMMEDIATE")
         try:
@@ -601,15 +612,16 @@ class Index:
             raise UserError(f"index {self.path} was opened for reading only")
         before = sum(p.stat().st_size for p in self.path.glob("index.sqlite*") if p.is_file())
         db = self.store.db
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            self._evict(db, self._held(db, np.zeros(0), int(self.store.manifest["next_seq"]), adding=True))
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        db.execute("VACUUM")
-        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        with self._writing:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                self._evict(db, self._held(db, np.zeros(0), int(self.store.manifest["next_seq"]), adding=True))
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("VACUUM")
+            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         after = sum(p.stat().st_size for p in self.path.glob("index.sqlite*") if p.is_file())
         return {"bytes_before": before, "bytes_after": after}
 

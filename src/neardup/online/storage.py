@@ -162,6 +162,16 @@ def _chunks(values: Sequence[Any]) -> Iterable[Sequence[Any]]:
         yield values[i:i + CHUNK]
 
 
+class _Closed:
+    """What a closed store has for its database: any use says the index is closed (not damaged)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def __getattr__(self, name: str) -> Any:
+        raise UserError(f"index {self.folder} is closed")
+
+
 class Damaged(UserError):
     """The index file cannot be read: not a neardup index, a newer format, or damaged."""
 
@@ -182,7 +192,8 @@ class Store:
         if not self.path.is_file():
             raise UserError(f"no index at {self.folder} (make one with `neardup index create {self.folder}`)")
         self._local = threading.local()
-        self._readers: list[sqlite3.Connection] = []
+        #: each thread's read connection; a thread's goes when a new reader finds the thread ended
+        self._readers: dict[threading.Thread, sqlite3.Connection] = {}
         self._readers_lock = threading.Lock()
         #: "read-write", "read-only" (``mode=ro``), or "read-only storage" (``immutable``: the folder
         #: cannot be written, so SQLite cannot make the WAL's -shm file; nothing may change the file meanwhile).
@@ -327,6 +338,9 @@ class Store:
             holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
             os.close(fd)
             if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
+                if holder == str(os.getpid()):
+                    raise UserError(f"index {self.folder} is already open for writing in this process; one "
+                                    "writer at a time: use that Index (readers need no lock)") from None
                 raise UserError(f"index {self.folder} is open for writing by another process (pid {holder}); "
                                 "one writer at a time (readers need no lock)") from None
             raise
@@ -387,12 +401,18 @@ class Store:
         return meta
 
     def reader(self) -> sqlite3.Connection:
-        """This thread's read connection (readers never block the writer in WAL mode)."""
+        """This thread's read connection (readers never block the writer in WAL mode).  The
+        connections of threads that have ended are closed here, so a host that runs each request
+        on a thread of its own holds one connection per live thread, not one per thread it ever ran."""
         db = getattr(self._local, "db", None)
         if db is None:
+            if isinstance(self.db, _Closed):
+                raise UserError(f"index {self.folder} is closed")
             db = self._local.db = self._connect()
             with self._readers_lock:
-                self._readers.append(db)
+                for gone in [t for t in self._readers if not t.is_alive()]:
+                    self._readers.pop(gone).close()
+                self._readers[threading.current_thread()] = db
         return db
 
     def close(self) -> None:
@@ -400,11 +420,12 @@ class Store:
             # readers first: the last connection to close checkpoints the WAL into the file and removes
             # it, which a read-only connection cannot do (an index copied to read-only storage then
             # carries its last commits in a -wal file beside it)
-            for db in [*self._readers, getattr(self, "db", None)]:
-                if db is not None:
+            for db in [*self._readers.values(), getattr(self, "db", None)]:
+                if db is not None and not isinstance(db, _Closed):
                     db.close()
             self._readers.clear()
-        self.db = None  # type: ignore[assignment]
+        self.db = _Closed(self.folder)  # type: ignore[assignment]
+        self._local = threading.local()  # no thread keeps a closed connection
         if self._lock_fd is not None:
             os.close(self._lock_fd)
             self._lock_fd = None

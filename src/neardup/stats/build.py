@@ -41,6 +41,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..errors import UserError
+from ..file_cache import by_file_version
 from ..features.sets import HashedSets
 from ..hashing import xxh64_lanes
 from ..text.normalize import char_classes
@@ -323,9 +324,9 @@ class CollectionStats:
         return out
 
 
-@functools.lru_cache(maxsize=4)
+@by_file_version(maxsize=4)
 def load_stats(path: str | Path) -> CollectionStats:
-    """The statistics in ``path`` (what a method's ``stats`` parameter names), read once per process."""
+    """The statistics in ``path`` (what a method's ``stats`` parameter names), read once per process while it is unchanged."""
     return CollectionStats.load(path)
 
 
