@@ -13,3 +13,22 @@ from neardup.methods import REGISTRY
 def test_a_value_outside_the_choices_is_refused(method, param):
     with pytest.raises(ValueError, match=f"{param} must be one of"):
         REGISTRY[method](**{param: "no-such-choice"})
+
+
+def test_a_parameter_of_the_wrong_type_is_refused_by_name():
+    """Through the API, `threshold="0.8"` or `seed="a"` failed deep in a run with a TypeError; numpy
+    numbers pass, a bool is not a number."""
+    import numpy as np
+
+    from neardup import Deduplicator
+    from neardup.errors import UserError
+    from neardup.methods import get_method
+
+    for name, params in (("minhash", {"threshold": "0.8"}), ("ffp", {"seed": "a"}),
+                         ("minhash", {"num_perm": True}), ("simhash", {"bits": 64.0})):
+        with pytest.raises(UserError, match=f"{next(iter(params))} must be"):
+            get_method(name, **params)
+    with pytest.raises(UserError, match="threshold must be float"):
+        Deduplicator(method="minhash", threshold="0.8").run([("a", "one two three"), ("b", "one two three")])
+    assert get_method("minhash", threshold=np.float64(0.5), num_perm=np.int64(64)).num_perm == 64
+    assert get_method("andd", threshold=None).threshold is None

@@ -7,7 +7,10 @@ here.
 
 from __future__ import annotations
 
-from typing import Any
+import numbers
+from typing import Any, Callable, get_args, get_type_hints
+
+import numpy as np
 
 from ..errors import UserError
 from .andd import ANDDMethod
@@ -35,8 +38,34 @@ def get_method_class(name: str) -> type[Method]:
 
 
 def get_method(name: str, **params: Any) -> Method:
-    """A new instance of the method called ``name`` with ``params``."""
-    return get_method_class(name)(**params)
+    """A new instance of the method called ``name`` with ``params`` (each of its declared type)."""
+    cls = get_method_class(name)
+    check_types(cls, params)
+    return cls(**params)
+
+
+#: The checks of the plain parameter types (a number of numpy's passes; a bool is not a number).
+_TYPE_CHECKS: dict[Any, Callable[[Any], bool]] = {
+    int: lambda v: isinstance(v, numbers.Integral) and not isinstance(v, bool),
+    float: lambda v: isinstance(v, numbers.Real) and not isinstance(v, bool),
+    bool: lambda v: isinstance(v, (bool, np.bool_)),
+    str: lambda v: isinstance(v, str),
+    type(None): lambda v: v is None,
+}
+
+
+def check_types(cls: type[Method], params: dict[str, Any]) -> None:
+    """Refuse a parameter whose value is not of its declared type, naming it: through the API,
+    ``threshold="0.8"`` or ``seed="a"`` failed deep in a run with a ``TypeError``.  Parameters of
+    other declared types (paths, sequences) are left to the method's own checks."""
+    hints = get_type_hints(cls.__init__)
+    for name, value in params.items():
+        allowed = get_args(hints.get(name)) or (hints.get(name),)
+        checks = [_TYPE_CHECKS.get(t) for t in allowed]
+        if None in checks or any(c(value) for c in checks if c is not None):
+            continue
+        kinds = " or ".join("None" if t is type(None) else t.__name__ for t in allowed)
+        raise UserError(f"method {cls.name}: {name} must be {kinds}, got {value!r}")
 
 
 def method_defaults(name: str) -> dict[str, Any]:
