@@ -29,7 +29,6 @@ ones when approximate), ``approximate``, ``heavy_df`` and the sketch's ``cms_*``
 from __future__ import annotations
 
 import functools
-
 import time
 import zipfile
 import zlib
