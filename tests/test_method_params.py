@@ -32,3 +32,13 @@ def test_a_parameter_of_the_wrong_type_is_refused_by_name():
         Deduplicator(method="minhash", threshold="0.8").run([("a", "one two three"), ("b", "one two three")])
     assert get_method("minhash", threshold=np.float64(0.5), num_perm=np.int64(64)).num_perm == 64
     assert get_method("andd", threshold=None).threshold is None
+
+
+def test_a_batch_size_that_is_not_a_number_is_refused_when_made():
+    """`Deduplicator(batch_bytes="big")` was accepted and failed inside `run()` with a TypeError."""
+    from neardup import Deduplicator
+    from neardup.errors import UserError
+
+    for bad in ("big", 0, 2.5, True):
+        with pytest.raises(UserError, match="batch_bytes must be"):
+            Deduplicator(batch_bytes=bad)

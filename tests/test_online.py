@@ -824,3 +824,16 @@ def test_readers_of_ended_threads_release_their_connections(tmp_path):
             t.start()
             t.join()
         assert len(ix.store._readers) <= 2
+
+
+def test_open_with_create_refuses_an_index_made_otherwise(tmp_path):
+    """`Index.open(path, create=True, method="minhash")` on an existing ffp index returned the ffp index
+    without a word; the same settings open it."""
+    Index.create(tmp_path / "ix").close()
+    with Index.open(tmp_path / "ix", create=True, method="ffp", threshold=0.1) as index:
+        assert index.method.name == "ffp"
+    for asked in ({"method": "minhash"}, {"threshold": 0.5}, {"window": "7d"}, {"extract": "none"}):
+        with pytest.raises(UserError, match="made otherwise than asked"):
+            Index.open(tmp_path / "ix", create=True, **asked)
+    with Index.open(tmp_path / "ix") as index:  # the refused opens released the writer lock
+        assert len(index) == 0

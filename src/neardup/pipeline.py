@@ -246,6 +246,8 @@ class Deduplicator:
     ) -> None:
         if cluster not in CLUSTERINGS:
             raise UserError(f"unknown clustering {cluster!r}; choose from {', '.join(CLUSTERINGS)}")
+        if isinstance(batch_bytes, bool) or not isinstance(batch_bytes, int) or batch_bytes < 1:
+            raise UserError(f"batch_bytes must be a whole number of bytes, at least 1; got {batch_bytes!r}")
         if not (0 < min_coverage <= 1 and 0 < unique_coverage <= 1) or site_max_df < 0:
             raise UserError(f"min coverage and unique coverage must be in (0, 1], site max df at least 0; got "
                             f"{min_coverage}, {unique_coverage}, {site_max_df}")

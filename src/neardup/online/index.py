@@ -176,7 +176,24 @@ class Index:
         """
         if create and not (Path(path) / "index.sqlite").exists():
             return cls.create(path, sync=sync or "full", **create_args)
-        return cls(Store(path, write, sync, verify))
+        index = cls(Store(path, write, sync, verify))
+        if create and create_args:
+            index._same_as(create_args)
+        return index
+
+    def _same_as(self, create_args: dict[str, Any]) -> None:
+        """Refuse (closing it) an existing index opened with ``create=True`` for another method, window,
+        extractor or method parameters than it was made with: a silent open used the old settings."""
+        made = {"method": self.method.name, **self.method.get_params(), "window": self.info()["window"],
+                "extract": self.extract, "partial": self.partial is not None}
+        asked = {k: (str(v) if k == "window" and v is not None else bool(v) if k == "partial" else v)
+                 for k, v in create_args.items()}
+        differ = {k: v for k, v in asked.items() if k in made and made[k] != v}
+        if differ:
+            self.close()
+            said = ", ".join(f"{k} {v!r} (it has {made[k]!r})" for k, v in differ.items())
+            raise UserError(f"index {self.path} exists, made otherwise than asked: {said}; open it without "
+                            "those arguments, or create another")
 
     def close(self) -> None:
         self.store.close()
