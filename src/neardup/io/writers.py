@@ -133,26 +133,24 @@ def check_outputs_apart(inputs: Iterable[str | os.PathLike[str]], outdir: str | 
         if out_folder is not None and _inside(out, out_folder):
             raise UserError(f"output {given} is inside the output folder {outdir}, which the run replaces as a "
                             "whole; choose a path outside it")
-    if out_folder is not None:
-        for name, real in ins:
-            if _inside(real, out_folder):
-                raise UserError(f"output folder {outdir} holds the input {name}, and is replaced as a whole "
-                                "by the run; choose another folder")
-            if real.is_dir() and _inside(out_folder, real):
-                raise UserError(f"output folder {outdir} is inside the input folder {name}: the next run would "
-                                "read its outputs back; choose a folder outside the inputs")
+    if outdir is not None:
+        for name, _ in ins:
+            check_outputs_spare(name, outdir, "input", ": the next run would read its outputs back", "the inputs")
 
 
-def check_outputs_spare(folder: str | os.PathLike[str], outdir: str | os.PathLike[str], what: str) -> None:
-    """Refuse an output folder that is, holds or lies in ``folder``, a folder the run reads and
-    must keep (``what``: how to name it, e.g. the index of ``neardup index add``): the output
-    folder is replaced as a whole, so it would delete ``folder``."""
+def check_outputs_spare(folder: str | os.PathLike[str], outdir: str | os.PathLike[str], what: str,
+                        why: str = "", outside: str = "it") -> None:
+    """Refuse an output folder that is, holds or lies in ``folder``, what the run reads and must
+    keep (``what``: how to name it, an input, or the index of ``neardup index add``): the output
+    folder is replaced as a whole, so it would delete ``folder``; inside it (``why``), it is read back
+    or mixed in."""
     real, out = Path(os.path.realpath(folder)), Path(os.path.realpath(outdir))
     if _inside(real, out):
         raise UserError(f"output folder {outdir} holds the {what} {folder}, and is replaced as a whole by the run; "
                         "choose another folder")
-    if _inside(out, real):
-        raise UserError(f"output folder {outdir} is inside the {what} folder {folder}; choose a folder outside it")
+    if real.is_dir() and _inside(out, real):
+        raise UserError(f"output folder {outdir} is inside the {what} folder {folder}{why}; choose a folder outside "
+                        f"{outside}")
 
 
 def _tmp_name(path: Path) -> Path:
