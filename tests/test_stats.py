@@ -29,3 +29,29 @@ def test_most_common_share_is_deterministic():
     df.update(sets)
     assert df.most_common(1 / 3).tolist() == [3]
     assert df.most_common(2 / 3).tolist() == [2, 3]
+
+
+def test_merges_in_any_grouping_count_what_one_pass_counts():
+    """The linear merge of sorted tables (and the pending batches' compaction) against a plain count:
+    batches merged in any order and grouping, with keys near both ends of the uint64 range."""
+    rng = np.random.default_rng(7)
+    pool = np.r_[np.arange(40, dtype=np.uint64), np.iinfo(np.uint64).max - np.arange(40, dtype=np.uint64)]
+    batches = []
+    for _ in range(30):
+        docs = [np.unique(rng.choice(pool, rng.integers(0, 12))) for _ in range(rng.integers(1, 5))]
+        batches.append(HashedSets(np.concatenate(docs).astype(np.uint64), np.r_[0, np.cumsum([d.shape[0] for d in docs])]))
+    every = np.concatenate([b.hashes for b in batches])
+    keys, counts = np.unique(every, return_counts=True)
+    for order in (range(30), rng.permutation(30)):
+        parts = [DocumentFrequencies.of(batches[i]) for i in order]
+        for p in parts[::3]:
+            p.compact()  # some tables sorted, some pending
+        merged = DocumentFrequencies.merged(parts)
+        folded = parts[0]
+        for p in parts[1:]:
+            folded = p.merge(folded)
+        for got in (merged, folded):
+            got.compact()
+            assert np.array_equal(got.keys, keys) and np.array_equal(got.counts, counts)
+            assert got.keys.dtype == np.uint64 and got.counts.dtype == np.int64
+            assert got.n_docs == sum(len(b) for b in batches)

@@ -57,7 +57,7 @@ kept in memory).
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -187,9 +187,11 @@ class WeightedSamplingMethod(BandedSignatures, Method):
             raise UserError(f"{self.stats} counts {stats.phrase_size}-word phrases, this method uses {self.phrase_size}")
         return stats
 
-    def _sampled(self, phrases: HashedSets, first: np.ndarray, stats: CollectionStats, usable: np.ndarray) -> Sketches:
-        """Weigh the phrases under ``stats`` and sample them."""
-        cutoff = rare_cutoff(stats, self.rare, self.common_df)
+    def _sampled(self, phrases: HashedSets, first: np.ndarray, stats: CollectionStats, usable: np.ndarray,
+                 cutoff: float | None = None) -> Sketches:
+        """Weigh the phrases under ``stats`` (rare-phrase ``cutoff``: found from them if not given) and
+        sample them."""
+        cutoff = rare_cutoff(stats, self.rare, self.common_df) if cutoff is None else cutoff
         no_words = HashedSets(np.zeros(0, np.uint64), np.zeros(len(phrases) + 1, np.int64))
         w = phrase_weights(DocFeatures(no_words, phrases, first), stats, self.weight, self.phrase_idf, cutoff)
         sig, used = ICWSampler(self.num_samples, self.seed).sketch(phrases.hashes, phrases.offsets, w)
@@ -212,22 +214,28 @@ class WeightedSamplingMethod(BandedSignatures, Method):
         return Sketches(usable, {}, lists, feats.phrases.offsets, batch_stats)
 
     def finish(self, parts: Sequence[Sketches]) -> Sketches:
-        """Weigh and sample every document under the input's statistics (or join the sampled batches)."""
-        sk = Sketches.concat(parts)
+        """Weigh and sample every document under the input's statistics, a piece at a time
+        (:meth:`~neardup.methods.base.Method.apply_in_pieces`: the phrases' weights and lookups exist
+        for one piece only), or join the sampled batches (``stats``)."""
         if self.stats is not None:
             if not parts:
-                return self._sampled(HashedSets.concat([]), np.zeros(0, np.uint64), self._loaded_stats(), sk.usable)
-            return sk
+                return self._sampled(HashedSets.concat([]), np.zeros(0, np.uint64), self._loaded_stats(), np.zeros(0, bool))
+            return Sketches.concat(parts)
         stats = CollectionStats(self.phrase_size)
         for p in parts:
             stats = stats.merge(p.stats)
-        return self.apply_statistics(sk, stats)
+        return self.apply_in_pieces(parts, stats)
 
-    def apply_statistics(self, sk: Sketches, stats: CollectionStats) -> Sketches:
-        """The rows of ``sk`` weighed under the collection's ``stats`` and sampled."""
-        if sk.offsets is None:  # no batch at all
-            return self._sampled(HashedSets.concat([]), np.zeros(0, np.uint64), stats, sk.usable)
-        return self._sampled(sets_of(sk), sk.lists["first"], stats, sk.usable)
+    def statistics_applier(self, stats: CollectionStats) -> Callable[[Sketches], Sketches]:
+        """The rows of a piece weighed under the collection's ``stats`` and sampled (the rare-phrase
+        cutoff found once)."""
+        cutoff = rare_cutoff(stats, self.rare, self.common_df)
+
+        def sampled(sk: Sketches) -> Sketches:
+            first = sk.lists["first"] if sk.offsets is not None else np.zeros(0, np.uint64)
+            return self._sampled(sets_of(sk), first, stats, sk.usable, cutoff)
+
+        return sampled
 
     def banding(self) -> Banding:
         """Supershingles (groups of samples) and the matches a candidate needs."""

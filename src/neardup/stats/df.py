@@ -46,15 +46,30 @@ def check_counts(keys: np.ndarray, counts: np.ndarray, n_docs: int, what: str = 
 
 
 def _merged(keys: np.ndarray, counts: np.ndarray, keys2: np.ndarray, counts2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sorted unique keys of two sorted count tables, with their counts added."""
+    """Sorted unique keys of two sorted count tables, with their counts added.
+
+    A linear merge: each key of the second table is found in the first by binary search and either
+    adds to its count or is placed among its keys, so nothing is sorted again and the memory beyond
+    the result is a position per key of the second table (a concatenate-and-sort merge allocated
+    several times both tables: the peak of weighted sampling's phrase statistics)."""
     if not keys.shape[0] or not keys2.shape[0]:
         return (keys, counts) if keys.shape[0] else (keys2, counts2.astype(np.int64))
-    keys = np.concatenate([keys, keys2])
-    counts = np.concatenate([counts, counts2])
-    order = np.argsort(keys, kind="stable")
-    keys, counts = keys[order], counts[order]
-    starts = np.r_[0, np.flatnonzero(np.diff(keys)) + 1]
-    return keys[starts], np.add.reduceat(counts, starts).astype(np.int64)
+    pos = np.searchsorted(keys, keys2)
+    found = pos < keys.shape[0]
+    found[found] = keys[pos[found]] == keys2[found]
+    out_counts = counts.astype(np.int64)  # a copy: the tables merged are left as they were
+    out_counts[pos[found]] += counts2[found]  # the keys are unique, so are their positions
+    new = ~found
+    n_new = int(np.count_nonzero(new))
+    if not n_new:
+        return keys, out_counts
+    placed = np.zeros(keys.shape[0] + n_new, dtype=bool)
+    placed[pos[new] + np.arange(n_new)] = True  # a new key goes after the old keys below it and the new keys before it
+    merged_keys = np.empty(placed.shape[0], dtype=np.uint64)
+    merged_keys[placed], merged_keys[~placed] = keys2[new], keys
+    merged_counts = np.empty(placed.shape[0], dtype=np.int64)
+    merged_counts[placed], merged_counts[~placed] = counts2[new], out_counts
+    return merged_keys, merged_counts
 
 
 class DocumentFrequencies:
@@ -125,9 +140,14 @@ class DocumentFrequencies:
         """Merge the pending batches into the sorted ``keys`` / ``counts`` arrays."""
         if not self._pending:
             return
-        keys, counts = np.unique(np.concatenate(self._pending), return_counts=True)
-        self.keys, self.counts = _merged(self.keys, self.counts, keys, counts.astype(np.int64))
+        hashes = np.concatenate(self._pending)
         self._pending, self._pending_size = [], 0
+        hashes.sort()  # in place: np.unique would sort a copy
+        starts = np.flatnonzero(np.r_[True, hashes[1:] != hashes[:-1]])
+        counts = np.diff(np.r_[starts, hashes.shape[0]])
+        keys = hashes[starts]
+        del hashes
+        self.keys, self.counts = _merged(self.keys, self.counts, keys, counts)
 
     def df(self, hashes: np.ndarray) -> np.ndarray:
         """Document frequency of each hash (0 for hashes never seen)."""
