@@ -139,7 +139,7 @@ def _check_run(argv: list[str], out: Path, command: str) -> None:
     text = err.getvalue()
     assert "Traceback" not in text and rc in (0, 2), (argv, rc, text)
     if rc == 2:
-        lines = text.splitlines()  # (extract names each skipped input as it goes)
+        lines = text.splitlines()  # (extract names each rejected input as it goes)
         assert lines[-1].startswith("neardup: error: ") and sum(x.startswith("neardup: error") for x in lines) == 1, text
         return
     if command in ("dedup", "contain", "partial"):

@@ -316,3 +316,21 @@ def test_messages_say_what_is_wrong_with_a_path_or_an_empty_list(tmp_path, capsy
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert says in err and err.count("\n") == 1, err
+
+
+def test_extract_run_is_the_first_form_and_names_each_rejection_once(tmp_path, capsys):
+    # the README's `extract run|train|eval`: `extract run INPUT` read "run" as a missing input (exit 2);
+    # a rejection was printed as "skipped" (the word for input that is not a document) and again at the end
+    bad = tmp_path / "in.jsonl"
+    bad.write_bytes(SAMPLE.read_bytes().splitlines(keepends=True)[0] + b"not json\n" * 7)
+    outs = []
+    for form in ([], ["run"]):
+        out = tmp_path / f"x{len(form)}.jsonl"
+        assert main(["extract", *form, str(bad), "--jsonl", str(out), "--workers", "1"]) == 0
+        outs.append(out.read_bytes())
+        err = capsys.readouterr().err.splitlines()
+        assert [line for line in err if "in.jsonl:" in line] == [
+            f"neardup extract: rejected {bad}:{n}: invalid JSON (invalid literal, expected 'null')"
+            for n in range(2, 9)]
+        assert err[-1] == "neardup extract: read 8 records, kept 1, rejected 7 (invalid JSON 7)"
+    assert outs[0] == outs[1] and outs[0].count(b"\n") == 1

@@ -610,6 +610,8 @@ def test_the_sync_mode_chosen_at_create_is_the_index_s(tmp_path, capsys):
     capsys.readouterr()
     assert main(["index", "info", ix, "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["sync"] == "normal"
+    assert main(["index", "info", ix]) == 0
+    assert "\nsync       normal\n" in capsys.readouterr().out  # the text says it too (docs/commands.md)
     with Index.open(tmp_path / "full", create=True) as index:
         assert index.store.sync == "full" and pragma(index) == 2
     with pytest.raises(UserError, match="sync must be one of"):

@@ -1,4 +1,5 @@
-"""The README's examples run as shown: each `$ neardup ...` block, with the lines it prints.
+"""The README's examples run as shown: each `$ neardup ...` block, with the lines it prints (and
+docs/commands.md's, the same way).
 
 A block is a run of indented lines starting with ``$ `` (commands, run in order with bash
 in a scratch folder that sees the repository's ``examples/``), followed by the output the
@@ -21,10 +22,10 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _blocks() -> list[tuple[int, list[str], list[str]]]:
-    """(line number, commands, shown output) of every example block of the README."""
+def _blocks(page: str = "README.md") -> list[tuple[int, list[str], list[str]]]:
+    """(line number, commands, shown output) of every example block of ``page``."""
     blocks, current = [], None
-    for number, line in enumerate((ROOT / "README.md").read_text().splitlines(), start=1):
+    for number, line in enumerate((ROOT / page).read_text().splitlines(), start=1):
         if line.startswith("    $ "):
             if current is None or current[2]:
                 current = (number, [], [])
@@ -43,15 +44,18 @@ def _normal(line: str) -> str:
 
 
 BLOCKS = _blocks()
+REFERENCE_BLOCKS = _blocks("docs/commands.md")
 
 
 def test_the_readme_has_examples():
-    assert len(BLOCKS) >= 4
+    assert len(BLOCKS) >= 4 and len(REFERENCE_BLOCKS) >= 10
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("number, commands, shown", BLOCKS, ids=[f"README:{b[0]}" for b in BLOCKS])
-def test_readme_example_prints_what_it_shows(tmp_path, number, commands, shown):
+@pytest.mark.parametrize("page, number, commands, shown",
+                         [("README", *b) for b in BLOCKS] + [("commands.md", *b) for b in REFERENCE_BLOCKS],
+                         ids=[f"README:{b[0]}" for b in BLOCKS] + [f"commands.md:{b[0]}" for b in REFERENCE_BLOCKS])
+def test_readme_example_prints_what_it_shows(tmp_path, page, number, commands, shown):
     if any("../shared/data" in c for c in commands) and not (ROOT.parent / "shared" / "data").exists():
         pytest.skip("needs ../shared/data")
     (tmp_path / "examples").symlink_to(ROOT / "examples")
@@ -59,7 +63,7 @@ def test_readme_example_prints_what_it_shows(tmp_path, number, commands, shown):
     printed = []
     for command in commands:
         done = subprocess.run(["bash", "-c", command], cwd=tmp_path, env=env, capture_output=True, text=True)
-        assert done.returncode in (0, 1) or "grep" in command, f"README:{number}: {command}\n{done.stderr}"
+        assert done.returncode in (0, 1) or "grep" in command, f"{page}:{number}: {command}\n{done.stderr}"
         printed += (done.stdout + done.stderr).splitlines()
     got = [_normal(line) for line in printed]
     at = 0
@@ -68,7 +72,7 @@ def test_readme_example_prints_what_it_shows(tmp_path, number, commands, shown):
         prefix = w[:-3].rstrip() if w.endswith("...") else None
         while at < len(got) and not (got[at].startswith(prefix) if prefix else got[at] == w):
             at += 1
-        assert at < len(got), f"README:{number}: not printed: {want!r}\nprinted:\n" + "\n".join(printed)
+        assert at < len(got), f"{page}:{number}: not printed: {want!r}\nprinted:\n" + "\n".join(printed)
         at += 1
 
 

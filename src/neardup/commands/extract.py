@@ -1,8 +1,8 @@
 """The ``neardup extract`` command: extract main content, train a model, evaluate extractors.
 
-Three forms, dispatched on the first word after ``extract``::
+Three forms, dispatched on the first word after ``extract`` (``run`` may name the first)::
 
-    neardup extract INPUT... [--extract model|heuristic|none] [--model M] [--jsonl OUT]
+    neardup extract [run] INPUT... [--extract model|heuristic|none] [--model M] [--jsonl OUT]
     neardup extract train DATA... -o MODEL [--kind crf|logreg] [--seed S]
     neardup extract eval DATA... [--extractors none,heuristic,logreg,crf] [--folds K | --loco] [--model M]
 
@@ -38,7 +38,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         description="\n\n".join(__doc__.split("\n\n")[1:3]),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("argv", nargs=argparse.REMAINDER, metavar="...", help="INPUT... | train DATA... | eval DATA...")
+    p.add_argument("argv", nargs=argparse.REMAINDER, metavar="...", help="[run] INPUT... | train DATA... | eval DATA...")
     return p
 
 
@@ -49,6 +49,8 @@ def run(args: argparse.Namespace) -> int:
         return _train(argv[1:])
     if argv[:1] == ["eval"]:
         return _eval(argv[1:])
+    if argv[:1] == ["run"]:  # `extract run|train|eval` (the README): the first form by its name
+        argv = argv[1:]
     return _extract(argv)
 
 
@@ -123,7 +125,8 @@ def _writer(fh: BinaryIO | None) -> Callable[[bytes | str], object]:
 
 def _extract(argv: Sequence[str]) -> int:
     """Extract every record; ``--jsonl`` is written whole or not at all.  A page the
-    extractor fails on is skipped and named, as is any input that is not a record."""
+    extractor fails on is rejected and named on stderr as it comes, as is any input that is not a
+    record (there is no summary.json to list them); the counts by reason close the run."""
     from ..io.readers import Record, Rejection, read_inputs
     from ..io.records import located
     from ..io.writers import atomic_file, check_outputs_apart
@@ -154,10 +157,10 @@ def _extract(argv: Sequence[str]) -> int:
                     write(_line(row))
                     continue
             stats.reject(item, args.strict)
-            print(f"neardup extract: skipped {item.message()}", file=sys.stderr)
+            print(f"neardup extract: rejected {item.message()}", file=sys.stderr)
         stats.require_usable()
     if stats.reasons:
-        print("\n".join(stats.rejection_report("neardup extract")), file=sys.stderr)
+        print(stats.rejection_report("neardup extract")[0], file=sys.stderr)  # each was named as it came
     return 0
 
 

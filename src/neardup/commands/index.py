@@ -167,6 +167,7 @@ def _cmd_info(args: argparse.Namespace) -> int:
                   "meanwhile")
         print(f"method     {info['method']} {params}")
         print(f"window     {info['window'] or 'none'}")
+        print(f"sync       {info['sync']}")
         if info["partial"]:
             knobs = " ".join(f"{k}={v}" for k, v in info["partial"].items())
             print(f"partial    {knobs}; {info['seed_rows']:,} seeds")
