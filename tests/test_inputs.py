@@ -262,7 +262,7 @@ def test_a_warc_page_is_decoded_by_the_charset_its_http_header_names(tmp_path):
     stale = '<html><head><meta charset="iso-8859-1"></head><body><p>Новости дня: курс рубля снова упал.</p></body></html>'
     _warc(tmp_path / "stale.warc.gz", [("https://ru.example/4", "text/html; charset=koi8-r", stale.encode("koi8-r"))])
     got = {r.id: r for r in read_inputs([tmp_path / "crawl.warc.gz", tmp_path / "stale.warc.gz"]) if isinstance(r, Record)}
-    for url, (enc, text) in pages.items():
+    for url, (_, text) in pages.items():
         assert text in got[url].html
     assert "Новости дня" in got["https://ru.example/4"].html
 
