@@ -122,3 +122,19 @@ def test_a_paragraph_wrapped_in_the_source_is_not_shown_as_dropped(tmp_path, cap
     assert main(["explain", str(tmp_path / "a.html"), str(tmp_path / "b.html"), "--json"]) == 0
     dropped = json.loads(capsys.readouterr().out)["a"]["dropped"]
     assert dropped and all("Section number" in d for d in dropped)
+
+
+JA = ("政府は今日、来年度の予算案を閣議決定した。一般会計の総額は過去最大となり、防衛費と社会保障費が大きく増えた。"
+      "財務大臣は記者会見で、財政の健全化に向けた取り組みを続けると述べた。野党は国債の発行額が多すぎると批判している。")
+JA_OTHER = "大阪で開かれた国際会議には、世界各国から多くの研究者が参加した。会議では気候変動への対策が話し合われた。"
+
+
+def test_a_japanese_copy_shows_its_runs_and_grams_as_an_english_one_does():
+    # runs of \w made each Japanese sentence one "word": a copy shared no 8-word run and a handful of 4-grams
+    copy = "【速報】" + JA + "（共同）"
+    e = explain_texts(Side("a", JA, len(JA)), Side("b", copy, len(copy)))
+    assert e.relation == "duplicate"
+    (p,) = e.passages
+    assert JA[slice(*p["a_chars"])] == JA[:-1] and copy[slice(*p["b_chars"])] == JA[:-1]
+    assert e.contained_a_in_b == 1.0 and e.grams_a > 40 and len(e.shared_grams) == e.grams_a
+    assert explain_texts(Side("a", JA, len(JA)), Side("b", JA_OTHER, len(JA_OTHER))).passages == []

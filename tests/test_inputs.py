@@ -247,3 +247,39 @@ def test_a_dataset_in_the_api():
     ds = _FakeDataset({"url": ["a", "b", "c"], "content": [STORY, STORY, OTHER]})
     result = Deduplicator(fields=Fields(id="url", text="content")).run(ds)
     assert [(p.a, p.b) for p in result.pairs] == [("a", "b")]
+
+
+def test_a_warc_page_is_decoded_by_the_charset_its_http_header_names(tmp_path):
+    # the Content-Type's charset was ignored: a short KOI8-R or windows-1255 page without a <meta>
+    # was left to the detector, which read it as cp932 or cp1125 (browsers obey the header first)
+    pages = {"https://ru.example/1": ("koi8-r", "Новости дня: курс рубля снова упал."),
+             "https://il.example/2": ("windows-1255", "חדשות: גשם כבד בצפון."),
+             "https://ru.example/3": ("koi8-r", "Погода: завтра ожидается сильный ветер.")}
+    _warc(tmp_path / "crawl.warc.gz", [
+        (url, f"text/html; charset={enc}", f"<html><body><p>{text}</p></body></html>".encode(enc))
+        for url, (enc, text) in pages.items()])
+    # a stale <meta> the header overrides, as in browsers
+    stale = '<html><head><meta charset="iso-8859-1"></head><body><p>Новости дня: курс рубля снова упал.</p></body></html>'
+    _warc(tmp_path / "stale.warc.gz", [("https://ru.example/4", "text/html; charset=koi8-r", stale.encode("koi8-r"))])
+    got = {r.id: r for r in read_inputs([tmp_path / "crawl.warc.gz", tmp_path / "stale.warc.gz"]) if isinstance(r, Record)}
+    for url, (_, text) in pages.items():
+        assert text in got[url].html
+    assert "Новости дня" in got["https://ru.example/4"].html
+
+
+def test_a_page_whose_declared_charset_reads_as_mojibake_is_detected():
+    # a legacy page declaring iso-8859-1 (a stale template) decodes without error as any bytes do: the
+    # declaration won, and Russian, Japanese or Arabic text became Latin-1 mojibake
+    from neardup.io.decode import decode_page
+
+    ru = ("Правительство утвердило новый бюджет на следующий год. Министр финансов заявил, что расходы на "
+          "образование и здравоохранение вырастут, а дефицит останется в пределах трех процентов.")
+    ja = "政府は今日、来年度の予算案を閣議決定した。一般会計の総額は過去最大となり、防衛費と社会保障費が大きく増えた。"
+    ar = "أعلنت وزارة الصحة اليوم عن إطلاق حملة وطنية جديدة للتطعيم ضد الإنفلونزا الموسمية في جميع المحافظات."
+    for text, enc in ((ru, "cp1251"), (ja, "shift_jis"), (ja, "euc_jp"), (ar, "cp1256")):
+        html = f'<html><head><meta charset="iso-8859-1"></head><body><p>{text}</p></body></html>'
+        decoded, used = decode_page(html.encode(enc))
+        assert text in decoded, (enc, used, decoded[60:120])
+    # a page in the charset it declares keeps it
+    fr = '<meta charset="iso-8859-1"><p>Le président a déclaré mardi que la réforme serait votée à l\'été.</p>'
+    assert decode_page(fr.encode("latin-1")) == (fr, "iso8859-1")

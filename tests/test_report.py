@@ -237,3 +237,39 @@ def test_the_browser_s_back_button_moves_between_views(built):
         page.goto(pair_url)  # a view can be opened from its address
         page.wait_for_selector("mark.span-a")
         browser.close()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium installed (apt-get install chromium)")
+def test_marks_are_the_spans_after_emoji_and_other_characters_beyond_the_bmp(tmp_path):
+    # partials.jsonl counts code points (Python's str); JavaScript strings count UTF-16 units, two for
+    # an emoji or a CJK extension B character: the marks slid right by one per such character before
+    sync_api = pytest.importorskip("playwright.sync_api")
+    passage = ("وقال المتحدث باسم الوزارة إن الحملة ستستمر لمدة شهرين وتستهدف كبار السن والأطفال والعاملين "
+               "في القطاع الصحي وأضاف أن اللقاحات متوفرة مجانا في المراكز الصحية والمستشفيات الحكومية")
+    source = "أعلنت وزارة الصحة اليوم عن إطلاق حملة وطنية جديدة للتطعيم ضد الإنفلونزا الموسمية. " + passage + "."
+    host = ("🇪🇬 عاجل 👩🏽‍💻 𠀋𝐀 افتتح المحافظ صباح اليوم معرضا للكتاب في وسط المدينة بحضور عدد كبير من الزوار. "
+            + passage + ". 🎉 واستمر المعرض حتى ساعة متأخرة من الليل وسط إقبال واسع من العائلات والطلاب.")
+    inp = tmp_path / "in.jsonl"
+    inp.write_text("".join(json.dumps({"id": i, "text": t}, ensure_ascii=False) + "\n"
+                           for i, t in (("source", source), ("host", host))), encoding="utf-8")
+    assert main(["partial", str(inp), "-o", str(tmp_path / "p"), "--quiet"]) == 0
+    (found,) = [json.loads(line) for line in (tmp_path / "p" / "partials.jsonl").read_text().splitlines()]
+    texts = {"source": source, "host": host}
+    assert main(["report", str(tmp_path / "p"), "-o", str(tmp_path / "r.html")]) == 0
+    args = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--no-first-run"]
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=args)
+        page = browser.new_page()
+        page.goto((tmp_path / "r.html").as_uri())
+        page.wait_for_selector("#main h2")
+        page.click("#nav-pairs")
+        page.click(".partial-link >> nth=0")
+        page.wait_for_selector("mark.span-a")
+        for side in "ab":
+            marks = page.locator(f"mark.span-{side}").all_inner_texts()
+            assert marks == [texts[found[side]][slice(*s[f"{side}_chars"])] for s in found["spans"]]
+            assert page.locator(f"#side-{side}").get_attribute("dir") == "auto"  # Arabic laid out right to left
+            assert page.locator(f"#side-{side}").inner_text() == texts[found[side]]
+        browser.close()

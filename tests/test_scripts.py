@@ -166,3 +166,60 @@ def test_ascii_texts_count_the_latin_letters_of_the_table():
     want = [sum(int(table[ord(c)] == SCRIPTS.index("Latin")) for c in t) for t in texts]
     assert script_counts(texts)[:, SCRIPTS.index("Latin")].tolist() == want
     assert want[4] == 52
+
+
+KO = ("서울시는 오늘 시청에서 기자회견을 열고 내년부터 대중교통 요금을 인상한다고 발표했다. 시 관계자는 "
+      "연료비와 인건비가 크게 올라 요금 조정이 불가피하다고 설명했다. 시민 단체들은 서민 부담이 커질 것이라며 "
+      "반발하고 있다. 시는 저소득층을 위한 할인 제도를 함께 마련하겠다고 밝혔다.")
+KO_OTHER = ("부산에서 열린 국제 영화제에 수만 명의 관객이 몰렸다. 주최 측은 올해 상영작이 지난해보다 늘었다고 "
+            "전했다. 해변 무대에서는 밤늦게까지 공연이 이어졌고 관객들은 축제 분위기를 즐겼다.")
+AR = ("أعلنت وزارة الصحة اليوم عن إطلاق حملة وطنية جديدة للتطعيم ضد الإنفلونزا الموسمية في جميع المحافظات. "
+      "وقال المتحدث باسم الوزارة إن الحملة ستستمر لمدة شهرين وتستهدف كبار السن والأطفال والعاملين في القطاع "
+      "الصحي. وأضاف أن اللقاحات متوفرة مجانا في المراكز الصحية والمستشفيات الحكومية.")
+
+
+def _invisible(text: str) -> str:
+    """``text`` as web pages carry it: soft hyphens and joiners inside words, direction marks around them,
+    tatweel stretching Arabic letters, a BOM pasted in."""
+    words = text.split(" ")
+    marks = ("\u00ad", "\u200d", "\u200c", "\u2060", "\u200b", "\u0640")
+    out = [w[:2] + marks[k % len(marks)] + w[2:] if len(w) > 3 else w for k, w in enumerate(words)]
+    return "\ufeff\u200f" + " \u200e".join(out)
+
+
+def test_invisible_characters_and_arabic_marks_do_not_change_words():
+    for text in (TR, KO, AR):
+        assert tokenize(_invisible(text)) == tokenize(text)
+    # harakat, and alef with hamza, as Arabic copies add or drop them
+    assert tokenize("إِسْرَائِيلُ وَالْمَسْؤُولُ") == tokenize("اسرائيل والمسوول")
+    assert tokenize("שָׁלוֹם") == tokenize("שלום")  # Hebrew points
+    assert tokenize("ताज़ा ख़बर") != tokenize("ताजा खबर")  # an Indic script's marks are letters
+
+
+def test_copies_with_invisible_characters_are_aligned_in_the_text_as_given():
+    for text, other in ((KO, KO_OTHER), (AR, TR_OTHER)):
+        copy = _invisible(text)
+        pairs = align([other + " " + text, copy])
+        assert [(a, b) for a, b, _ in pairs] == [(0, 1)]
+        (p,) = pairs[0][2]
+        assert p.a_words == p.b_words and p.similarity == 1.0
+        assert (other + " " + text)[p.a_chars[0]:p.a_chars[1]] == text.rstrip(".")
+
+
+def test_korean_in_nfd_and_full_width_letters_are_the_words_the_tokenizer_reads():
+    import unicodedata
+
+    from neardup import Deduplicator
+
+    nfd = unicodedata.normalize("NFD", KO)  # Hangul as jamo, as macOS writes file names and some pages
+    wide = KO.replace("서울시는", "ＳＥＯＵＬ시는").replace("오늘", "１２일")
+    plain = KO.replace("서울시는", "seoul시는").replace("오늘", "12일")
+    result = Deduplicator().run([("ko", KO), ("nfd", nfd), ("wide", wide), ("plain", plain), ("other", KO_OTHER)])
+    relations = {(p.a, p.b): p.relation for p in result.pairs}
+    assert relations[("ko", "nfd")] == "duplicate" and relations[("wide", "plain")] == "duplicate"
+    host = KO_OTHER + " " + nfd
+    (p,) = align([KO, host])[0][2]
+    assert p.a_words == p.b_words and p.similarity == 1.0
+    assert host[p.b_chars[0]:p.b_chars[1]] == nfd.rstrip(".")  # located in the text as given, jamo and all
+    (p,) = align([plain, wide])[0][2]
+    assert wide[p.b_chars[0]:p.b_chars[1]] == wide.rstrip(".") and p.similarity == 1.0

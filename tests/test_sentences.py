@@ -50,6 +50,19 @@ def test_cjk_punctuation_needs_no_space():
     assert [text[s:e] for s, e in sentence_spans(text)] == ["东京股市今天上涨了2.5%。", "分析人士认为这是暂时的！", "好吗？"]
 
 
+@pytest.mark.parametrize("case", [
+    "सरकार ने आज नई शिक्षा नीति की घोषणा की। || मंत्री ने कहा कि यह अगले साल से लागू होगी। || क्या विपक्ष सहमत है?",
+    "ঢাকায় আজ ভারী বৃষ্টি হয়েছে। || আবহাওয়া অফিস সতর্কতা জারি করেছে।",
+    "هل توافق الحكومة على الخطة؟ || قال الوزير إن القرار نهائي.",
+    "حکومت نے آج نئے بجٹ کا اعلان کیا۔ || اپوزیشن نے اس پر تنقید کی۔",
+])
+def test_stops_of_other_scripts_end_sentences(case):
+    # the danda (।), Arabic's question mark (؟) and Urdu's full stop (۔) were no boundary: PDC and
+    # CoDet saw a Hindi or Bengali paragraph as one sentence, and found no passage pasted from it
+    text, expected = _parse(case)
+    assert [text[s:e] for s, e in sentence_spans(text)] == expected
+
+
 def test_paragraphs_end_sentences_and_offsets_are_exact():
     text = "  Hearts 2-1 Livingston\n\nHearts won with two goals.  Miller scored first.\n \n\nNo final stop"
     starts, ends = split_sentences(text)

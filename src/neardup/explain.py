@@ -18,12 +18,14 @@ see and decide:
   sequences), the share of each document inside them (containment both ways), and the
   shared word 4-grams (the features of ``ffp``; shingles for ``minhash``).
 
-Words here are runs of ``\\w`` characters, compared case-folded.
+Words here are the aligner's (:func:`neardup.align.words.tokens`): folded as every method folds
+them, and in scripts written without spaces (Chinese, Japanese, Thai) units of about a word, so
+a Japanese copy shows its runs and 4-grams as an English one does (runs of ``\\w`` made a whole
+Japanese sentence one word).
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from pathlib import Path
@@ -35,7 +37,6 @@ from .io.readers import FIELDS, Fields, Record, read_inputs
 from .io.records import printable
 from .methods import DEFAULT_METHOD, get_method
 
-_WORD = re.compile(r"\w+")
 #: Shortest shared run of words reported as a passage.
 MIN_WORDS = 8
 #: Word n-grams compared as features.
@@ -95,9 +96,12 @@ class Explanation:
         }
 
 
-def _words(text: str) -> tuple[list[str], list[tuple[int, int]]]:
-    spans = [(m.start(), m.end()) for m in _WORD.finditer(text)]
-    return [text[s:e].casefold() for s, e in spans], spans
+def _words(text: str) -> tuple[list[int], list[tuple[int, int]]]:
+    """The words of ``text`` as the aligner reads them: their hashes and character spans."""
+    from .align.words import tokens
+
+    hashes, starts, ends, _ = tokens([text])
+    return hashes.tolist(), list(zip(starts.tolist(), ends.tolist()))
 
 
 def shared_passages(a: str, b: str, min_words: int = MIN_WORDS) -> list[dict[str, Any]]:
@@ -112,8 +116,16 @@ def shared_passages(a: str, b: str, min_words: int = MIN_WORDS) -> list[dict[str
     return out
 
 
-def _grams(words: list[str]) -> set[str]:
-    return {" ".join(words[k:k + GRAM]) for k in range(len(words) - GRAM + 1)}
+def _grams(words: list[int], spans: list[tuple[int, int]], text: str) -> dict[tuple[int, ...], str]:
+    """The word 4-grams of a text, each with its first occurrence as folded text (for examples)."""
+    from .text.normalize import normalize
+
+    out: dict[tuple[int, ...], str] = {}
+    for k in range(len(words) - GRAM + 1):
+        gram = tuple(words[k:k + GRAM])
+        if gram not in out:
+            out[gram] = " ".join(normalize(text[s:e]) for s, e in spans[k:k + GRAM])
+    return out
 
 
 def side(record: Record, text: str, extract: str) -> Side:
@@ -142,11 +154,11 @@ def explain_texts(a: Side, b: Side, method: str = DEFAULT_METHOD, **params: Any)
     sk = m.finish([m.sketch(m.prepare([a.text, b.text]))])
     score = float(m.score(sk, np.array([0]), np.array([1]))[0])
     passages = shared_passages(a.text, b.text)
-    wa, _ = _words(a.text)
-    wb, _ = _words(b.text)
+    wa, sa = _words(a.text)
+    wb, sb = _words(b.text)
     in_passages = sum(p["words"] for p in passages)
-    ga, gb = _grams(wa), _grams(wb)
-    shared = sorted(ga & gb)
+    ga, gb = _grams(wa, sa, a.text), _grams(wb, sb, b.text)
+    shared = sorted(ga[gram] for gram in ga.keys() & gb.keys())
     relation, cov_a, cov_b, aligned = aligned_relation(a.text, b.text)
     sparse = [] if aligned else aligned_relation(a.text, b.text, keep_coverage=0.0)[3]
     return Explanation(a, b, method, m.get_params(), score, m.decision_threshold(), passages,

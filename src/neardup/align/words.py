@@ -12,12 +12,13 @@ from typing import Sequence
 import numpy as np
 from numba import njit, prange
 
-from ..text.normalize import CHAR, WORD, char_classes
-from ..text.fold import fold_table
+from ..text.normalize import CHAR, WORD, char_classes, nfkc_candidates, nfkc_origins
+from ..text.fold import TAGS, fold_table
 from ..text.tokenize import MAX_UNIT, unit_cut
 
 _FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = np.uint64(0x100000001B3)
+TAG_FIRST, TAG_LAST = TAGS
 
 
 @njit(inline="always", cache=True)
@@ -33,7 +34,7 @@ def _scan_doc(cps, lo, hi, table, fold, hashes, starts, ends):
     """Words of the document ``cps[lo:hi]`` written at ``lo`` (see :func:`_scan`); returns how many.
 
     Code points are folded (``fold``: :func:`neardup.text.scripts.fold_table`; a dropped
-    one -- a combining mark -- is skipped inside its word), runs of CHAR characters are
+    one -- a combining mark, a soft hyphen, a joiner -- is skipped, inside its word or unit), runs of CHAR characters are
     cut into units (:func:`neardup.text.tokenize.unit_cut`) as the tokenizer does, and a
     point or comma between two digits stays inside its word (see :func:`tokens`)."""
     n = lo
@@ -46,13 +47,15 @@ def _scan_doc(cps, lo, hi, table, fold, hashes, starts, ends):
         cls = table[cp] if cp < table.shape[0] else WORD
         if cp < fold.shape[0]:
             cp = fold[cp]
+        elif TAG_FIRST <= cp <= TAG_LAST:
+            cp = 0
+        if cp == 0:  # a dropped mark or invisible character: part of the word it is in, not hashed
+            continue
         if cls == WORD:
             if tok >= 0 and unit > 0:  # a letter after a unit: the unit ends
                 hashes[n], starts[n], ends[n] = _finish(h), tok - lo, p - lo
                 n += 1
                 tok = -1
-            if cp == 0:  # a dropped mark: part of the word, not hashed
-                continue
             if tok < 0:
                 tok = p
                 unit = 0
@@ -111,22 +114,40 @@ def _scan_serial(cps, offsets, table, fold):
     return hashes, starts, ends, counts
 
 
+def _code_points(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """The code points of ``texts`` in one array, and each text's ``n + 1`` offsets into it."""
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+    offsets = np.r_[0, np.cumsum(lengths)].astype(np.int64)
+    return np.frombuffer("".join(texts).encode("utf-32-le", "surrogatepass"), dtype=np.uint32), offsets
+
+
 def tokens(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Word hashes, character starts and ends of every word of ``texts`` (in order), and
     each text's word count.
 
-    Words are folded code point by code point (:func:`neardup.text.scripts.fold_table`:
-    lower case, diacritics and the Turkish I; character positions are kept), split by the
+    A text NFKC changes a word of (full-width letters, Hangul or kana written decomposed) is read
+    in NFKC, as the tokenizer reads it, its words located in the text as given
+    (:func:`neardup.text.normalize.nfkc_origins`).  Words are folded code point by code point
+    (:func:`neardup.text.scripts.fold_table`: lower case, diacritics and the Turkish I, invisible
+    characters dropped; character positions are kept), split by the
     tokenizer's character classes (:func:`neardup.text.normalize.char_classes`), and runs of
     characters of scripts without spaces are cut into units as the tokenizer cuts them.  Unlike
     the tokenizer's, a number keeps its decimal point and thousands separators (1,693,951 and
     76.7 are one word each): a document's coverage is a share of its words, and a table of
     figures cut at every separator would weigh more than it does to a reader.
     """
-    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
-    offsets = np.r_[0, np.cumsum(lengths)].astype(np.int64)
-    cps = np.frombuffer("".join(texts).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    cps, offsets = _code_points(texts)
+    origins = {d: found for d in nfkc_candidates(cps, offsets).tolist()
+               if (found := nfkc_origins(texts[d])) is not None}
+    if origins:  # the few texts NFKC changes a word of are scanned normalized, located in the text as given
+        cps, offsets = _code_points([origins[d][0] if d in origins else text for d, text in enumerate(texts)])
     scan = _scan if len(texts) >= 16 else _scan_serial
     hashes, starts, ends, counts = scan(cps, offsets, char_classes(), fold_table())
     keep = np.repeat(offsets[:-1], counts) + (np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts))
-    return hashes[keep], starts[keep], ends[keep], counts
+    hashes, starts, ends = hashes[keep], starts[keep], ends[keep]
+    if origins:
+        first_word = np.r_[0, np.cumsum(counts)]
+        for d, (_, first, last) in origins.items():
+            at = slice(first_word[d], first_word[d + 1])
+            starts[at], ends[at] = first[starts[at]], last[ends[at] - 1]
+    return hashes, starts, ends, counts

@@ -1,10 +1,12 @@
 """Bytes to text for pages and text files: BOM, UTF-8, the declared charset checked, else detected.
 
 The fast path is valid UTF-8 (almost all pages today; bytes that decode as UTF-8 are
-almost never meant as anything else).  Otherwise a declared charset is used only if it
-is a text encoding and decodes the bytes without error -- declarations are often stale
-(a cp1251 page saying ``utf-8``) or nonsense (``idna``) -- and when it does not, the
-encoding is detected by charset-normalizer (a well-kept detector, imported only on this
+almost never meant as anything else).  Otherwise a declared charset -- the HTTP header's
+(a WARC response's ``Content-Type``), which browsers obey first, then the page's ``<meta>``
+-- is used only if it is a text encoding, decodes the bytes without error and does not read
+as mojibake (:func:`mojibake`: a cp1251 page declaring ``iso-8859-1``, which decodes any
+bytes) -- declarations are often stale (a cp1251 page saying ``utf-8``) or nonsense
+(``idna``) -- and when none is, the encoding is detected by charset-normalizer (a well-kept detector, imported only on this
 slow path).  The encoding used is returned so the run can report it.  A text that is
 still mostly U+FFFD afterwards is "undecodable" (:func:`mostly_replacement`) and must
 not be compared: two unrelated articles of replacement characters look identical.
@@ -14,8 +16,10 @@ from __future__ import annotations
 
 import codecs
 import re
+from typing import Sequence
 
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
+_CONTENT_CHARSET = re.compile(r"""charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
 
 #: Byte-order marks, longest first (the UTF-32 LE mark starts with the UTF-16 LE one).
 _BOMS = (
@@ -56,12 +60,30 @@ def detect(data: bytes) -> str | None:
     return text_codec(best.encoding)
 
 
-def decode(data: bytes, declared: str | None = None, fallback: str = "cp1252") -> tuple[str, str | None]:
+#: Mess ratio (charset-normalizer's measure of mojibake: accented letters inside words of
+#: another case, symbols among letters ...) at and above which a declared charset's text is
+#: not taken: the detector's own limit for a plausible decoding.  Text in the charset meant
+#: measures 0.00-0.02 (13 legacy encodings of 11 scripts); Cyrillic, Greek, Arabic, Hebrew,
+#: Thai, CJK bytes read as iso-8859-1 measure 0.68-2.2.
+MAX_MESS = 0.2
+
+
+def mojibake(text: str) -> bool:
+    """Whether ``text`` reads as bytes decoded with the wrong charset (see :data:`MAX_MESS`)."""
+    from charset_normalizer.md import mess_ratio
+
+    return mess_ratio(text, MAX_MESS) >= MAX_MESS
+
+
+def decode(data: bytes, declared: str | Sequence[str | None] | None = None,
+           fallback: str = "cp1252") -> tuple[str, str | None]:
     """``data`` as text and the encoding used (None for UTF-8).
 
-    Order: a byte-order mark; valid UTF-8; ``declared`` if it is a text encoding that
-    decodes the bytes without error; the detected encoding; ``fallback`` (windows-1252,
-    HTML5's default for undeclared legacy pages) with replacement characters.
+    Order: a byte-order mark; valid UTF-8; the ``declared`` charset (or the first of several,
+    in order) that is a text encoding, decodes the bytes without error and does not read as
+    :func:`mojibake`; the detected encoding; a declared one that reads as mojibake when the
+    detector finds none better; ``fallback`` (windows-1252, HTML5's default for undeclared
+    legacy pages) with replacement characters.
     """
     for bom, encoding in _BOMS:
         if data.startswith(bom):
@@ -70,19 +92,30 @@ def decode(data: bytes, declared: str | None = None, fallback: str = "cp1252") -
         return data.decode("utf-8"), None
     except UnicodeDecodeError:
         pass
-    codec = text_codec(declared) if declared else None
-    # HTML5: a <meta> saying UTF-16/32 cannot be right (it was read as ASCII); BOM-less wide text has NULs
-    if codec and codec != "utf-8" and not codec.startswith(("utf-16", "utf-32")):
+    garbled: tuple[str, str] | None = None  # a declared charset whose text reads as mojibake
+    for name in [declared] if isinstance(declared, str) else (declared or ()):
+        codec = text_codec(name) if name else None
+        # HTML5: a <meta> saying UTF-16/32 cannot be right (it was read as ASCII); BOM-less wide text has NULs
+        if not codec or codec == "utf-8" or codec.startswith(("utf-16", "utf-32")):
+            continue
         try:
-            return data.decode(codec), codec
+            text = data.decode(codec)
         except (UnicodeError, ValueError):  # the declaration does not fit the bytes
-            pass
+            continue
+        if not mojibake(text):
+            return text, codec
+        garbled = garbled or (text, codec)
     detected = detect(data)
     if detected:
         try:
-            return data.decode(detected), detected
+            text = data.decode(detected)
         except (UnicodeError, ValueError):
             pass
+        else:
+            if garbled is None or not mojibake(text):
+                return text, detected
+    if garbled is not None:
+        return garbled
     return data.decode(fallback, errors="replace"), fallback
 
 
@@ -92,9 +125,17 @@ def declared_charset(data: bytes) -> str | None:
     return match.group(1).decode("ascii") if match else None
 
 
-def decode_page(data: bytes) -> tuple[str, str | None]:
-    """Page bytes as text and the encoding used (see :func:`decode`), the ``<meta>`` charset as declared."""
-    return decode(data, declared_charset(data))
+def decode_page(data: bytes, transport: str | None = None) -> tuple[str, str | None]:
+    """Page bytes as text and the encoding used (see :func:`decode`): the charset ``transport``
+    names (an HTTP ``Content-Type``'s, which HTML5 puts before the page's own), then the
+    ``<meta>`` charset, as declared."""
+    return decode(data, (transport, declared_charset(data)))
+
+
+def content_type_charset(content_type: str | None) -> str | None:
+    """The ``charset`` parameter of an HTTP ``Content-Type`` (``text/html; charset=windows-1251``)."""
+    match = _CONTENT_CHARSET.search(content_type or "")
+    return match.group(1) if match else None
 
 
 def decode_html(data: bytes) -> str:

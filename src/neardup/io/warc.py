@@ -3,8 +3,8 @@
 Read with `warcio <https://github.com/webrecorder/warcio>`_ (the Webrecorder project's
 reader, streaming, record by record).  A ``response`` record whose HTTP Content-Type is
 HTML becomes a page: id = ``WARC-Target-URI``, fields ``url`` and ``date``
-(``WARC-Date``), the body decoded like any page (declared charset checked, detection when
-it fails).  Every other record is not a page: it is *skipped*, counted apart from the
+(``WARC-Date``), the body decoded like any page (the charset of the HTTP ``Content-Type``,
+then the ``<meta>`` one, each checked; detection when they fail).  Every other record is not a page: it is *skipped*, counted apart from the
 rejections by what it is (never silently dropped, never an error with ``--strict``): request,
 metadata, warcinfo and revisit records by their type ("WARC request"), responses with an
 HTTP status of 300 or more by their status ("HTTP 404 (error)", "HTTP 301 (redirect)": an
@@ -21,7 +21,7 @@ import os
 from pathlib import Path
 from typing import Iterator
 
-from .decode import decode_page, mostly_replacement
+from .decode import content_type_charset, decode_page, mostly_replacement
 from .records import FILE_FAULTS, Record, Rejection, describe_fault, id_problem
 
 #: The rejection of a WARC file cut short: a record whose block ends early, or bytes that are not one.
@@ -143,7 +143,7 @@ def _page(rec, source: str, number: int) -> Record | Rejection:
     cut = _cut(rec)
     if cut:  # a page cut off mid-body is not the page
         return Rejection(source, number, TRUNCATED, f"the file ends {cut:,} bytes into this record ({url})")
-    html, encoding = decode_page(body)
+    html, encoding = decode_page(body, content_type_charset(ctype))
     if not html or html.isspace():
         return Rejection(source, number, "empty text", url)
     if mostly_replacement(html):

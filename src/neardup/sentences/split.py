@@ -11,7 +11,9 @@ Rules, in order:
   may be hard-wrapped, and extracted HTML breaks lines at inline elements.
 * **CJK.** ``。！？`` (and full-width ``！？．``), with any closing quotes or brackets
   after them, end a sentence at once: these scripts put no space after them.
-* **Latin scripts.** A run of ``. ! ? …`` plus closing quotes/brackets followed by
+* **Latin scripts** (and the stops of other scripts written with spaces: ``। ॥`` of
+  Devanagari and Bengali, ``؟ ۔`` of Arabic and Urdu, Armenian, Ethiopic, Myanmar and Khmer
+  full stops, which end a sentence as ``!`` does).  A run of ``. ! ? …`` plus closing quotes/brackets followed by
   white space is a *candidate*.  ``!``, ``?`` and ellipses end a sentence unless the
   next word starts in lower case.  A single ``.`` is judged by the word before it and
   the text after it:
@@ -54,7 +56,11 @@ import re
 import numpy as np
 
 _PARAGRAPH = re.compile(r"\n[ \t\r\f\v\u00a0]*\n\s*")
-_LATIN_END = re.compile(r"[.!?…]+[\"'”’»)\]]*(?=\s)")
+#: Stops followed by white space: Latin's, and the full stops and question marks of scripts that
+#: put a space after theirs -- the danda of Devanagari, Bengali and other Indic scripts (।, ॥),
+#: Arabic's question mark and Urdu's full stop (؟, ۔), Armenian's (։), Ethiopic's (።), Myanmar's
+#: (။) and Khmer's (។) full stops.
+_LATIN_END = re.compile(r"[.!?…।॥؟۔։።။។]+[\"'”’»)\]]*(?=\s)")
 _CJK_END = re.compile(r"[。！？．]+[!?]*[」』”’）)》〉】\"']*")
 _OPENERS = "\"'“‘«([{"
 _DOTTED = re.compile(r"^(?:[A-Za-z]{1,2}\.)+[A-Za-z]{1,2}$")

@@ -11,6 +11,8 @@ One place decides what a word is, for every method:
   underscore: they make a word) and ``CHAR`` (scripts written without spaces, such as
   Chinese, Japanese kana and Thai: each character is a word of its own, so word
   k-shingles over them are character k-grams).
+* :func:`nfkc_origins` gives NFKC to readers that must locate words in the text as given
+  (the aligner): the normalized text and where each of its characters comes from.
 """
 
 from __future__ import annotations
@@ -77,6 +79,87 @@ def char_classes() -> np.ndarray:
         table[lo : hi + 1] = np.where(table[lo : hi + 1] == WORD, CHAR, table[lo : hi + 1])
     return table
 
+
+#: Hangul vowel and final jamo: NFC joins them to the syllable before them (by rule, so no
+#: decomposition lists them as a second character).
+_HANGUL_VT = ((0x1161, 0x1175), (0x11A8, 0x11C2))
+#: Kinds of :func:`nfkc_kinds`: a character NFKC maps to something a word sees; one NFC may join to
+#: the character before it.
+NFKC_CHANGED, NFKC_JOINING = 1, 2
+
+
+@lru_cache(maxsize=1)
+def nfkc_kinds() -> np.ndarray:
+    """``uint8`` kind of every code point below TABLE_SIZE for NFKC (made once, 50 ms):
+    :data:`NFKC_CHANGED` where NFKC maps it to something a word sees (not where it maps a separator
+    to separators: a no-break space, an ellipsis, full-width punctuation), :data:`NFKC_JOINING`
+    where NFC may join it to the character before (combining marks, Hangul vowel and final jamo),
+    0 elsewhere."""
+    table = char_classes()
+    kinds = np.zeros(TABLE_SIZE, dtype=np.uint8)
+    for lo, hi in _HANGUL_VT:
+        kinds[lo:hi + 1] = NFKC_JOINING
+    codes = code_points(TABLE_SIZE)
+    decompositions = list(map(unicodedata.decomposition, codes))  # mapped in C: a loop took 10x as long
+    marks = list(map(unicodedata.combining, codes))
+    for cp in [cp for cp, (d, c) in enumerate(zip(decompositions, marks)) if d]:
+        form = unicodedata.normalize("NFKC", chr(cp))
+        if form != chr(cp) and not (table[cp] == SEP and all(ord(c) < TABLE_SIZE and table[ord(c)] == SEP
+                                                             for c in form)):
+            kinds[cp] = NFKC_CHANGED
+    for cp in [cp for cp, d in enumerate(decompositions) if d and not d.startswith("<") and " " in d]:
+        kinds[int(decompositions[cp].split()[1], 16)] = NFKC_JOINING  # the second of a canonical pair
+    kinds[[cp for cp, c in enumerate(marks) if c]] = NFKC_JOINING
+    return kinds
+
+
+def nfkc_candidates(cps: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """The documents of a batch of code points (``offsets``: ``n + 1`` starts) holding a character
+    :func:`nfkc_origins` may have to normalize: the few to give it (one table look-up per character)."""
+    kinds = nfkc_kinds()
+    marked = np.flatnonzero((kinds[np.minimum(cps, TABLE_SIZE - 1)] != 0) & (cps < TABLE_SIZE))
+    return np.unique(np.searchsorted(offsets, marked, side="right") - 1)
+
+
+def nfkc_origins(text: str) -> tuple[str, np.ndarray, np.ndarray] | None:
+    """``text`` NFKC-normalized where that changes a word, with each character's origin; None where it
+    changes none (nearly every text: ASCII, or in NFC with no character NFKC maps but spaces and
+    punctuation).
+
+    Returns ``(normalized, first, last)``: character ``i`` of ``normalized`` comes from ``text[first[i]:
+    last[i]]`` (one character, or the characters NFKC made it of).  Normalized piece by piece -- a
+    character with the marks after it -- so that a word's span in ``normalized`` maps back to the text
+    as given: full-width ``Ｒｅｕｔｅｒｓ`` is ``reuters``, Hangul written as jamo (NFD, as macOS
+    writes it) the syllables, ``か`` + ``゙`` the ``が`` it is, as :func:`normalize` makes them for the
+    tokenizer.  Separators stay as they are (a no-break space is a separator either way).
+    """
+    if text.isascii() or unicodedata.is_normalized("NFKC", text):
+        return None
+    cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    kinds = np.where(cps < TABLE_SIZE, nfkc_kinds()[np.minimum(cps, TABLE_SIZE - 1)], 0)
+    if not (kinds == NFKC_CHANGED).any() and unicodedata.is_normalized("NFC", text):
+        return None
+    # pieces: a character with the joining ones after it; those NFKC may change hold more than one, or a changed one
+    starts = np.flatnonzero(np.r_[True, kinds[1:] != NFKC_JOINING])
+    ends = np.r_[starts[1:], len(text)]
+    pick = (ends - starts > 1) | (kinds[starts] == NFKC_CHANGED)
+    parts: list[str] = []
+    first: list[np.ndarray] = []
+    last: list[np.ndarray] = []
+    at = 0
+    for s, e in zip(starts[pick].tolist(), ends[pick].tolist()):
+        piece = text[s:e]
+        form = unicodedata.normalize("NFKC", piece)
+        if form == piece:
+            continue
+        parts += [text[at:s], form]
+        first += [np.arange(at, s), np.full(len(form), s)]
+        last += [np.arange(at + 1, s + 1), np.full(len(form), e)]
+        at = e
+    parts.append(text[at:])
+    first.append(np.arange(at, len(text)))
+    last.append(np.arange(at + 1, len(text) + 1))
+    return "".join(parts), np.concatenate(first), np.concatenate(last)
 
 _WORD_CHAR = re.compile(r"\w")
 
