@@ -619,6 +619,39 @@ def test_the_sync_mode_chosen_at_create_is_the_index_s(tmp_path, capsys):
     assert not (tmp_path / "bad").exists()
 
 
+def test_an_index_made_when_words_were_read_otherwise_says_so(tmp_path, capsys):
+    """An index keeps how its neardup read words (WORDS_VERSION); one made before that was kept (or by
+    a neardup that read them otherwise) is still used, and info, add, query and serve say that a text
+    holding soft hyphens, joiners or Arabic marks may not match its stored copy."""
+    from neardup.text.normalize import WORDS_VERSION
+
+    sample = str(Path(__file__).resolve().parents[1] / "examples" / "sample.jsonl")
+    ix = tmp_path / "ix"
+    assert main(["index", "create", str(ix)]) == 0
+    assert main(["index", "add", str(ix), sample, "-o", str(tmp_path / "a"), "--quiet"]) == 0
+    capsys.readouterr()
+    with Index.open(ix, write=False) as index:
+        assert index.info()["words"] == WORDS_VERSION and index.words_warning() is None
+    assert json.loads((tmp_path / "a" / "summary.json").read_text())["warnings"] == []
+    db = sqlite3.connect(ix / "index.sqlite")
+    db.execute("DELETE FROM meta WHERE key = 'words'")  # as an index made before the words were kept
+    db.commit()
+    db.close()
+    assert main(["index", "info", str(ix)]) == 0
+    out = capsys.readouterr().out
+    assert "\nwords      1: " in out and "read words otherwise" in out and str(ix) in out
+    assert main(["index", "query", str(ix), sample, "-o", str(tmp_path / "q")]) == 0
+    assert "warning    index " in capsys.readouterr().err
+    for run in ("q", "b"):
+        if run == "b":
+            assert main(["index", "add", str(ix), sample, "-o", str(tmp_path / "b"), "--quiet",
+                         "--on-duplicate-id", "skip"]) == 0
+        summary = json.loads((tmp_path / run / "summary.json").read_text())
+        assert len(summary["warnings"]) == 1 and "words 1, this one " in summary["warnings"][0]
+    with Index.open(ix, write=False) as index:
+        assert index.info()["words"] == 1 and len(index) == 48  # still used
+
+
 # ------------------------------------------------- batch sizes never change an answer: replace, windows, passages
 def _answers(checked) -> list[dict]:
     return [c.as_dict() for c in checked]

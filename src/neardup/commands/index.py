@@ -154,6 +154,7 @@ def _cmd_info(args: argparse.Namespace) -> int:
 
     with Index.open(args.index, write=False, verify=not args.check) as index:
         info = index.info()
+        words_warning = index.words_warning()
         if args.check:
             info["problems"] = index.check()
     if args.json:
@@ -168,6 +169,8 @@ def _cmd_info(args: argparse.Namespace) -> int:
         print(f"method     {info['method']} {params}")
         print(f"window     {info['window'] or 'none'}")
         print(f"sync       {info['sync']}")
+        if words_warning:
+            print(f"words      {info['words']}: {words_warning}")
         if info["partial"]:
             knobs = " ".join(f"{k}={v}" for k, v in info["partial"].items())
             print(f"partial    {knobs}; {info['seed_rows']:,} seeds")

@@ -58,6 +58,7 @@ from ..job import RunStats
 from ..methods import DEFAULT_METHOD, get_method
 from ..methods.base import Method, Sketches
 from ..align.aligner import AlignParams
+from ..text.normalize import FIRST_WORDS_VERSION, WORDS_VERSION
 from ..windows import TIME_WINDOW, parse_window
 from .layout import SketchLayout
 from .matches import CONTAINED_SHARE, Checked, Match, Partial, counted, join_keys, kernel_threads, shared_at_least
@@ -159,7 +160,7 @@ class Index:
             "method": method, "params": m.get_params(), "layout": SketchLayout.of(probe_sketch(m)).as_json(),
             "scheme": scheme.as_json(), "window": None if window is None else str(window), "extract": extract,
             "created": datetime.now().astimezone().isoformat(timespec="seconds"),
-            "partial": None if align is None else dataclasses.asdict(align), "sync": sync,
+            "partial": None if align is None else dataclasses.asdict(align), "sync": sync, "words": WORDS_VERSION,
         }
         return cls(Store.create(path, manifest))
 
@@ -606,7 +607,20 @@ class Index:
             "bytes": size, "bytes_per_document": round(size / docs, 1) if docs else None,
             "oldest_time": oldest, "newest_time": newest, "created": m.get("created"),
             "sync": self.store.sync, "partial": m.get("partial"), "seed_rows": seeds, "access": self.store.access,
+            "words": m.get("words", FIRST_WORDS_VERSION),
         }
+
+    def words_warning(self) -> str | None:
+        """What to say when this index was made by a neardup that read words otherwise than this one
+        (:data:`~neardup.text.normalize.WORDS_VERSION`): a text holding what the two read differently
+        has other hashes now, so it may not match its stored copy.  None when they read words alike."""
+        made = self.store.manifest.get("words", FIRST_WORDS_VERSION)
+        if made == WORDS_VERSION:
+            return None
+        return (f"index {self.path} was made by a neardup that read words otherwise (words {made}, this one "
+                f"{WORDS_VERSION}: soft hyphens, joiners, direction marks, tatweel, Arabic harakat and hamza): a "
+                "document holding them may not match its stored copy; rebuild the index (index create, then index "
+                "add of its documents) to match them")
 
     @damage_named
     def document_frequencies(self, hashes: np.ndarray) -> np.ndarray:

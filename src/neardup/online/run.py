@@ -124,10 +124,13 @@ def index_files(index_path: str | Path, inputs: Sequence[str], outdir: str | Pat
         }
         if index.partial is not None:
             results.update({k: counts[k] for k in ("documents_with_passages", "partials", "passages")})
+        warnings = [w for w in [index.words_warning()] if w]
         if add:
             results["evicted"] = index.evicted
             results["late"] = index.late
-            results["warnings"] = window_warnings(index, before + stats.kept - index.late)
+            warnings += window_warnings(index, before + stats.kept - index.late)
+        if add or warnings:
+            results["warnings"] = warnings
         params = {"method": index.method.name, **index.method.get_params(), "window": index.info()["window"],
                   "extract": index.extract, "batch_size": batch_size, "partial": index.info()["partial"],
                   "file_ids": file_ids, **({"on_duplicate_id": on_duplicate} if add else {})}

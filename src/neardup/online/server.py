@@ -398,6 +398,8 @@ def serve(path: str, host: str = "127.0.0.1", port: int = 8080, token: str | Non
     where = f"http://{host}:{port}"
     print(f"serving {path} ({len(index):,} documents, {index.method.name}) on {where}; API at {where}/docs"
           + ("" if token else "; writes need no token"), file=sys.stderr, flush=True)
+    if warning := index.words_warning():
+        print(f"warning: {warning}", file=sys.stderr, flush=True)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=10,
                             http=guarded_protocol(read_timeout, max_connections), timeout_keep_alive=5)
     server = _Server(config)

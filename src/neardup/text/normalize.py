@@ -27,6 +27,14 @@ from .fold import TABLE_SIZE, fold_text
 
 SEP, WORD, CHAR = 0, 1, 2
 
+#: What a word is, as a number kept with what stores words' hashes (an index's manifest), so a store made
+#: when words were read otherwise says so: 1 until 28 November 2026; 2 since invisible characters (soft
+#: hyphens, joiners, direction marks, tatweel), Arabic's harakat and hamza, and (in the aligner) the
+#: forms NFKC changes are folded -- a text holding none of them has the same words under both.
+WORDS_VERSION = 2
+#: The words of a store made before :data:`WORDS_VERSION` was kept.
+FIRST_WORDS_VERSION = 1
+
 #: Code points at and above TABLE_SIZE (0x30000, :mod:`.fold`) are WORD characters (rare planes).
 
 #: Scripts written without spaces between words, tokenized one character at a time.
