@@ -143,7 +143,7 @@ class DocumentFrequencies:
         hashes = np.concatenate(self._pending)
         self._pending, self._pending_size = [], 0
         hashes.sort()  # in place: np.unique would sort a copy
-        starts = np.flatnonzero(np.r_[True, hashes[1:] != hashes[:-1]])
+        starts = np.flatnonzero(np.r_[hashes.shape[0] > 0, hashes[1:] != hashes[:-1]])  # no hashes: no key
         counts = np.diff(np.r_[starts, hashes.shape[0]])
         keys = hashes[starts]
         del hashes
