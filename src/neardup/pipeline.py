@@ -22,7 +22,7 @@ from .engines import Engine, get_engine
 from .engines.base import Destination, Relating, Written
 from .errors import UserError
 from .extract import DEFAULT_EXTRACTOR
-from .input_stage import batches, progress_bar
+from .input_stage import Progress, batches, progress_bar
 from .io.dedup_rows import Cluster, Pair, pairs_of, removed_of
 from .io.readers import FIELDS, Fields, Rejection, read_inputs
 from .job import RunStats, run_report
@@ -291,14 +291,15 @@ class Deduplicator:
                     aligner.add(batch.texts, sites.of(batch.records) if self.site_max_df else None)
                 bar.update(len(batch))
                 yield batch.texts
+            bar.stage("finding candidate pairs and scoring them")
 
         try:
             found = self.engine.dedup(method, texts(), stats, None if aligner is not None else self.cluster)
-            bar.close()
             for i in np.flatnonzero(~found.usable):
                 stats.reject(Rejection(*where[i], "no words", ids[i]), self.strict)
-            return self._result(method, found, ids, stats, aligner)
+            return self._result(method, found, ids, stats, aligner, bar)
         finally:
+            bar.close()
             if aligner is not None:
                 aligner.close()
 
@@ -362,13 +363,17 @@ class Deduplicator:
             params["engine"] = self.engine.name
         return params
 
-    def _result(self, method: Any, found: Any, ids: Sequence[str], stats: RunStats, aligner: Any) -> DedupResult:
-        """The run's result from what the engine ``found`` (relations typed when ``aligner``)."""
+    def _result(self, method: Any, found: Any, ids: Sequence[str], stats: RunStats, aligner: Any,
+                bar: Progress | None = None) -> DedupResult:
+        """The run's result from what the engine ``found`` (relations typed when ``aligner``; ``bar``
+        told when the alignment starts)."""
         good, a, b, scores = found.usable, found.a, found.b, found.scores
         stats.kept = int(good.sum())
         result = DedupResult(ids, a, b, scores, found.groups, good, found.candidate_pairs, stats,
                              self._params(method, found.info))
         if aligner is not None:
+            if bar is not None:
+                bar.stage("aligning the passages each pair shares")
             t = time.perf_counter()
             coverage = Coverage.from_chains(aligner.chains())
             t = stats.timed("align", t)
