@@ -1,4 +1,5 @@
-"""What a long run shows while it works (fix-look): the documents bar, then the stage after reading."""
+"""What users see (fix-look): the progress of a long run (the documents bar, then the stage after
+reading) and one-line errors naming the option."""
 
 from __future__ import annotations
 
@@ -48,3 +49,16 @@ def test_off_a_terminal_nothing_is_drawn(monkeypatch):
     bar.stage("aligning")
     bar.close()
     assert out.getvalue() == ""
+
+
+@pytest.mark.parametrize("option, value", [("--min-coverage", "0"), ("--unique-coverage", "1.5"), ("--site-max-df", "-1")])
+def test_a_bad_relation_option_is_named(tmp_path, capsys, option, value):
+    """fix-look: the error names the option that is wrong, not all three."""
+    from pathlib import Path
+
+    from neardup.cli import main
+
+    sample = Path(__file__).resolve().parents[1] / "examples" / "sample.jsonl"
+    assert main(["dedup", str(sample), "-o", str(tmp_path / "o"), option, value]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"neardup: error: {option} must be ") and err[0].endswith(f"got {float(value) if option != '--site-max-df' else int(value)}")
