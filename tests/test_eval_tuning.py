@@ -225,3 +225,27 @@ def test_folds_print_every_split_the_spread_and_an_evaluated_threshold(capsys, t
     row = next(line for line in out.splitlines() if line.startswith("| minhash"))
     assert row.split("|")[3].strip() == f"{report['recommended_threshold']:.3f}"
     assert "the plots cover all 1,128 pairs of sample.jsonl, development and held-out halves together" in printed.err
+
+
+def test_every_plot_labels_its_axes_and_its_lines_and_titles_fit(tmp_path, monkeypatch):
+    """fix-look: the scores histogram says what its y axis counts and what its vertical lines are;
+    a single-panel figure's long title is wrapped, not cut at the figure's edges."""
+    import matplotlib.pyplot as plt
+
+    from neardup.evaluate import plots
+
+    figures = []
+    close = plt.close
+    monkeypatch.setattr(plt, "close", lambda fig: (figures.append(fig), close(fig)))
+    rng = np.random.default_rng(1)
+    scores, labels = rng.random(200), rng.random(200) < 0.3
+    title = "goldset-dev (all 586,986 pairs of goldset-dev)"
+    plots.write_plots({"m": (scores, labels)}, tmp_path, title, marks={"m": {"default": 0.1, "chosen": 0.4}})
+    for fig in figures:
+        for ax in fig.axes:
+            assert ax.get_xlabel()
+            assert "\n" in ax.get_title() or len(ax.get_title()) <= 48
+    hist = figures[2].axes[0]
+    assert hist.get_ylabel() == "pairs (log scale)"
+    legend = [t.get_text() for t in hist.get_legend().get_texts()]
+    assert "default threshold 0.100" in legend and "chosen threshold 0.400" in legend

@@ -138,3 +138,26 @@ def test_a_japanese_copy_shows_its_runs_and_grams_as_an_english_one_does():
     assert JA[slice(*p["a_chars"])] == JA[:-1] and copy[slice(*p["b_chars"])] == JA[:-1]
     assert e.contained_a_in_b == 1.0 and e.grams_a > 40 and len(e.shared_grams) == e.grams_a
     assert explain_texts(Side("a", JA, len(JA)), Side("b", JA_OTHER, len(JA_OTHER))).passages == []
+
+
+def test_the_text_fits_the_terminal_and_an_unrelated_pair_is_no_relation(tmp_path, capsys, monkeypatch):
+    """fix-look: at 80 columns no line is longer; the passages' columns line up; a pair that shares
+    nothing and that the method does not pair is 'none', not dedup's 'similar'."""
+    story = ("the harbor bridge council voted on tuesday to approve the new crossing after a long debate "
+             "about its cost and the ferry operators who would lose their trade to the new road ")
+    other = ("a rare comet will pass close to the earth next week and astronomers say it may be seen "
+             "with the naked eye from dark places in the southern hemisphere before dawn on friday ")
+    rows = {"a": story * 4, "b": "reported earlier: " + story * 4 + " more to follow", "c": other * 4}
+    pair = tmp_path / "pair.jsonl"
+    pair.write_text("".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in rows.items()))
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["explain", "a", "b", "--in", str(pair)]) == 0
+    text = capsys.readouterr().out
+    assert max(len(line) for line in text.splitlines()) <= 80
+    assert " A[" in text and " B[" in text
+    from neardup.explain import _span
+
+    assert len(_span("A", [5, 9], 3)) == len(_span("A", [401, 4273], 651))  # the B column lines up
+    assert main(["explain", "a", "c", "--in", str(pair)]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("relation: none (no shared passage, and ffp does not pair them: not duplicates)")

@@ -273,3 +273,55 @@ def test_marks_are_the_spans_after_emoji_and_other_characters_beyond_the_bmp(tmp
             assert page.locator(f"#side-{side}").get_attribute("dir") == "auto"  # Arabic laid out right to left
             assert page.locator(f"#side-{side}").inner_text() == texts[found[side]]
         browser.close()
+
+
+# -- what the report says of its own limits (fix-look) ------------------------------------------------
+
+def test_the_summary_page_states_the_limits_and_the_relations(tmp_path, monkeypatch):
+    import neardup.report as report_module
+
+    monkeypatch.setattr(report_module, "MAX_HIGHLIGHTED_PAIRS", 2)
+    assert main(["dedup", str(SAMPLE), "-o", str(tmp_path / "d"), "--quiet"]) == 0
+    report = tmp_path / "r.html"
+    report_module.build_report([tmp_path / "d"], report, budget=20_000)
+    data = _data(report)
+    shown = data["shown"]
+    summary = json.loads((tmp_path / "d" / "summary.json").read_text())
+    assert shown["documents"] == summary["documents_in_clusters"] and 0 < shown["embedded"] < shown["documents"]
+    assert shown["highlighted"] == 2 and shown["unhighlighted"] > 0 and shown["max_highlighted"] == 2
+    assert sum(len(t) for t in data["texts"].values()) <= 20_000
+    s = data["summaries"][str(tmp_path / "d")]
+    assert s["relations"] == summary["relations"] and s["duplicates_removable"] == summary["duplicates_removable"]
+    html = report.read_text()
+    assert 'name="viewport"' in html and "Shared passages not highlighted" in html
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium installed (apt-get install chromium)")
+def test_a_pair_beyond_the_highlighting_cap_says_so_not_zero_passages(tmp_path, monkeypatch):
+    sync_api = pytest.importorskip("playwright.sync_api")
+    import neardup.report as report_module
+
+    monkeypatch.setattr(report_module, "MAX_HIGHLIGHTED_PAIRS", 1)
+    assert main(["dedup", str(SAMPLE), "-o", str(tmp_path / "d"), "--quiet"]) == 0
+    report = report_module.build_report([tmp_path / "d"], tmp_path / "r.html")
+    views = _data(report)["views"]
+    capped = next(k for k, v in enumerate(views) if v["spans"] is None)
+    args = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--no-first-run"]
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=args)
+        page = browser.new_page(viewport={"width": 1200, "height": 800})
+        page.goto(report.as_uri())
+        summary = page.locator("#main").inner_text()
+        assert "duplicate 130" in summary and "highlighted for the first 1 pairs" in summary
+        assert "{" not in summary  # parameters as key=value, not raw JSON
+        page.goto(f"{report.as_uri()}#pair/{capped}")
+        page.wait_for_selector("#passages")
+        text = page.locator("#main").inner_text()
+        assert "not highlighted" in text and "0 shared passage" not in text
+        assert "representative: " in text and "member: " in text and "back to cluster" in text
+        page.goto(f"{report.as_uri()}#pair/0")
+        page.wait_for_selector("mark.span-a")
+        assert "shared passage" in page.locator("#passages").inner_text()
+        browser.close()

@@ -26,6 +26,7 @@ Japanese sentence one word).
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from pathlib import Path
@@ -220,18 +221,23 @@ def render(e: Explanation, width: int = 100) -> str:
     what = {"duplicate": "copies of each other", "contains": "A contains B", "contained": "B contains A",
             "shares": "they share a passage, neither is a copy",
             "similar": "no passage dense enough to count" if e.sparse else "no shared passage"}[e.relation]
-    lines = [f"relation: {e.relation} ({what}): the aligned passages hold {e.coverage_a:.0%} of A's words and "
-             f"{e.coverage_b:.0%} of B's (what dedup reports)",
-             f"{e.method} score {e.score:.3f} vs threshold {e.threshold:.3f}: {verdict}",
-             f"exact runs of {MIN_WORDS}+ words (listed below): {e.contained_a_in_b:.0%} of A's words, "
-             f"{e.contained_b_in_a:.0%} of B's",
-             f"shared word {GRAM}-grams: {len(e.shared_grams):,} (A has {e.grams_a:,}, B {e.grams_b:,})"]
+    relation = e.relation
+    if relation == "similar" and not e.sparse and not e.duplicate:  # dedup lists no such pair at all
+        relation, what = "none", f"no shared passage, and {e.method} does not pair them: not duplicates"
+    head = [f"relation: {relation} ({what}): the aligned passages hold {e.coverage_a:.0%} of A's words and "
+            f"{e.coverage_b:.0%} of B's (what dedup reports)",
+            f"{e.method} score {e.score:.3f} vs threshold {e.threshold:.3f}: {verdict}",
+            f"exact runs of {MIN_WORDS}+ words (listed below): {e.contained_a_in_b:.0%} of A's words, "
+            f"{e.contained_b_in_a:.0%} of B's",
+            f"shared word {GRAM}-grams: {len(e.shared_grams):,} (A has {e.grams_a:,}, B {e.grams_b:,})"]
+    lines = [textwrap.fill(line, width, subsequent_indent="    ", break_on_hyphens=False) for line in head]
     if e.aligned:
         lines.append(f"\naligned passages ({len(e.aligned)}, what the relation counts):")
         lines.extend(_aligned_lines(e.a.text, e.aligned, width))
     if e.sparse:
-        lines.append(f"\nnot reported: {len(e.sparse)} aligned passage(s) too sparse for a pair that only shares text "
-                     "(too few matched words at their density: a retold sentence, stock phrases):")
+        lines.append("\n" + textwrap.fill(
+            f"not reported: {len(e.sparse)} aligned passage(s) too sparse for a pair that only shares text "
+            "(too few matched words at their density: a retold sentence, stock phrases):", width))
         lines.extend(_aligned_lines(e.a.text, e.sparse, width))
     for name, s in (("A", e.a), ("B", e.b)):
         lines.append(f"\n{name}: {printable(s.id)} -- {len(s.text):,} characters of text"
@@ -240,8 +246,8 @@ def render(e: Explanation, width: int = 100) -> str:
     lines.append(f"\nshared passages ({len(e.passages)}, at least {MIN_WORDS} words):")
     for p in e.passages[:10]:
         lo, hi = p["a_chars"]
-        lines.append(f"  {p['words']:>4} words  A[{lo}:{hi}]  B[{p['b_chars'][0]}:{p['b_chars'][1]}]  "
-                     f"{_snippet(e.a.text, p['a_chars'], width - 40)}")
+        where = f"  {p['words']:>4} words  {f'A[{lo}:{hi}]':<15} {'B[{}:{}]'.format(*p['b_chars']):<15}  "
+        lines.append(where + _snippet(e.a.text, p["a_chars"], width - len(where) - 3))
     if len(e.passages) > 10:
         lines.append(f"  ... {len(e.passages) - 10} more (--json lists all)")
     return "\n".join(lines)
@@ -249,18 +255,21 @@ def render(e: Explanation, width: int = 100) -> str:
 
 def _aligned_lines(text: str, passages: list[dict[str, Any]], width: int) -> list[str]:
     """Aligned passages, one line each (the first ten; ``--json`` lists all)."""
-    lines = [f"  {_span('A', p['a_chars'], p['a_words'])}  {_span('B', p['b_chars'], p['b_words'])}  "
-             f"{p['similarity']:.0%} matched  {_snippet(text, p['a_chars'], width - 60)}" for p in passages[:10]]
+    lines = []
+    for p in passages[:10]:
+        where = f"  {_span('A', p['a_chars'], p['a_words'])}  {_span('B', p['b_chars'], p['b_words'])}  {p['similarity']:>4.0%} matched  "
+        lines.append(where + _snippet(text, p["a_chars"], width - len(where) - 3))
     if len(passages) > 10:
         lines.append(f"  ... {len(passages) - 10} more aligned passages (--json lists all)")
     return lines
 
 
 def _span(name: str, chars: list[int], words: int) -> str:
-    return f"{words:>4} words {name}[{chars[0]}:{chars[1]}]"
+    return f"{words:>4} words {f'{name}[{chars[0]}:{chars[1]}]':<13}"
 
 
 def _snippet(text: str, chars: list[int], width: int) -> str:
     """The text of a span on one line, cut at ``width`` characters."""
     snippet = printable(" ".join(text[chars[0]:chars[1]].split()))
+    width = max(width, 8)
     return snippet[:width] + ("..." if len(snippet) > width else "")

@@ -11,8 +11,9 @@ method, so the methods (and their statistics) can use it without an import cycle
 from __future__ import annotations
 
 import sys
+import time
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterable, Iterator, Protocol, cast
+from typing import Any, Callable, Iterable, Iterator, Protocol, TextIO, cast
 
 from .extract import get_extractor
 from .extract.guard import TooDeep, html_depth_over
@@ -222,9 +223,12 @@ def record_problem(record: Record, depth: bool = True) -> Rejection | None:
 
 
 class Progress(Protocol):
-    """What a long job reports its progress to (:func:`progress_bar`)."""
+    """What a long job reports its progress to (:func:`progress_bar`): documents read, then the
+    stages that follow reading."""
 
     def update(self, n: int) -> Any: ...
+
+    def stage(self, what: str) -> Any: ...
 
     def close(self) -> Any: ...
 
@@ -235,17 +239,54 @@ class _NoProgress:
     def update(self, n: int) -> None:
         pass
 
+    def stage(self, what: str) -> None:
+        pass
+
     def close(self) -> None:
         pass
 
 
+class _Bar:
+    """A tqdm bar counting documents while they are read; then, from :meth:`stage` on, the bar
+    stays as reading left it (its rate that of reading) and one line below it names the stage
+    running and when it started, rewritten in place; :meth:`close` clears that line, so the
+    summary (or an error) follows the bar."""
+
+    def __init__(self, out: TextIO) -> None:
+        from tqdm import tqdm
+
+        self.out = out
+        self.docs: Any = tqdm(desc="documents", unit="doc", file=out, dynamic_ncols=True)
+        self.staged = False
+
+    def update(self, n: int) -> None:
+        if self.docs is not None:
+            self.docs.update(n)
+
+    def stage(self, what: str) -> None:
+        if self.docs is not None:
+            self.docs.close()
+            self.docs = None
+        self.out.write(f"\r{what} ... (since {time.strftime('%H:%M:%S')})\x1b[K")
+        self.out.flush()
+        self.staged = True
+
+    def close(self) -> None:
+        if self.docs is not None:
+            self.docs.close()
+            self.docs = None
+        if self.staged:
+            self.out.write("\r\x1b[K")
+            self.out.flush()
+            self.staged = False
+
+
 def progress_bar(enabled: bool) -> Progress:
-    """A tqdm bar counting documents on stderr, or a silent stand-in.
+    """A bar counting documents on stderr, then naming the stages after reading (:class:`_Bar`),
+    or a silent stand-in.
 
     tqdm is imported only to show a bar: a quiet run does not pay for its import.
     """
     if not enabled:
         return _NoProgress()
-    from tqdm import tqdm
-
-    return tqdm(desc="documents", unit="doc", file=sys.stderr, dynamic_ncols=True)
+    return _Bar(sys.stderr)

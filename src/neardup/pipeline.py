@@ -22,7 +22,7 @@ from .engines import Engine, get_engine
 from .engines.base import Destination, Relating, Written
 from .errors import UserError
 from .extract import DEFAULT_EXTRACTOR
-from .input_stage import batches, progress_bar
+from .input_stage import Progress, batches, progress_bar
 from .io.dedup_rows import Cluster, Pair, pairs_of, removed_of
 from .io.readers import FIELDS, Fields, Rejection, read_inputs
 from .job import RunStats, run_report
@@ -248,9 +248,11 @@ class Deduplicator:
             raise UserError(f"unknown clustering {cluster!r}; choose from {', '.join(CLUSTERINGS)}")
         if isinstance(batch_bytes, bool) or not isinstance(batch_bytes, int) or batch_bytes < 1:
             raise UserError(f"batch_bytes must be a whole number of bytes, at least 1; got {batch_bytes!r}")
-        if not (0 < min_coverage <= 1 and 0 < unique_coverage <= 1) or site_max_df < 0:
-            raise UserError(f"min coverage and unique coverage must be in (0, 1], site max df at least 0; got "
-                            f"{min_coverage}, {unique_coverage}, {site_max_df}")
+        for option, value, ok, must in (("--min-coverage", min_coverage, 0 < min_coverage <= 1, "above 0, at most 1"),
+                                        ("--unique-coverage", unique_coverage, 0 < unique_coverage <= 1, "above 0, at most 1"),
+                                        ("--site-max-df", site_max_df, site_max_df >= 0, "at least 0 (0: off)")):
+            if not ok:
+                raise UserError(f"{option} must be {must}; got {value}")
         self.relations, self.min_coverage, self.unique_coverage = relations, min_coverage, unique_coverage
         self.listed, self.site_max_df = parse_relations(listed), site_max_df
         self.cluster = cluster
@@ -291,14 +293,15 @@ class Deduplicator:
                     aligner.add(batch.texts, sites.of(batch.records) if self.site_max_df else None)
                 bar.update(len(batch))
                 yield batch.texts
+            bar.stage("finding candidate pairs and scoring them")
 
         try:
             found = self.engine.dedup(method, texts(), stats, None if aligner is not None else self.cluster)
-            bar.close()
             for i in np.flatnonzero(~found.usable):
                 stats.reject(Rejection(*where[i], "no words", ids[i]), self.strict)
-            return self._result(method, found, ids, stats, aligner)
+            return self._result(method, found, ids, stats, aligner, bar)
         finally:
+            bar.close()
             if aligner is not None:
                 aligner.close()
 
@@ -338,7 +341,7 @@ class Deduplicator:
             found = self.engine.dedup(method, given, stats, None if aligner is not None else self.cluster)
             unusable = np.flatnonzero(~found.usable)
             self._no_words(stats, given, unusable[:listed], unusable.shape[0])
-            return self._result(method, found, given.ids(), stats, aligner)
+            return self._result(method, found, given.ids(), stats, aligner, progress_bar(False))
         finally:
             if aligner is not None:
                 aligner.close()
@@ -362,13 +365,14 @@ class Deduplicator:
             params["engine"] = self.engine.name
         return params
 
-    def _result(self, method: Any, found: Any, ids: Sequence[str], stats: RunStats, aligner: Any) -> DedupResult:
-        """The run's result from what the engine ``found`` (relations typed when ``aligner``)."""
+    def _result(self, method: Any, found: Any, ids: Sequence[str], stats: RunStats, aligner: Any, bar: Progress) -> DedupResult:
+        """The run's result from what the engine ``found`` (relations typed when ``aligner``, shown on ``bar``)."""
         good, a, b, scores = found.usable, found.a, found.b, found.scores
         stats.kept = int(good.sum())
         result = DedupResult(ids, a, b, scores, found.groups, good, found.candidate_pairs, stats,
                              self._params(method, found.info))
         if aligner is not None:
+            bar.stage("aligning the passages each pair shares")
             t = time.perf_counter()
             coverage = Coverage.from_chains(aligner.chains())
             t = stats.timed("align", t)

@@ -20,6 +20,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     return p
 
 
+def _width() -> int:
+    """The terminal's width (``COLUMNS`` when set), kept between 60 and 120 columns; 100 off a terminal."""
+    import shutil
+
+    return min(max(shutil.get_terminal_size((100, 24)).columns, 60), 120)
+
+
 def run(args: argparse.Namespace) -> int:
     """Explain the pair, as text or JSON."""
     import json
@@ -29,5 +36,5 @@ def run(args: argparse.Namespace) -> int:
     options = method_options(args)
     a, b = load_pair(args.a, args.b, args.inputs, args.extract, args.html, input_fields(args))
     explanation = explain_texts(a, b, **options)
-    print(json.dumps(explanation.as_dict(), indent=2, default=float) if args.json else render(explanation))
+    print(json.dumps(explanation.as_dict(), indent=2, default=float) if args.json else render(explanation, _width()))
     return 0

@@ -301,8 +301,10 @@ class ContainmentDetector(Params):
         bar = progress_bar(self.progress)
         start = time.perf_counter()
         if self.method == "align":
-            yield from self._aligned(docs, bar)
-            bar.close()
+            try:
+                yield from self._aligned(docs, bar)
+            finally:
+                bar.close()
             self.run_stats.kept = run.counts["documents"]
             self.run_stats.seconds["total"] = time.perf_counter() - start
             return
@@ -415,6 +417,7 @@ class ContainmentDetector(Params):
                 aligner.add(texts)
             bar.update(len(batch))
         run.counts["documents"] = len(ids)
+        bar.stage("aligning the passages documents share")
         t = self.run_stats.timed("read", t)
         when = np.array(times, np.float64)
         none = np.zeros((0, 2), np.int64)

@@ -54,12 +54,20 @@ def chosen_point(thresholds: np.ndarray, chosen: float | None) -> int | None:
     return max(at_or_above - 1, 0)
 
 
-def _mark(ax, marks: dict[str, float], color) -> None:
-    """Vertical lines at the default (dashed) and chosen (solid) thresholds."""
+def _mark(ax, marks: dict[str, float], color, labeled: bool = False) -> None:
+    """Vertical lines at the default (dashed) and chosen (solid) thresholds (``labeled``: named in the legend)."""
     for kind, style in (("default", "--"), ("chosen", "-")):
         value = marks.get(kind)
         if value is not None and np.isfinite(value):
-            ax.axvline(value, color=color, ls=style, lw=0.9, alpha=0.8)
+            ax.axvline(value, color=color, ls=style, lw=0.9, alpha=0.8,
+                       label=f"{kind} threshold {value:.3f}" if labeled else None)
+
+
+def _wrapped(title: str, width: int = 48) -> str:
+    """``title`` on lines of at most ``width`` characters: a single-panel figure's title fits its width."""
+    import textwrap
+
+    return "\n".join(textwrap.wrap(title, width))
 
 
 def write_plots(curves: dict[str, tuple[np.ndarray, np.ndarray]], outdir: str | Path, title: str,
@@ -105,7 +113,7 @@ def write_plots(curves: dict[str, tuple[np.ndarray, np.ndarray]], outdir: str | 
             ax.plot(sweep.recall[k], sweep.precision[k], "o", color=colors[name])
     ax.set_xlabel("recall")
     ax.set_ylabel("precision")
-    ax.set_title(f"{title}: precision-recall (dot: chosen threshold)")
+    ax.set_title(_wrapped(f"{title}: precision-recall (dot: chosen threshold)"))
     ax.grid(alpha=0.3)
     ax.legend(loc="lower left")
     fig.tight_layout()
@@ -118,9 +126,10 @@ def write_plots(curves: dict[str, tuple[np.ndarray, np.ndarray]], outdir: str | 
         bins = np.linspace(0.0, max(1.0, float(scores.max(initial=1.0))), 51)
         ax.hist(scores[~labels], bins=bins, alpha=0.6, label="different stories", color="grey")
         ax.hist(scores[labels], bins=bins, alpha=0.6, label="same story", color=colors[name])
-        _mark(ax, marks.get(name, {}), "black")
+        _mark(ax, marks.get(name, {}), "black", labeled=True)
         ax.set_yscale("log")
         ax.set_xlabel("score")
+        ax.set_ylabel("pairs (log scale)")
         ax.set_title(f"{name}: scores of pairs")
         ax.legend()
     fig.tight_layout()
@@ -135,7 +144,7 @@ def write_plots(curves: dict[str, tuple[np.ndarray, np.ndarray]], outdir: str | 
     ax.plot([0, 1], [0, 1], color="grey", lw=0.8, ls="--")
     ax.set_xlabel("false-positive rate")
     ax.set_ylabel("true-positive rate")
-    ax.set_title(f"{title}: ROC")
+    ax.set_title(_wrapped(f"{title}: ROC"))
     ax.legend(loc="lower right")
     fig.tight_layout()
     paths.append(out / "roc.png")
@@ -158,7 +167,7 @@ def write_learning_curves(curves: dict[str, list[dict]], outdir: str | Path, tit
     ax.set_xscale("log")
     ax.set_xlabel("training documents")
     ax.set_ylabel("held-out max F1")
-    ax.set_title(f"{title}: learning curve")
+    ax.set_title(_wrapped(f"{title}: learning curve"))
     ax.grid(alpha=0.3)
     ax.legend(loc="lower right")
     fig.tight_layout()

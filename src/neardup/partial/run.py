@@ -56,12 +56,12 @@ class AlignTask(DetectorTask):
         from ..sentences import split_sentences
 
         start = time.perf_counter()
+        bar = progress_bar(self.progress and not self.engine_reads())
         if self.engine_reads():
             self.ids = self.detector.read_files(job.inputs, self.extract, self.run_stats, self.strict, job.fields,
                                                 job.prefer_html)
         else:
             ids: list[str] = []
-            bar = progress_bar(self.progress)
             for batch in batches(job.records(), self.extract, self.run_stats, self.strict, batch_bytes=None,
                                  batch_docs=self.batch_docs):
                 ids.extend(batch.ids)
@@ -69,12 +69,15 @@ class AlignTask(DetectorTask):
                     self.sentences.update((r.id, split_sentences(t)) for r, t in zip(batch.records, batch.texts))
                 self.detector.add(batch.texts)
                 bar.update(len(batch))
-            bar.close()
             self.ids = ids
+            bar.stage("aligning the passages documents share")
         self.run_stats.kept = len(self.ids)
         t = self.run_stats.timed("read", start)
-        self.run_stats.require_usable()
-        yield self.table, self.rows(self.detector.pairs())
+        try:
+            self.run_stats.require_usable()
+            yield self.table, self.rows(self.detector.pairs())
+        finally:
+            bar.close()
         self.run_stats.timed("align", t)
 
     def row(self, pair: AlignedPair) -> dict[str, Any]:

@@ -258,7 +258,7 @@ class PartialDetector(Params):
         t = start = time.perf_counter()
         ids, sentences, tokens, tok_off = self._read(docs, bar)
         run.ids, run.sentences = ids, sentences
-        bar.close()
+        bar.stage("signing, indexing and matching sentences")
         t = stats.timed("read", t)
         sets = self.signer()(tokens, tok_off)
         side = Sentences(sets, sentences.sentence_doc(), np.arange(sentences.n_sentences)
@@ -270,6 +270,7 @@ class PartialDetector(Params):
         t = stats.timed("sentence_duplicates", t)
         spans = sequence_matching(dups, self.gap, self.gamma)
         stats.timed("sequence_matching", t)
+        bar.close()
         stats.kept = len(ids)
         run.counts.update(documents=len(ids), sentences=int(sentences.n_sentences),
                           duplicated_sentence_pairs=len(dups), spans=int(spans.shape[0]))

@@ -72,6 +72,11 @@ _READ_AS: dict[str, _Field] = {"id_field": (*_STR, False), "text_field": (*_STR,
                                "html_field": (*_STR, False), "html": ("true or false", lambda v: isinstance(v, bool), False)}
 
 
+#: What the summary page shows of each job's ``summary.json``.
+_SHOWN = ("documents", "pairs", "relations", "relations_listed", "clusters", "documents_in_clusters", "largest_cluster",
+          "duplicates_removable", "smallest_removed_coverage", "containments", "parameters", "warnings")
+
+
 def _checked(row: Any, fields: dict[str, _Field], where: str) -> dict[str, Any]:
     """``row`` when it is a JSON object whose ``fields`` are what the report reads; else a
     :class:`UserError` naming ``where`` and the field."""
@@ -161,8 +166,7 @@ def collect(folders: Sequence[str | Path]) -> dict[str, Any]:
         summary = folder / "summary.json"
         if summary.exists():
             s = _summary(summary)
-            found["summaries"][str(folder)] = {k: s[k] for k in ("documents", "pairs", "clusters", "parameters",
-                                                                 "warnings", "containments") if k in s}
+            found["summaries"][str(folder)] = {k: s[k] for k in _SHOWN if k in s}
             found["inputs"] += [i for i in s["inputs"] if i not in found["inputs"]]
             found["extract"] = found["extract"] or (s.get("parameters") or {}).get("extract")
             found["read_as"] = found["read_as"] or s.get("read_as")
@@ -242,6 +246,17 @@ def pair_views(found: dict[str, Any], texts: dict[str, str]) -> list[dict[str, A
     return views
 
 
+def shown(found: dict[str, Any], texts: dict[str, str], views: list[dict[str, Any]], budget: int) -> dict[str, int]:
+    """What the report's limits left out, for its summary page to say: the documents it shows and
+    how many of their texts are embedded (``budget``), the pairs highlighted and those beyond
+    :data:`MAX_HIGHLIGHTED_PAIRS` that show their texts without highlights."""
+    with_texts = [v for v in views if v["a"] in texts and v["b"] in texts]
+    unhighlighted = sum(v["spans"] is None for v in with_texts)
+    return {"documents": len(_wanted_ids(found)), "embedded": len(texts), "budget": budget,
+            "highlighted": len(with_texts) - unhighlighted, "unhighlighted": unhighlighted,
+            "max_highlighted": MAX_HIGHLIGHTED_PAIRS}
+
+
 #: Replaced by the page's Content-Security-Policy once the page is rendered (it hashes the app script).
 CSP_PLACEHOLDER = "neardup-csp-placeholder"
 _APP_SCRIPT = re.compile(r"<script>(.*?)</script>", re.S)
@@ -284,12 +299,14 @@ def build_report(folders: Sequence[str | Path], out: str | Path, prefer_html: bo
     if prefer_html is None:
         prefer_html = bool(recorded.get("html", False))
     texts = load_texts(found, found["extract"], prefer_html, fields, budget)
+    views = pair_views(found, texts)
     data = {
         "summaries": found["summaries"],
         "clusters": sorted(found["clusters"], key=lambda c: (-len(c["ids"]), c["cluster"])),
-        "views": pair_views(found, texts),
+        "views": views,
         "texts": texts,
         "plots": found["plots"],
+        "shown": shown(found, texts, views, budget),
     }
     env = Environment(loader=PackageLoader("neardup", "report"), autoescape=select_autoescape(["html", "j2"]))
     html = env.get_template("report.html.j2").render(title="neardup report", data=embedded_json(data),
