@@ -49,6 +49,21 @@ def test_dedup_finds_the_planted_pairs_and_writes_every_output(tmp_path, corpus_
     assert all("extra" in u for u in unique)  # records are written back unchanged
 
 
+def test_unique_under_another_format_s_name_is_refused_before_the_run(tmp_path, corpus_file, capsys):
+    """--unique writes JSON lines or Parquet: a name ending in .csv (or .gz) is refused, naming the file,
+    before anything is written (it held JSON lines under the name of a CSV file)."""
+    for name in ("u.csv", "u.jsonl.gz"):
+        out = tmp_path / f"out-{name}"
+        assert main(["dedup", str(corpus_file), "-o", str(out), "--unique", str(tmp_path / name), "--quiet"]) == 2
+        err = capsys.readouterr().err
+        assert f"{tmp_path / name}: records are written as JSON lines (.jsonl) or Parquet" in err, err
+        assert not out.exists() and not (tmp_path / name).exists()
+    for name in ("u.ndjson", "u"):  # JSON lines by another name, or none
+        assert main(["dedup", str(corpus_file), "-o", str(tmp_path / f"o-{name}"), "--unique", str(tmp_path / name),
+                     "--quiet"]) == 0
+        assert read_jsonl(tmp_path / name)
+
+
 def _shingles(text: str, k: int = 3) -> set[tuple[str, ...]]:
     words = re.findall(r"\w+", text.casefold())
     return {tuple(words[i:i + k]) for i in range(len(words) - k + 1)}

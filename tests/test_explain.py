@@ -103,7 +103,7 @@ def test_pages_show_what_extraction_dropped(tmp_path, capsys):
 
 def test_a_missing_document_is_a_user_error(tmp_path, capsys):
     assert main(["explain", "nope", "d00000001", "--in", str(SAMPLE)]) == 2
-    assert "nope" in capsys.readouterr().err
+    assert f"cannot explain nope: no record with that id in {SAMPLE} (48 read)" in capsys.readouterr().err
     assert main(["explain", str(tmp_path / "missing.html"), str(tmp_path / "other.html")]) == 2
 
 

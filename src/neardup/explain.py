@@ -210,7 +210,8 @@ def load_pair(a: str, b: str, inputs: Sequence[str] = (), extract: str = DEFAULT
         found = {name: found[str(Path(name))] for name in wanted if str(Path(name)) in found}
     missing = [name for name in wanted if name not in found]
     if missing:
-        why = "; ".join(stats.rejections[:3]) or "not found"
+        where = f"no record with that id in {', '.join(sources)} ({stats.read:,} read)" if inputs else "not read"
+        why = "; ".join(stats.rejections[:3]) or where
         raise UserError(printable(f"cannot explain {', '.join(missing)}: {why}"))
     return found[a], found[b]
 

@@ -109,6 +109,7 @@ def dedup_files(
     files (``pairs/part-00000.jsonl``...) when false, by their size when ``None``; the result is
     then a :class:`~neardup.pipeline.WrittenResult` (counts, no arrays).
     """
+    unique_fmt = None if unique is None else format_for(Path(unique))  # a name of another format: refused first
     job = Job(inputs, outdir, fmt, prefer_html, fields)
     deduplicator = Deduplicator(fields=fields, **options)
     with job.writing() as out:
@@ -122,7 +123,7 @@ def dedup_files(
                 return {}
             assert isinstance(task.result, DedupResult)  # no executors' writing with --unique
             return {"unique_written": write_unique(task.result, inputs, unique_tmp, prefer_html, fields,
-                                                   keep_rejected, format_for(Path(unique))),
+                                                   keep_rejected, unique_fmt or "jsonl"),
                     "unique_file": str(unique), "unique_keeps_rejected": keep_rejected}
 
         summary = out.run(task, written_unique)

@@ -85,9 +85,20 @@ def write_json(path: Path, obj: Any) -> None:
         path.write_bytes(orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY) + b"\n")
 
 
+#: File name endings of the formats records are written in (``--unique``); no ending is JSON lines.
+RECORD_SUFFIXES = {".jsonl": "jsonl", ".ndjson": "jsonl", ".jl": "jsonl", ".json": "jsonl", "": "jsonl",
+                   ".parquet": "parquet", ".pq": "parquet"}
+
+
 def format_for(path: Path) -> str:
-    """``parquet`` for a ``.parquet``/``.pq`` file name, else ``jsonl``."""
-    return "parquet" if path.suffix.lower() in (".parquet", ".pq") else "jsonl"
+    """``parquet`` for a ``.parquet``/``.pq`` file name, ``jsonl`` for ``.jsonl`` (``.ndjson``, ``.jl``,
+    ``.json``) or none; any other ending (``.csv``, ``.gz``) is refused: the file would hold JSON lines
+    under another format's name."""
+    fmt = RECORD_SUFFIXES.get(path.suffix.lower())
+    if fmt is None:
+        raise UserError(f"{path}: records are written as JSON lines (.jsonl) or Parquet (.parquet), not as "
+                        f"{path.suffix} files; name the file so")
+    return fmt
 
 
 def _fsync(path: Path) -> None:
