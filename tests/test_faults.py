@@ -327,13 +327,17 @@ def test_no_usable_record_fails_with_the_reasons(tmp_path, capsys):
 
 
 def test_unique_keeps_rejected_records_unless_asked(tmp_path, capsys):
-    rows = [{"id": "a", "text": article(1)}, {"id": "a2", "text": article(1)}, {"id": "empty", "html": "<p></p>"}]
+    rows = [{"id": "a", "text": article(1)}, {"id": "a2", "text": article(1)}, {"id": "empty", "html": "<p></p>"},
+            {"id": "none", "text": "!!! ???"}]
     path = write_jsonl(tmp_path / "in.jsonl", rows)
-    for flag, expect in (([], ["a", "empty"]), (["--no-keep-rejected"], ["a"])):
+    for flag, expect in (([], ["a", "empty", "none"]), (["--no-keep-rejected"], ["a"])):
         unique = tmp_path / "u.jsonl"
         rc, err = run(["dedup", str(path), "-o", str(tmp_path / "o"), "--unique", str(unique), *flag], capsys)
         assert rc == 0 and [orjson.loads(x)["id"] for x in unique.read_bytes().splitlines()] == expect
-        assert ("rejected records kept" if not flag else "rejected records left out") in err
+        said = "3 records -> " if not flag else "1 records -> "
+        assert said in err and ("(1 documents kept, 2 rejected records written back)" if not flag
+                                else "(rejected records left out)") in err, err
+        assert summary(tmp_path / "o")["unique_rejected_written"] == (2 if not flag else 0)
 
 
 @pytest.mark.parametrize("command", ["dedup", "contain"])
@@ -462,7 +466,7 @@ def test_unique_keeps_records_with_empty_or_missing_text(tmp_path, capsys):
     unique = tmp_path / "u.jsonl"
     rc, err = run(["dedup", str(path), str(folder), "-o", str(tmp_path / "o"), "--unique", str(unique)], capsys)
     rows = [orjson.loads(x) for x in unique.read_bytes().splitlines()]
-    assert rc == 0 and "rejected records kept" in err
+    assert rc == 0 and "6 records -> " in err and "(2 documents kept, 4 rejected records written back)" in err
     assert [r["id"] for r in rows] == ["a", "b", "c", "d", f"{folder}/empty.txt", f"{folder}/p.txt"]
     assert rows[1] == {"id": "b", "text": ""} and rows[3] == {"id": "d", "text": "  ", "extra": 1}
     rc, err = run(["dedup", str(path), "-o", str(tmp_path / "o"), "--unique", str(unique), "--no-keep-rejected"],

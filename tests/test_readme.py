@@ -59,7 +59,7 @@ def test_readme_example_prints_what_it_shows(tmp_path, page, number, commands, s
     if any("../shared/data" in c for c in commands) and not (ROOT.parent / "shared" / "data").exists():
         pytest.skip("needs ../shared/data")
     (tmp_path / "examples").symlink_to(ROOT / "examples")
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}", "COLUMNS": "200"}
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}", "COLUMNS": "100"}  # explain wraps its text to the terminal: the docs show 100 columns
     printed = []
     for command in commands:
         done = subprocess.run(["bash", "-c", command], cwd=tmp_path, env=env, capture_output=True, text=True)

@@ -15,6 +15,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
+import numpy as np
+
 from .engines.base import Destination
 from .io.dedup_rows import cluster_row, pair_row
 from .io.readers import FIELDS, Fields, Record, Rejection, read_inputs
@@ -24,8 +26,9 @@ from .pipeline import DedupResult, Deduplicator, WrittenResult
 
 
 def write_unique(result: DedupResult, inputs: Sequence[str], path: Path, prefer_html: bool = False,
-                 fields: Fields = FIELDS, keep_rejected: bool = True, fmt: str = "jsonl") -> int:
-    """Write the input records minus the dropped duplicates; returns how many were written.
+                 fields: Fields = FIELDS, keep_rejected: bool = True, fmt: str = "jsonl") -> tuple[int, int]:
+    """Write the input records minus the dropped duplicates; returns how many were written, and how
+    many of them are records that were rejected (written back, not compared).
 
     ``keep_rejected``: records that were read but rejected for their content (empty or missing
     text, no text after extraction, no words, undecodable, extraction failed) are written too -- they were not
@@ -35,15 +38,19 @@ def write_unique(result: DedupResult, inputs: Sequence[str], path: Path, prefer_
     """
     dropped = result.dropped_ids(keep_rejected)
     compared = set(result.ids)
+    with_words = {result.ids[i] for i in np.flatnonzero(result.usable).tolist()}
     written: set[str] = set()
+    rejected = 0
 
     def rows():
+        nonlocal rejected
         for item in read_inputs(inputs, prefer_html, fields):
             if isinstance(item, Rejection):
                 # a record rejected before it was a document (empty or missing text): kept too
                 rid = None if item.row is None else str(item.row.get(fields.id, item.row.get("id")))
                 if keep_rejected and rid is not None and rid not in written:
                     written.add(rid)
+                    rejected += 1
                     yield item.row
                 continue
             if not isinstance(item, Record) or item.id in dropped:
@@ -51,13 +58,14 @@ def write_unique(result: DedupResult, inputs: Sequence[str], path: Path, prefer_
             if item.id in written or not (keep_rejected or item.id in compared):
                 continue
             written.add(item.id)
+            rejected += item.id not in with_words
             if item.fields:
                 yield item.fields
             else:
                 field = "text" if item.text is not None or item.html_in_text else "html"  # as the file held it
                 yield {"id": item.id, field: item.text if item.text is not None else item.html}
 
-    return write_rows(path, rows(), fmt)
+    return write_rows(path, rows(), fmt), rejected
 
 
 class DedupTask:
@@ -122,9 +130,10 @@ def dedup_files(
             if unique is None or unique_tmp is None:
                 return {}
             assert isinstance(task.result, DedupResult)  # no executors' writing with --unique
-            return {"unique_written": write_unique(task.result, inputs, unique_tmp, prefer_html, fields,
-                                                   keep_rejected, unique_fmt or "jsonl"),
-                    "unique_file": str(unique), "unique_keeps_rejected": keep_rejected}
+            written, rejected = write_unique(task.result, inputs, unique_tmp, prefer_html, fields, keep_rejected,
+                                             unique_fmt or "jsonl")
+            return {"unique_written": written, "unique_rejected_written": rejected, "unique_file": str(unique),
+                    "unique_keeps_rejected": keep_rejected}
 
         summary = out.run(task, written_unique)
     assert task.result is not None

@@ -132,6 +132,8 @@ def print_summary(s: dict, outdir: str) -> None:
         ]
     lines.extend(f"warning    {w}" for w in s.get("warnings", ()))
     if "unique_file" in s:
-        which = "rejected records kept" if s["unique_keeps_rejected"] else "rejected records left out"
+        rejected = s.get("unique_rejected_written", 0)
+        which = (f"{s['unique_written'] - rejected:,} documents kept, {rejected:,} rejected records written back"
+                 if s["unique_keeps_rejected"] else "rejected records left out")
         lines.append(f"unique     {s['unique_written']:,} records -> {s['unique_file']} ({which})")
     print_report(s, f"{outdir}/", lines)
