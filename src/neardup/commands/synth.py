@@ -27,7 +27,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     for f in fields(SynthConfig):
         if f.name != "start":
             g.add_argument("--" + f.name.replace("_", "-"), dest=f.name, type=type(f.default),
-                           help=f"(default {f.default})")
+                           help=f"{f.metadata['help']} ({f.default})")
     return p
 
 

@@ -8,7 +8,7 @@ is refused when the config is made, naming it, for the command line and the API 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 
 from ..errors import UserError
@@ -31,29 +31,29 @@ class SynthConfig:
     grow (mean ``n_docs / len(stories)``).
     """
 
-    n_sites: int = 40  # synthetic sites, with Zipf-like popularity
-    mean_cluster_size: float = 3.0  # documents per story, on average
-    cluster_size_sigma: float = 1.0  # spread of story popularity (log-normal sigma)
-    p_trim: float = 0.15  # each further document: a trimmed copy of a version
-    p_split: float = 0.05  # ... a version split over two pages
-    p_partial: float = 0.10  # a full version receives a passage of another story
-    p_same_topic: float = 0.5  # next story drawn from the previous story's topic
-    edit_rate: float = 0.02  # share of words replaced / deleted / inserted per rewrite
-    p_rebreak: float = 0.5  # a rewrite re-breaks paragraphs (1-3 splits or joins)
-    p_reorder: float = 0.1  # a rewrite swaps two adjacent paragraphs
-    p_local_paragraph: float = 0.2  # a rewrite gets a made-up local paragraph
-    p_new_headline: float = 0.7  # a rewrite gets a changed headline
-    min_source_words: int = 80  # shorter sources are not used
-    max_digit_share: float = 0.15  # nor tables (Reuters earnings): share of words with digits
-    min_partial_chars: int = 80  # shortest copied passage
-    story_gap_minutes: float = 10.0  # mean time between stories
-    mean_delay_hours: float = 6.0  # mean delay of a republication after the story
-    max_delay_hours: float = 48.0  # republications are all within this window
-    start: str = "2024-01-01T00:00:00Z"  # time of the first story
-    recent_window: int = 256  # documents of past stories that can be quoted
-    p_shared_quote: float = 0.0  # a story's original quotes one sentence of the previous story's
-    p_site_about: float = 0.0  # a page ends with its site's "About us" paragraph
-    lang: str = "auto"  # the sources' language (en, tr, zh, ja): edits, headlines; auto: detected
+    n_sites: int = field(default=40, metadata={"help": "synthetic sites, with Zipf-like popularity"})
+    mean_cluster_size: float = field(default=3.0, metadata={"help": "documents per story, on average"})
+    cluster_size_sigma: float = field(default=1.0, metadata={"help": "spread of story popularity (log-normal sigma)"})
+    p_trim: float = field(default=0.15, metadata={"help": "each further document: a trimmed copy of a version"})
+    p_split: float = field(default=0.05, metadata={"help": "each further document: a version split over two pages"})
+    p_partial: float = field(default=0.10, metadata={"help": "a full version receives a passage of another story"})
+    p_same_topic: float = field(default=0.5, metadata={"help": "next story drawn from the previous story's topic"})
+    edit_rate: float = field(default=0.02, metadata={"help": "share of words replaced / deleted / inserted per rewrite"})
+    p_rebreak: float = field(default=0.5, metadata={"help": "a rewrite re-breaks paragraphs (1-3 splits or joins)"})
+    p_reorder: float = field(default=0.1, metadata={"help": "a rewrite swaps two adjacent paragraphs"})
+    p_local_paragraph: float = field(default=0.2, metadata={"help": "a rewrite gets a made-up local paragraph"})
+    p_new_headline: float = field(default=0.7, metadata={"help": "a rewrite gets a changed headline"})
+    min_source_words: int = field(default=80, metadata={"help": "shorter sources are not used"})
+    max_digit_share: float = field(default=0.15, metadata={"help": "nor tables (Reuters earnings): share of words with digits"})
+    min_partial_chars: int = field(default=80, metadata={"help": "shortest copied passage"})
+    story_gap_minutes: float = field(default=10.0, metadata={"help": "mean time between stories"})
+    mean_delay_hours: float = field(default=6.0, metadata={"help": "mean delay of a republication after the story"})
+    max_delay_hours: float = field(default=48.0, metadata={"help": "republications are all within this window"})
+    start: str = field(default="2024-01-01T00:00:00Z", metadata={"help": "time of the first story"})
+    recent_window: int = field(default=256, metadata={"help": "documents of past stories that can be quoted"})
+    p_shared_quote: float = field(default=0.0, metadata={"help": "a story's original quotes one sentence of the previous story's"})
+    p_site_about: float = field(default=0.0, metadata={"help": "a page ends with its site's \"About us\" paragraph"})
+    lang: str = field(default="auto", metadata={"help": "the sources' language (en, tr, zh, ja): edits, headlines; auto: detected"})
 
     def __post_init__(self) -> None:
         """Refuse a knob out of its range (:data:`AT_LEAST`, else [0, 1]) or of the wrong type, naming it."""
