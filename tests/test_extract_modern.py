@@ -107,3 +107,92 @@ def test_structured_data_never_replaces_a_visible_article():
             + "".join(f"<p>{p}</p>" for p in STORY * 4) + "</article></body></html>")
     assert "Something else entirely" not in extract(html).text
     assert declared_body("<html><body><p>no data</p></body></html>") == []
+
+
+# The 2019-2026 structures of the sweep (fix-modern): each page is hand-made, its article known.
+
+PARAS = [f"Paragraph {w} of the flood barrier story reports what the council decided and why residents care."
+         for w in ("one", "two", "three", "four", "five", "six")]
+FRAME = ("<header><a href='/'>The Courier</a><nav><a href='/news'>News</a> <a href='/sport'>Sport</a></nav></header>"
+         "{body}<footer><a href='/privacy'>Privacy</a> <a href='/terms'>Terms</a></footer>")
+
+
+def _page(body: str, title: str = "Council approves flood barrier") -> str:
+    return (f"<!doctype html><html><head><title>{title}</title></head><body>"
+            + FRAME.format(body=body) + "</body></html>")
+
+
+def _story(inner: str, title: str = "Council approves flood barrier") -> str:
+    return f"<article><h1>{title}</h1>{inner}</article>"
+
+
+def _ps(paras: list[str]) -> str:
+    return "".join(f"<p>{p}</p>" for p in paras)
+
+
+def test_a_declarative_shadow_root_is_rendered_text():
+    html = _page("<news-story><template shadowrootmode='open'><style>p{margin:0}</style>"
+                 f"<h1>Council approves flood barrier</h1>{_ps(PARAS)}</template></news-story>"
+                 "<template id='card'><p>An inert template of a related card is never shown to anyone.</p></template>")
+    text = extract(html).full_text()
+    assert all(p in text for p in PARAS)
+    assert "margin" not in text and "inert template" not in text
+    legacy = html.replace("shadowrootmode='open'", "shadowroot='open'")
+    assert all(p in extract(legacy).text for p in PARAS)
+
+
+CONSENT = ("<div id='onetrust-consent-sdk'><div id='onetrust-banner-sdk' role='dialog'><h2>We value your privacy</h2>"
+           "<p>We and our 842 partners store and access information on a device, such as unique identifiers in "
+           "cookies, to process personal data for the purposes described below.</p><button>Accept all</button></div>"
+           "<div id='onetrust-pc-sdk'><h3>Privacy preference center</h3>" + "".join(
+               f"<h4>Purpose {k}</h4><p>Information about your activity on this service can be stored and combined "
+               f"with other information about you to build a profile used for purpose number {k} of the list.</p>"
+               for k in range(4)) + "</div></div>")
+
+
+def test_a_long_cookie_consent_box_before_the_story_is_dropped():
+    html = _page(_story(_ps(PARAS))).replace("<body>", "<body>" + CONSENT)
+    text = extract(html).full_text()
+    assert all(p in text for p in PARAS)
+    assert "partners" not in text and "Purpose" not in text and "preference" not in text
+
+
+def test_a_page_wrapper_named_for_consent_keeps_its_article():
+    html = _page(f"<div class='page cookie-consent-given'>{_story(_ps(PARAS))}</div>")
+    assert all(p in extract(html).text for p in PARAS)
+
+
+def test_paragraphs_given_only_to_readers_without_scripts_are_the_article():
+    html = _page(_story(f"<div class='js-body' data-hydrate='1'></div><noscript>{_ps(PARAS)}</noscript>"))
+    assert all(p in extract(html).text for p in PARAS)
+    # a page whose article is visible keeps its noscript boxes out
+    shown = _page(_story(_ps(PARAS) + "<noscript><p>Please enable JavaScript in your browser to see the comments "
+                                      "of our readers and to take part in the discussion of this story.</p></noscript>"))
+    assert "enable JavaScript" not in extract(shown).text
+
+
+CAPTIONS = [f"Photo {k}: residents watch the council vote on the flood barrier from the crowded lobby of city hall."
+            for k in range(5)]
+
+
+def test_a_gallery_keeps_its_captions_and_an_article_drops_its_photo_credit():
+    slides = "".join(f"<figure><img data-src='/g{k}.jpg'><figcaption><p>{c}</p><span>Sam Lee / Courier</span>"
+                     "</figcaption></figure>" for k, c in enumerate(CAPTIONS))
+    text = extract(_page(_story(f"<div class='slides'>{slides}</div>", "In pictures: the vote"),
+                         "In pictures: the vote")).text
+    assert all(c in text for c in CAPTIONS)
+    assert "Sam Lee" not in text
+    article = _page(_story(_ps(PARAS[:3]) + f"<figure><img src='/a.jpg'><figcaption>{CAPTIONS[0]}</figcaption></figure>"
+                           + _ps(PARAS[3:])))
+    assert CAPTIONS[0] not in extract(article).text
+
+
+def test_a_paywall_box_and_a_newsletter_platforms_widget_are_dropped():
+    paywall = ("<div class='article-paywall'><h3>Keep reading with a subscription</h3><p>Unlimited access to local "
+               "journalism, the daily briefing and the app. Cancel anytime.</p></div>")
+    text = extract(_page(_story(_ps(PARAS[:3]) + paywall))).text
+    assert all(p in text for p in PARAS[:3]) and "Keep reading" not in text
+    widget = ("<div class='subscription-widget-wrap'><p>Thanks for reading The Courier! Subscribe for free to receive "
+              "new posts and support my work.</p><form><input type='email'><button>Subscribe</button></form></div>")
+    text = extract(_page(_story(_ps(PARAS[:3]) + widget + _ps(PARAS[3:])))).text
+    assert all(p in text for p in PARAS) and "Thanks for reading" not in text

@@ -14,7 +14,10 @@ small, u, s, strike, basefont, font).  Decisions beyond the paper's list:
 * unknown tags (custom elements) end blocks, as ``div`` does.
 
 The lexbor parser (via selectolax) builds the DOM from any input, repairing broken or
-truncated markup.  Before splitting it drops what is never rendered as text:
+truncated markup.  A declarative shadow root (``<template shadowrootmode="open">``: a web
+component's server-rendered content, which browsers render in place of the ``<template>``) is
+opened into an ordinary element (:func:`open_shadow_roots`), so that its text is not dropped
+with the inert templates.  Before splitting it drops what is never rendered as text:
 ``script``, ``style``, ``noscript``, ``template``, the ``head`` (after reading the
 title), embedded documents and graphics, form drop-downs, raw-text relics, hidden inputs, and
 elements hidden by the ``hidden`` attribute or an inline ``display:none`` / ``visibility:hidden``
@@ -100,6 +103,16 @@ class Elements:
     source: bytes = b""
     spans: np.ndarray | None = None
     """Byte ranges of each element's class, id and itemprop values in ``source``."""
+    buf: np.ndarray | None = None
+    """``source`` as a (writable) byte array, for the compiled passes over it."""
+
+    def naming(self, words: tuple[str, ...], among: np.ndarray) -> np.ndarray:
+        """Per element of ``among``, bit ``k`` set when its class or id value holds ``words[k]`` (lower-case
+        ASCII letters, as :data:`KEYWORDS`: 4+ letters anywhere in a value, case ignored; shorter ones
+        whole): the compiled pass of the keywords (:func:`.scan.keyword_masks`) with another word list."""
+        if self.spans is None or self.buf is None or not len(among):
+            return np.zeros(len(among), dtype=np.uint64)
+        return keyword_masks(self.buf, np.ascontiguousarray(self.spans[among, :4]), *_keyword_table(words))
 
     def __len__(self) -> int:
         return len(self.tag)
@@ -202,17 +215,17 @@ letters match inside a value, shorter ones only whole (:func:`.scan.keyword_mask
 assert len(KEYWORDS) <= 64 and all(len(k) >= 2 and k.isalpha() for k in KEYWORDS)  # a bitmask; two-letter buckets
 
 
-@lru_cache(maxsize=1)
-def _keyword_table() -> tuple[np.ndarray, ...]:
-    """:data:`KEYWORDS` for :func:`.scan.keyword_masks`: sorted, as a padded byte matrix, their
-    lengths, which match only whole, their bits, and where the keywords of each pair of first
-    letters start."""
-    order = sorted(range(len(KEYWORDS)), key=lambda k: KEYWORDS[k])
-    width = max(map(len, KEYWORDS))
-    words = np.zeros((len(KEYWORDS), width), dtype=np.uint8)
+@lru_cache(maxsize=8)
+def _keyword_table(keywords: tuple[str, ...] = KEYWORDS) -> tuple[np.ndarray, ...]:
+    """``keywords`` (default :data:`KEYWORDS`) for :func:`.scan.keyword_masks`: sorted, as a padded
+    byte matrix, their lengths, which match only whole, their bits, and where the keywords of each
+    pair of first letters start."""
+    order = sorted(range(len(keywords)), key=lambda k: keywords[k])
+    width = max(map(len, keywords))
+    words = np.zeros((len(keywords), width), dtype=np.uint8)
     for row, k in enumerate(order):
-        words[row, : len(KEYWORDS[k])] = np.frombuffer(KEYWORDS[k].encode("ascii"), dtype=np.uint8)
-    lengths = np.array([len(KEYWORDS[k]) for k in order], dtype=np.int64)
+        words[row, : len(keywords[k])] = np.frombuffer(keywords[k].encode("ascii"), dtype=np.uint8)
+    lengths = np.array([len(keywords[k]) for k in order], dtype=np.int64)
     pairs = (words[:, 0].astype(np.int64) - 97) * 26 + words[:, 1].astype(np.int64) - 97
     first = np.searchsorted(pairs, np.arange(26 * 26 + 1)).astype(np.int64)
     return words, lengths, lengths < 4, np.array(order, dtype=np.int64), first
@@ -292,37 +305,79 @@ def _declarations(nodes: list) -> tuple[str | None, str | None, str | None, list
     return title, og, twitter, parts
 
 
-_CLEAN_SELECTOR = ", ".join(DROPPED_TAGS) + ", " + HIDDEN_SELECTOR
+_INERT_TEMPLATE = "template:not([shadowrootmode]):not([shadowroot])"
+"""A ``<template>`` that is no declarative shadow root: never rendered."""
+_CLEAN_SELECTOR = ", ".join(t if t != "template" else _INERT_TEMPLATE for t in DROPPED_TAGS) + ", " + HIDDEN_SELECTOR
+_CLEAN_SCRIPTLESS = _CLEAN_SELECTOR.replace("noscript, ", "")
 
 
-def clean(tree: LexborHTMLParser) -> None:
+def clean(tree: LexborHTMLParser, noscript: bool = False) -> None:
     """Remove unrendered and hidden elements from ``tree`` in place.
 
     One selector query for all of them (one pass over the tree, not one per tag).  Nodes
     are unlinked without freeing their subtrees (``recursive=False``), so a match nested
     in an earlier match is never touched after being freed; the document's memory is
-    released with the tree.
+    released with the tree.  With ``noscript`` the ``<noscript>`` elements' content is kept (the
+    page as a browser without scripts renders it).
     """
-    for node in tree.css(_CLEAN_SELECTOR):
+    for node in tree.css(_CLEAN_SCRIPTLESS if noscript else _CLEAN_SELECTOR):
         node.decompose(recursive=False)
 
 
-def page_blocks(html: str) -> Page:
-    """Parse, clean and split ``html`` into blocks."""
+_TEMPLATE_TAG = re.compile(r"""<template\b(?:[^>"']|"[^"]*"|'[^']*')*>|</template\s*>""", re.I)
+_SHADOW_ATTR = re.compile(r"""\sshadowroot(?:mode)?\s*=""", re.I)
+
+
+def open_shadow_roots(markup: str) -> str:
+    """``markup`` (serialized by the parser: well formed, every template closed in order) with the tags
+    of its declarative shadow roots, ``<template shadowrootmode>`` (or the older ``shadowroot``), made
+    ``<div>``: a browser renders a shadow root's content where its template stands."""
+    parts: list[str] = []
+    stack: list[bool] = []
+    last = 0
+    for m in _TEMPLATE_TAG.finditer(markup):
+        tag = m.group(0)
+        if tag.startswith("</"):
+            opened = stack.pop() if stack else False
+            new = "</div>" if opened else tag
+        else:
+            opened = _SHADOW_ATTR.search(tag) is not None
+            stack.append(opened)
+            new = "<div>" if opened else tag
+        parts += [markup[last:m.start()], new]
+        last = m.end()
+    parts.append(markup[last:])
+    return "".join(parts)
+
+
+def page_blocks(html: str, noscript: bool = False) -> Page:
+    """Parse, clean and split ``html`` into blocks (with ``noscript``, as rendered without scripts:
+    the ``<noscript>`` elements' content kept)."""
     tree = parse(html)
     title, meta, body = declared(tree, html)
-    clean(tree)
-    return split(tree, title, meta, body)
+    clean(tree, noscript)
+    return split(tree, title, meta, body, noscript)
 
 
-def split(tree: LexborHTMLParser, title: str = "", meta_title: str = "", body: str = "") -> Page:
-    """Split a cleaned tree into blocks, in document order."""
+def split(tree: LexborHTMLParser, title: str = "", meta_title: str = "", body: str = "", noscript: bool = False) -> Page:
+    """Split a cleaned tree into blocks, in document order.
+
+    A template left by the cleaning is a declarative shadow root, whose content the parser keeps
+    apart from the tree, where the cleaning did not reach: the serialized body is then parsed again
+    with the shadow roots opened (:func:`open_shadow_roots`) and cleaned (with ``noscript``, the
+    ``<noscript>`` content kept, as by :func:`clean`).  Other pages pay one search of the serialized
+    body for ``<template``."""
     root = tree.body or tree.root
     markup = root.html if root is not None else None
     data = markup.encode("utf-8", "replace") if markup is not None else b""
+    if b"<template" in data and markup is not None:
+        tree = LexborHTMLParser(open_shadow_roots(markup).encode("utf-8", "replace"))
+        clean(tree, noscript)
+        root = tree.body or tree.root
+        data = (root.html or "").encode("utf-8", "replace") if root is not None else b""
     buf = np.frombuffer(bytearray(data), dtype=np.uint8)
     out, words, links, owner, tag, parent, depth, end, spans = scan(buf, *_tables())
     texts = out.tobytes().decode("utf-8", "replace").split("\x00")[:-1]
     keywords = keyword_masks(buf, spans, *_keyword_table())
-    elements = Elements(tag, parent, depth, end, keywords, data, spans)
+    elements = Elements(tag, parent, depth, end, keywords, data, spans, buf)
     return Page(texts, words, links, owner, elements, title, meta_title, body)

@@ -16,6 +16,7 @@ title is the first kept block set in a heading element; failing that, the page's
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -112,14 +113,50 @@ FALLBACK_WORDS = 250
 (:func:`.structured.declared_body`); a longer one is the visible article."""
 
 
+NOSCRIPT_EMPTY = 300
+"""A page whose kept text has fewer characters than this shows no article (a headline and a line or two
+at most: characters, not words, as a text without spaces between its words is no shorter) and may be
+extracted again as rendered without scripts (:func:`extract`) ..."""
+NOSCRIPT_GAIN = 50
+"""... when its ``<noscript>`` elements hold at least this many words; that extraction is taken when it
+holds at least this many more words than the first."""
+_NOSCRIPT = re.compile(r"<noscript\b[^>]*>(.*?)</noscript\s*>", re.I | re.S)
+_TAG = re.compile(r"<[^>]*>")
+
+
+def kept_chars(page: Page, keep: np.ndarray) -> int:
+    """The characters of the kept blocks of ``page``."""
+    return sum(len(page.texts[i]) for i in np.flatnonzero(keep).tolist())
+
+
+def noscript_words(html: str) -> int:
+    """About how many words the ``<noscript>`` elements of ``html`` hold (their markup's tags left out),
+    counted on the page's source: a page without enough of them is not extracted again."""
+    return sum(len(_TAG.sub(" ", m.group(1)).split()) for m in _NOSCRIPT.finditer(html))
+
+
+
 def extract(html: str, model: BlockModel | None = None) -> Extracted:
-    """The title and main text of ``html`` as labeled by ``model`` (default: the shipped one);
-    the article the page declares in structured data instead when the blocks kept hold less
-    than :data:`.structured.FALLBACK_SHARE` of its words (a page rendered by its scripts)."""
+    """The title and main text of ``html`` as labeled by ``model`` (default: the shipped one).
+
+    A page whose extraction is empty or thin may hold its article where the blocks do not show it: in
+    ``<noscript>`` elements (a page whose scripts render the story and which gives the story as it is
+    to a reader without them: when the kept text is under :data:`NOSCRIPT_EMPTY` characters, the page
+    is extracted again as rendered without scripts, and that is taken when it holds
+    :data:`NOSCRIPT_GAIN`+ more words), or in structured data (under :data:`FALLBACK_WORDS` words
+    kept, the article the page declares instead when the blocks kept hold less than
+    :data:`.structured.FALLBACK_SHARE` of its words)."""
+    model = model or default_model()
     page = page_blocks(html)
-    keep = model_labels(page, model or default_model())
-    out = assemble(page, keep)
+    keep = model_labels(page, model)
     kept = int(page.words[keep].sum())
+    if kept < FALLBACK_WORDS and kept_chars(page, keep) < NOSCRIPT_EMPTY and noscript_words(html) >= NOSCRIPT_GAIN:
+        page_ns = page_blocks(html, noscript=True)
+        keep_ns = model_labels(page_ns, model)
+        kept_ns = int(page_ns.words[keep_ns].sum())
+        if kept_ns >= kept + NOSCRIPT_GAIN:
+            page, keep, kept = page_ns, keep_ns, kept_ns
+    out = assemble(page, keep)
     if kept < FALLBACK_WORDS:
         body = declared_body(html)
         if body and kept < FALLBACK_SHARE * sum(len(p.split()) for p in body):
