@@ -230,7 +230,7 @@ def test_the_browser_s_back_button_moves_between_views(built):
         page.go_back()
         page.wait_for_selector("#members")
         page.go_back()
-        page.wait_for_selector("#clusters")
+        page.wait_for_selector("#clusters-table")
         assert page.url.startswith(report.as_uri()) and "#clusters" in page.url
         page.go_forward()
         page.wait_for_selector("#members")
@@ -241,6 +241,17 @@ def test_the_browser_s_back_button_moves_between_views(built):
 
 @pytest.mark.slow
 @pytest.mark.skipif(CHROMIUM is None, reason="no Chromium installed (apt-get install chromium)")
+def test_no_element_s_id_is_a_view_s_address():
+    """A view's address (#clusters, #pairs) is also a fragment the browser scrolls to: an element with that
+    id (the clusters table was #clusters) made the view open scrolled past the page's header."""
+    import re
+
+    template = (Path(__file__).resolve().parents[1] / "src" / "neardup" / "report" / "report.html.j2").read_text()
+    views = set(re.findall(r'view === "(\w+)"', template))
+    ids = set(re.findall(r'\bid: "([\w-]+)"', template)) | set(re.findall(r'\bid="([\w-]+)"', template))
+    assert {"clusters", "pairs", "cluster", "pair"} <= views and not views & ids, views & ids
+
+
 def test_marks_are_the_spans_after_emoji_and_other_characters_beyond_the_bmp(tmp_path):
     # partials.jsonl counts code points (Python's str); JavaScript strings count UTF-16 units, two for
     # an emoji or a CJK extension B character: the marks slid right by one per such character before
