@@ -62,3 +62,20 @@ def test_a_bad_relation_option_is_named(tmp_path, capsys, option, value):
     assert main(["dedup", str(sample), "-o", str(tmp_path / "o"), option, value]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith(f"neardup: error: {option} must be ") and err[0].endswith(f"got {float(value) if option != '--site-max-df' else int(value)}")
+
+
+def test_report_counts_the_records_it_reads_again_then_names_its_passage_stage(tmp_path, monkeypatch):
+    """`neardup report` on a terminal shows progress (it was silent for seconds on real runs)."""
+    from pathlib import Path
+
+    from neardup.cli import main
+    from neardup.report import build_report
+
+    sample = Path(__file__).resolve().parents[1] / "examples" / "sample.jsonl"
+    assert main(["dedup", str(sample), "-o", str(tmp_path / "d"), "--quiet"]) == 0
+    out = _Terminal()
+    monkeypatch.setattr("sys.stderr", out)
+    build_report([tmp_path / "d"], tmp_path / "r.html", progress=True)
+    shown = out.getvalue()
+    assert "documents: 48doc" in shown and "finding the passages the pairs share" in shown
+    assert shown.endswith("\r\x1b[K")

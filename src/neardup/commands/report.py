@@ -28,6 +28,6 @@ def run(args: argparse.Namespace) -> int:
 
     given = {"id": args.id_field, "text": args.text_field, "html": args.html_field}
     path = build_report(args.folders, args.output, True if args.html else None,
-                        {k: v for k, v in given.items() if v is not None})
+                        {k: v for k, v in given.items() if v is not None}, progress=sys.stderr.isatty())
     print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)", file=sys.stderr)
     return 0

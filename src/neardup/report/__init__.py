@@ -27,6 +27,7 @@ from typing import Any, Callable, Sequence
 
 from ..errors import UserError
 from ..explain import shared_passages
+from ..input_stage import Progress, progress_bar
 from ..io.readers import FIELDS, Fields, read_inputs
 
 #: Characters of document text embedded at most (largest clusters first).
@@ -190,8 +191,9 @@ def _wanted_ids(found: dict[str, Any]) -> list[str]:
 
 
 def load_texts(found: dict[str, Any], extract: str | None, prefer_html: bool, fields: Fields,
-               budget: int = TEXT_BUDGET) -> dict[str, str]:
-    """Texts of the documents the report shows, within ``budget`` characters."""
+               budget: int = TEXT_BUDGET, bar: Progress | None = None) -> dict[str, str]:
+    """Texts of the documents the report shows, within ``budget`` characters (the records read counted
+    on ``bar``)."""
     from ..extract import DEFAULT_EXTRACTOR
     from ..input_stage import documents
     from ..job import RunStats
@@ -206,6 +208,8 @@ def load_texts(found: dict[str, Any], extract: str | None, prefer_html: bool, fi
         raise UserError(f"{missing[0]}: an input named in summary.json is not there (run report where the job ran)")
     for record, text in documents(read_inputs(found["inputs"], prefer_html, fields), extract or DEFAULT_EXTRACTOR,
                                   RunStats()):
+        if bar is not None:
+            bar.update(1)
         if record.id in rank:
             texts[record.id] = text
     kept, used = {}, 0
@@ -280,12 +284,14 @@ def content_security_policy(html: str) -> str:
 
 
 def build_report(folders: Sequence[str | Path], out: str | Path, prefer_html: bool | None = None,
-                 fields: Fields | dict[str, str] | None = None, budget: int = TEXT_BUDGET) -> Path:
+                 fields: Fields | dict[str, str] | None = None, budget: int = TEXT_BUDGET,
+                 progress: bool = False) -> Path:
     """Write the report of ``folders`` to ``out`` (one HTML file, written whole); returns its path.
 
     ``prefer_html`` and ``fields``: how to read the inputs again; by default as the jobs read
     them (``read_as`` in their ``summary.json``), else neardup's defaults.  ``fields`` may also
-    name only some of them (``{"text": "body"}``): the others are the jobs'.
+    name only some of them (``{"text": "body"}``): the others are the jobs'.  ``progress``: count the
+    records read again on stderr, then say that the pairs' passages are being found.
     """
     from jinja2 import Environment, PackageLoader, select_autoescape
 
@@ -298,8 +304,13 @@ def build_report(folders: Sequence[str | Path], out: str | Path, prefer_html: bo
         fields = Fields(*(given.get(k) or recorded.get(f"{k}_field") or getattr(FIELDS, k) for k in ("id", "text", "html")))
     if prefer_html is None:
         prefer_html = bool(recorded.get("html", False))
-    texts = load_texts(found, found["extract"], prefer_html, fields, budget)
-    views = pair_views(found, texts)
+    bar = progress_bar(progress)
+    try:
+        texts = load_texts(found, found["extract"], prefer_html, fields, budget, bar)
+        bar.stage("finding the passages the pairs share, to highlight them")
+        views = pair_views(found, texts)
+    finally:
+        bar.close()
     data = {
         "summaries": found["summaries"],
         "clusters": sorted(found["clusters"], key=lambda c: (-len(c["ids"]), c["cluster"])),
