@@ -9,12 +9,21 @@ seeded, it builds what the relations must keep apart:
 - **shared paragraphs**: pairs of different short articles (their first 100-200 words, or
   ``--own MIN,MAX``) that end with one shared 90-word paragraph (taken from a third article).
 
+In the sources' language (``--lang``, detected by default as the simulator detects it: en, tr,
+zh, ja; a JSONL record's topic is its ``topic`` or ``category``): sentences are neardup's
+(:mod:`neardup.sentences`), words are the aligner's (:func:`neardup.align.words.tokens`: what a
+pair's coverage is a share of; in Chinese and Japanese units of about a word, so "90 words" is 90
+units there), and a
+copy's edits, outside English, are the simulator's (:class:`neardup.evaluate.languages.Language`:
+its units and common words, an attribution ending the headline); crawled blocks of more than 8
+sentences are cut into paragraphs first, as the simulator cuts them.
+
 Then `neardup dedup` runs at its defaults over all of it, and the script counts: pairs of two
 stories called anything but `shares` (must be 0), clusters mixing stories (0), stories that
 `--unique` loses (0), and the share of true copies (A with its copy, B with B quoting A) found
 as copies (>= 90%).  Also with `--no-relations`, to show what the relations change.
 
-    python bench/bench_chains.py [SOURCE] [--chains 300] [--shared 200] [--own 100,200] [--edits 0.02] [--seed 1] [--save BUILD.jsonl]
+    python bench/bench_chains.py [SOURCE] [--lang auto] [--chains 300] [--shared 200] [--own 100,200] [--edits 0.02] [--seed 1] [--save BUILD.jsonl]
     python bench/bench_chains.py --build BUILD.jsonl
 
 A build depends on the code that runs it (the source articles that share a passage are left out
@@ -27,45 +36,92 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import sys
 import tempfile
 from pathlib import Path
 
+import numpy as np
+
+from neardup.evaluate.languages import Language, language
+
 ROOT = Path(__file__).resolve().parents[1]
 BBC = ROOT.parent / "shared" / "data" / "bbc-news"
+#: What a sentence taken as a quote may end with (else a full stop is added).
+_ENDS = tuple(".!?\"'”’。！？」』）)")
 
 
-def copy_edit(text: str, r: random.Random, rate: float = 0.02) -> str:
-    """A copy as a second site prints it: new headline ending, words edited, paragraphs re-broken."""
+def copy_edit(text: str, r: random.Random, rate: float = 0.02, lang: Language | None = None,
+              g: np.random.Generator | None = None) -> str:
+    """A copy as a second site prints it: new headline ending, words edited, paragraphs re-broken.
+
+    English: whole words between spaces edited with ``r`` (as before other languages were read).
+    Another ``lang``: the simulator's edits (:meth:`Language.edit`: units of the tokenizer in
+    Chinese, common words of the language) and an attribution ending (:meth:`Language.headline`)
+    drawn from ``g``."""
     head, _, body = text.partition("\n\n")
     paras = body.split("\n\n")
     out = []
-    for p in paras:
-        words = p.split(" ")
-        for i in reversed(range(len(words))):
-            u = r.random()
-            if u < rate / 3:
-                words[i] = r.choice(words)
-            elif u < 2 * rate / 3 and len(words) > 1:
-                del words[i]
-            elif u < rate:
-                words.insert(i, r.choice(("also", "said", "new", "the", "on")))
-        out.append(" ".join(words))
+    if lang is not None and lang.code != "en":
+        assert g is not None
+        out = [lang.edit(p, g, rate) for p in paras]
+        head = lang.headline(head, g, 2)
+    else:
+        for p in paras:
+            words = p.split(" ")
+            for i in reversed(range(len(words))):
+                u = r.random()
+                if u < rate / 3:
+                    words[i] = r.choice(words)
+                elif u < 2 * rate / 3 and len(words) > 1:
+                    del words[i]
+                elif u < rate:
+                    words.insert(i, r.choice(("also", "said", "new", "the", "on")))
+            out.append(" ".join(words))
+        head += ", reports say"
+    sep = lang.join() if lang is not None else " "
     if len(out) > 2:  # join two paragraphs
         i = r.randrange(len(out) - 1)
-        out[i:i + 2] = [out[i] + " " + out[i + 1]]
-    return head + ", reports say\n\n" + "\n\n".join(out)
+        out[i:i + 2] = [out[i] + sep + out[i + 1]]
+    return head + "\n\n" + "\n\n".join(out)
 
 
-def sentences(text: str) -> list[str]:
-    """Body sentences of 8-40 words (a rough split at '. ', enough to take a quote)."""
+def word_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of the words of ``text`` as neardup's aligner counts them
+    (:func:`neardup.align.words.tokens`: split at apostrophes and hyphens, a figure one word,
+    characters of a script without spaces cut into units of about a word)."""
+    from neardup.align.words import tokens
+
+    _, starts, ends, _ = tokens([text])
+    return list(zip(starts.tolist(), ends.tolist()))
+
+
+def count(text: str) -> int:
+    """Words of ``text`` as the aligner counts them (what a pair's coverage is a share of)."""
+    return len(word_spans(text))
+
+
+def first_words(text: str, n: int, lang: Language | None = None) -> str:
+    """The first ``n`` words of ``text`` (as the aligner counts them) as one paragraph."""
+    spans = word_spans(text)
+    if not spans:
+        return ""
+    cut = text[:spans[min(n, len(spans)) - 1][1]]
+    if lang is None or lang.spaced:
+        return " ".join(cut.split())
+    return re.sub(r"\s*\n\s*", "", cut)
+
+
+def sentences(text: str, lang: Language | None = None) -> list[str]:
+    """Body sentences of 8-40 words, by neardup's splitter (:mod:`neardup.sentences`)."""
+    from neardup.sentences import sentence_spans
+
     body = text.partition("\n\n")[2]
     out = []
-    for p in body.split("\n\n"):
-        for s in p.split(". "):
-            s = s.strip()
-            if 8 <= len(s.split()) <= 40:
-                out.append(s if s.endswith((".", '"')) else s + ".")
+    for s, e in sentence_spans(body):
+        t = body[s:e]
+        if 8 <= count(t) <= 40:
+            out.append(t if t.endswith(_ENDS) else t + ("。" if lang is not None and not lang.spaced else "."))
     return out
 
 
@@ -84,12 +140,19 @@ def distinct(articles: list[dict]) -> list[dict]:
 
 
 def build(articles: list[dict], chains: int, shared: int, seed: int, own: tuple[int, int] = (100, 200),
-          edits: float = 0.02) -> list[dict]:
+          edits: float = 0.02, lang: Language | None = None) -> list[dict]:
     """Records (``id``, ``text``, ``story``): two records of one story are a true copy; ``own``: the
-    fewest and most words of a short article's own text; ``edits``: the share of a copy's words edited."""
+    fewest and most words of a short article's own text; ``edits``: the share of a copy's words
+    edited; ``lang``: the sources' language (words, sentences, edits and quotes written in it;
+    English when None)."""
     r = random.Random(seed)
+    g = np.random.default_rng(seed)  # the simulator's edits (other languages than English)
+    if lang is not None and lang.code != "en":  # blocks of a crawl cut into paragraphs, as the simulator does
+        articles = [{**a, "text": "\n\n".join(lang.paragraphs(a["text"].split("\n\n")))} for a in articles]
+    sep = " " if lang is None else lang.join()
+    quote_marks = {"zh": "“”", "ja": "「」"}.get(lang.code if lang is not None else "en", '""')
     pool = [a for a in distinct(articles)
-            if len(a["text"].split()) >= 150 and len(sentences(a["title"] + "\n\n" + a["text"])) >= 4]
+            if count(a["text"]) >= 150 and len(sentences(a["title"] + "\n\n" + a["text"], lang)) >= 4]
     r.shuffle(pool)
     recs: list[dict] = []
     c = 0
@@ -100,21 +163,24 @@ def build(articles: list[dict], chains: int, shared: int, seed: int, own: tuple[
             continue
         b = pool.pop(partner)
         ta, tb = a["title"] + "\n\n" + a["text"], b["title"] + "\n\n" + b["text"]
-        quote = " ".join(r.sample(sentences(ta), r.randint(1, 2)))
+        quote = sep.join(r.sample(sentences(ta, lang), r.randint(1, 2)))
         head, _, body = tb.partition("\n\n")
         paras = body.split("\n\n")
         at = r.randint(1, len(paras))
-        tq = head + "\n\n" + "\n\n".join(paras[:at] + [f'"{quote}"'] + paras[at:])
+        tq = head + "\n\n" + "\n\n".join(paras[:at] + [quote_marks[0] + quote + quote_marks[1]] + paras[at:])
         sa, sb = f"c{c}-A", f"c{c}-B"
-        recs += [{"id": f"c{c}-a", "text": ta, "story": sa}, {"id": f"c{c}-a-copy", "text": copy_edit(ta, r, edits), "story": sa},
+        recs += [{"id": f"c{c}-a", "text": ta, "story": sa},
+                 {"id": f"c{c}-a-copy", "text": copy_edit(ta, r, edits, lang, g), "story": sa},
                  {"id": f"c{c}-b", "text": tb, "story": sb}, {"id": f"c{c}-b-quoting-a", "text": tq, "story": sb}]
         c += 1
     rest = pool
+    if shared and len(rest) < 3:
+        raise SystemExit(f"too few source articles left for shared paragraphs ({len(rest)})")
     for k in range(shared):
         x, y, z = rest[3 * k % len(rest)], rest[(3 * k + 1) % len(rest)], rest[(3 * k + 2) % len(rest)]
-        para = " ".join(z["text"].split()[:90])
+        para = first_words(z["text"], 90, lang)
         for name, art in (("x", x), ("y", y)):
-            short = " ".join(art["text"].split()[: r.randint(*own)])
+            short = first_words(art["text"], r.randint(*own), lang)
             recs.append({"id": f"s{k}-{name}", "text": art["title"] + "\n\n" + short + "\n\n" + para,
                          "story": f"s{k}-{name}"})
     return recs
@@ -175,6 +241,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="MIN,MAX words of a short article's own text (100,200)")
     ap.add_argument("--edits", type=float, default=0.02, help="share of a copy's words edited (0.02)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--lang", default="auto", help="the sources' language: en, tr, zh, ja (auto: detected)")
     ap.add_argument("--save", type=Path, help="write the built documents (id, text, story) here")
     ap.add_argument("--build", type=Path, help="measure these saved documents instead of building")
     args = ap.parse_args(argv)
@@ -186,8 +253,15 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         from neardup.evaluate.corpora import load_texts
 
-        articles = [a for a in load_texts(args.source) if a.get("topic")]
-        recs = build(articles, args.chains, args.shared, args.seed, args.own, args.edits)
+        # the topic: BBC's folder, Reuters' first topic, a JSONL record's `topic` or `category`
+        articles = [{**a, "topic": t} for a in load_texts(args.source) if (t := a.get("topic") or a.get("category"))]
+        if not articles:
+            print(f"no articles with a topic or category in {args.source}", file=sys.stderr)
+            return 2
+        lang = language(args.lang, [a["text"][:2000] for a in articles[:: max(1, len(articles) // 200)]])
+        print("language", lang.code, file=sys.stderr)
+        recs = build(articles, args.chains, args.shared, args.seed, args.own, args.edits,
+                     None if lang.code == "en" else lang)
         if args.save:
             args.save.write_text("".join(json.dumps(x) + "\n" for x in recs))
     with tempfile.TemporaryDirectory() as tmp:
