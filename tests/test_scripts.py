@@ -223,3 +223,11 @@ def test_korean_in_nfd_and_full_width_letters_are_the_words_the_tokenizer_reads(
     assert host[p.b_chars[0]:p.b_chars[1]] == nfd.rstrip(".")  # located in the text as given, jamo and all
     (p,) = align([plain, wide])[0][2]
     assert wide[p.b_chars[0]:p.b_chars[1]] == wide.rstrip(".") and p.similarity == 1.0
+
+
+def test_the_scripts_of_south_and_south_east_asia_are_named_not_other():
+    """summary.json's script counts named Bengali, Tamil, Lao ... `other` (the scripts sweep)."""
+    texts = ["ঢাকায় আজ বৃষ্টি হয়েছে", "சென்னையில் இன்று மழை பெய்தது", "ວຽງຈັນມື້ນີ້ຝົນຕົກ", "ភ្នំពេញថ្ងៃនេះភ្លៀង",
+             "ရန်ကုန်မှာ ဒီနေ့ မိုးရွာတယ်", "თბილისში დღეს წვიმს", "አዲስ አበባ ዛሬ ዝናብ ዘነበ", "ਅੰਮ੍ਰਿਤਸਰ ਵਿੱਚ ਅੱਜ ਮੀਂਹ"]
+    assert document_scripts(texts) == ["Bengali", "Tamil", "Lao", "Khmer", "Myanmar", "Georgian", "Ethiopic",
+                                       "Gurmukhi"]

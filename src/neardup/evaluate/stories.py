@@ -74,10 +74,11 @@ def _sampled_shingles(ids: np.ndarray, k: int = 8) -> list[int]:
 
 
 def _unspaced(text: str) -> bool:
-    """Whether ``text`` is written mostly in a script without spaces (Chinese, Japanese)."""
+    """Whether ``text`` is written mostly in a script without spaces between words (Chinese, Japanese,
+    Thai, Lao, Khmer, Myanmar)."""
     from ..text.scripts import document_scripts
 
-    return document_scripts([text])[0] in ("Han", "Kana", "Thai")
+    return document_scripts([text])[0] in ("Han", "Kana", "Thai", "Lao", "Khmer", "Myanmar")
 
 
 def _units(text: str) -> list[str]:

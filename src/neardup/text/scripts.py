@@ -39,7 +39,8 @@ from .fold import TABLE_SIZE, fold_table, fold_text  # noqa: F401 (the folding i
 
 #: Script names, by id (0: not a letter of any listed script: digits, punctuation, spaces).
 SCRIPTS = ("none", "Latin", "Greek", "Cyrillic", "Armenian", "Hebrew", "Arabic", "Devanagari", "Thai",
-           "Hangul", "Han", "Kana", "other")
+           "Hangul", "Han", "Kana", "Bengali", "Gurmukhi", "Gujarati", "Tamil", "Telugu", "Kannada", "Malayalam",
+           "Sinhala", "Lao", "Georgian", "Ethiopic", "Myanmar", "Khmer", "other")
 _RANGES = (  # (first, last, script id); letters only count (see _script_table)
     (0x0000, 0x024F, 1), (0x1E00, 0x1EFF, 1), (0x2C60, 0x2C7F, 1), (0xA720, 0xA7FF, 1), (0xFF21, 0xFF5A, 1),
     (0x0370, 0x03FF, 2), (0x1F00, 0x1FFF, 2),
@@ -52,7 +53,11 @@ _RANGES = (  # (first, last, script id); letters only count (see _script_table)
     (0x1100, 0x11FF, 9), (0xAC00, 0xD7AF, 9), (0x3130, 0x318F, 9),
     (0x3400, 0x4DBF, 10), (0x4E00, 0x9FFF, 10), (0xF900, 0xFAFF, 10), (0x20000, 0x2FFFF, 10),
     (0x3040, 0x30FF, 11), (0x31F0, 0x31FF, 11), (0xFF66, 0xFF9F, 11),
+    (0x0980, 0x09FF, 12), (0x0A00, 0x0A7F, 13), (0x0A80, 0x0AFF, 14), (0x0B80, 0x0BFF, 15), (0x0C00, 0x0C7F, 16),
+    (0x0C80, 0x0CFF, 17), (0x0D00, 0x0D7F, 18), (0x0D80, 0x0DFF, 19), (0x0E80, 0x0EFF, 20),
+    (0x10A0, 0x10FF, 21), (0x1C90, 0x1CBF, 21), (0x1200, 0x139F, 22), (0x1000, 0x109F, 23), (0x1780, 0x17FF, 24),
 )
+assert all(SCRIPTS[sid] not in ("none", "other") for _, _, sid in _RANGES)
 
 
 @lru_cache(maxsize=1)
