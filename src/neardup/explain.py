@@ -107,8 +107,12 @@ def _words(text: str) -> tuple[list[int], list[tuple[int, int]]]:
 
 def shared_passages(a: str, b: str, min_words: int = MIN_WORDS) -> list[dict[str, Any]]:
     """Runs of at least ``min_words`` words found in both texts, with character offsets in each."""
-    wa, sa = _words(a)
-    wb, sb = _words(b)
+    return _passages(*_words(a), *_words(b), min_words)
+
+
+def _passages(wa: list[int], sa: list[tuple[int, int]], wb: list[int], sb: list[tuple[int, int]],
+              min_words: int = MIN_WORDS) -> list[dict[str, Any]]:
+    """:func:`shared_passages` of two texts' words (:func:`_words`)."""
     out = []
     for block in SequenceMatcher(None, wa, wb, autojunk=False).get_matching_blocks():
         if block.size >= min_words:
@@ -117,16 +121,19 @@ def shared_passages(a: str, b: str, min_words: int = MIN_WORDS) -> list[dict[str
     return out
 
 
-def _grams(words: list[int], spans: list[tuple[int, int]], text: str) -> dict[tuple[int, ...], str]:
-    """The word 4-grams of a text, each with its first occurrence as folded text (for examples)."""
+def _grams(words: list[int]) -> dict[tuple[int, ...], int]:
+    """The word 4-grams of a text, each with the position of its first occurrence."""
+    out: dict[tuple[int, ...], int] = {}
+    for k in range(len(words) - GRAM + 1):
+        out.setdefault(tuple(words[k:k + GRAM]), k)
+    return out
+
+
+def _gram_text(k: int, spans: list[tuple[int, int]], text: str) -> str:
+    """The 4-gram at word ``k`` of ``text`` as folded text (an example to show)."""
     from .text.normalize import normalize
 
-    out: dict[tuple[int, ...], str] = {}
-    for k in range(len(words) - GRAM + 1):
-        gram = tuple(words[k:k + GRAM])
-        if gram not in out:
-            out[gram] = " ".join(normalize(text[s:e]) for s, e in spans[k:k + GRAM])
-    return out
+    return " ".join(normalize(text[s:e]) for s, e in spans[k:k + GRAM])
 
 
 def side(record: Record, text: str, extract: str) -> Side:
@@ -154,12 +161,12 @@ def explain_texts(a: Side, b: Side, method: str = DEFAULT_METHOD, **params: Any)
     m = get_method(method, **params)
     sk = m.finish([m.sketch(m.prepare([a.text, b.text]))])
     score = float(m.score(sk, np.array([0]), np.array([1]))[0])
-    passages = shared_passages(a.text, b.text)
     wa, sa = _words(a.text)
     wb, sb = _words(b.text)
+    passages = _passages(wa, sa, wb, sb)
     in_passages = sum(p["words"] for p in passages)
-    ga, gb = _grams(wa, sa, a.text), _grams(wb, sb, b.text)
-    shared = sorted(ga[gram] for gram in ga.keys() & gb.keys())
+    ga, gb = _grams(wa), _grams(wb)
+    shared = sorted(_gram_text(ga[gram], sa, a.text) for gram in ga.keys() & gb.keys())  # only what is shown folded
     relation, cov_a, cov_b, aligned = aligned_relation(a.text, b.text)
     sparse = [] if aligned else aligned_relation(a.text, b.text, keep_coverage=0.0)[3]
     return Explanation(a, b, method, m.get_params(), score, m.decision_threshold(), passages,
