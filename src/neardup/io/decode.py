@@ -62,9 +62,8 @@ def detect(data: bytes) -> str | None:
 
 #: Mess ratio (charset-normalizer's measure of mojibake: accented letters inside words of
 #: another case, symbols among letters ...) at and above which a declared charset's text is
-#: not taken: the detector's own limit for a plausible decoding.  Text in the charset meant
-#: measures 0.00-0.02 (13 legacy encodings of 11 scripts); Cyrillic, Greek, Arabic, Hebrew,
-#: Thai, CJK bytes read as iso-8859-1 measure 0.68-2.2.
+#: not taken: the detector's own limit for a plausible decoding (what the right and the wrong
+#: charset measured: docs/faults.md, "Encodings").
 MAX_MESS = 0.2
 
 

@@ -98,7 +98,7 @@ NFKC_CHANGED, NFKC_JOINING = 1, 2
 
 @lru_cache(maxsize=1)
 def nfkc_kinds() -> np.ndarray:
-    """``uint8`` kind of every code point below TABLE_SIZE for NFKC (made once, 50 ms):
+    """``uint8`` kind of every code point below TABLE_SIZE for NFKC (made once a process):
     :data:`NFKC_CHANGED` where NFKC maps it to something a word sees (not where it maps a separator
     to separators: a no-break space, an ellipsis, full-width punctuation), :data:`NFKC_JOINING`
     where NFC may join it to the character before (combining marks, Hangul vowel and final jamo),
@@ -108,7 +108,7 @@ def nfkc_kinds() -> np.ndarray:
     for lo, hi in _HANGUL_VT:
         kinds[lo:hi + 1] = NFKC_JOINING
     codes = code_points(TABLE_SIZE)
-    decompositions = list(map(unicodedata.decomposition, codes))  # mapped in C: a loop took 10x as long
+    decompositions = list(map(unicodedata.decomposition, codes))  # mapped in C, not a Python loop
     marks = list(map(unicodedata.combining, codes))
     for cp in [cp for cp, (d, c) in enumerate(zip(decompositions, marks)) if d]:
         form = unicodedata.normalize("NFKC", chr(cp))
