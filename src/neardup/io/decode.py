@@ -63,7 +63,7 @@ def detect(data: bytes) -> str | None:
 #: Mess ratio (charset-normalizer's measure of mojibake: accented letters inside words of
 #: another case, symbols among letters ...) at and above which a declared charset's text is
 #: not taken: the detector's own limit for a plausible decoding (what the right and the wrong
-#: charset measured: docs/faults.md, "Encodings").
+#: charset measured: docs/faults.md, "Decoding pages and text files").
 MAX_MESS = 0.2
 
 
