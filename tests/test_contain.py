@@ -268,3 +268,28 @@ def test_a_truth_of_recorded_pairs_only_is_judged_by_those_pairs(tmp_path):
     m = evaluate_containment_files(found, truth)
     assert (m["tp"], m["fp"], m["true"]) == (1, 1, 2)
     assert m["precision"] == 0.5 and m["recall"] == 0.5
+
+
+def test_arrival_times_is_the_sequential_rule():
+    """The vectorized arrival rule (Spark's driver) against the record-by-record one (the local stage):
+    no time -> the place read; earlier than the latest seen -> the latest, counted late."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from neardup.contain.arrival import arrival_times
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(st.one_of(st.none(), st.floats(-5, 60, allow_nan=False)), max_size=40))
+    def check(given_times):
+        latest, late, expect = -math.inf, 0, []
+        for place, when in enumerate(given_times, 1):
+            when = float(place) if when is None else when
+            if when < latest:
+                late, when = late + 1, latest
+            latest = when
+            expect.append(when)
+        times = np.array([math.nan if t is None else t for t in given_times], np.float64)
+        got, got_late = arrival_times(times, np.arange(1, len(given_times) + 1))
+        assert got.tolist() == expect and got_late == late
+
+    check()

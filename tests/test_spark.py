@@ -110,6 +110,60 @@ def test_partial_and_contain_byte_identical(spark, corpus, tmp_path, job, source
     assert summary_of(tmp_path / "s") == summary_of(tmp_path / "l")
 
 
+def _timed_inputs(folder: Path) -> list[str]:
+    """The sample with every arrival case of ``contain``: numeric and ISO times, none (its place among
+    the items read stands in: each given time is half a second past its own place, so a place off by
+    one, or an empty file not counted, makes the next untimed record late), late, unreadable, a record
+    with no word, a repeated id (of a document, of a rejection), an empty file read in byte ranges."""
+    from datetime import UTC, datetime
+
+    rows = [json.loads(line) for line in SAMPLE.read_text().splitlines()]
+    rows[20]["text"] = "-- !!! --"  # admitted, then no words: its time still counts
+    rows.insert(30, dict(rows[12]))  # a repeated id of a document
+    rows.insert(35, dict(rows[9], text="a later record of a refused id"))  # a repeated id of a rejection
+    for i, r in enumerate(rows):
+        place = i + 1 if i < 25 else i + 2  # the empty file is read between the 25th and 26th
+        if i % 7 == 3:
+            r.pop("time")
+        elif i % 13 == 4:
+            r["time"] = place - 5  # late
+        elif i % 5 == 2:
+            r["time"] = datetime.fromtimestamp(place + 0.5, UTC).isoformat()
+        else:
+            r["time"] = place + 0.5
+    rows[9]["time"] = "yesterday"  # invalid time
+    rows[24]["time"], _ = 26.5, rows[25].pop("time")  # late unless the empty file's item is counted
+    first, empty, second = folder / "a.jsonl", folder / "b.jsonl", folder / "c.jsonl"
+    first.write_text("".join(json.dumps(r) + "\n" for r in rows[:25]))
+    empty.write_text("\n" * 5000)  # read in two byte ranges, neither holding a record
+    second.write_text("".join(json.dumps(r) + "\n" for r in rows[25:]))
+    return [str(first), str(empty), str(second)]
+
+
+@pytest.mark.parametrize("window", [None, "3s", "6"])
+def test_contain_executors_read_arrival_times(spark, tmp_path, monkeypatch, window):
+    """``contain`` on Spark has the executors read its inputs and check each record's time there; the
+    times' sequential rule (none: the place read; earlier: the latest seen, late) on the driver over
+    one number per document: the containments and summary are the local ones."""
+    from neardup.contain.detector import ContainmentDetector
+    from neardup.contain.run import contain_files
+
+    inputs = _timed_inputs(tmp_path)
+    local = contain_files(inputs, tmp_path / "l", window=window)
+    engine = SparkEngine(master="local[2]", partitions=3, shuffle_seed=3, split_bytes=4096)
+    with monkeypatch.context() as m:  # the driver reads nothing
+        m.setattr(ContainmentDetector, "_read", lambda *a: pytest.fail("the driver read the input"))
+        contain_files(inputs, tmp_path / "s", window=window, engine=engine)
+    found = (tmp_path / "l" / "containments.jsonl").read_bytes()
+    assert found.count(b"\n") > 10
+    assert (tmp_path / "s" / "containments.jsonl").read_bytes() == found
+    assert summary_of(tmp_path / "s") == summary_of(tmp_path / "l")
+    reasons = local["documents"]["rejected_by_reason"]
+    assert reasons["invalid time"] == 1 and reasons["no words"] == 1 and reasons["duplicate id"] == 2
+    assert local["late_documents"] == 2  # the two at ``place - 5`` (a third is a repeated id)
+    assert ("no time" in reasons) == (window == "3s")
+
+
 def test_partial_align_corpus_two_partition_counts_any_order(spark, corpus, tmp_path):
     """The aligner's stages on 5,000 documents: 2 partitions in input order, 5 scrambled."""
     from neardup.partial.run import align_files

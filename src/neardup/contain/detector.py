@@ -38,7 +38,7 @@ paper's baselines), which share its input stage, windows and output rows.
 
 from __future__ import annotations
 
-import re
+import math
 import resource
 import time
 from dataclasses import asdict, dataclass, field, replace
@@ -50,7 +50,6 @@ from ..errors import UserError
 from ..extract import DEFAULT_EXTRACTOR
 from ..text.stopwords import ENGLISH_STOPWORDS
 from ..io.readers import Record, Rejection
-from ..io.records import record_time
 from ..params import Params
 from ..input_stage import Batch, Progress, batches, progress_bar
 from ..job import RunStats, run_report
@@ -58,6 +57,7 @@ from ..sentences import SentenceBatch
 from ..sentences.tokens import gram_sets
 from ..stats.df import DocumentFrequencies
 from . import baselines
+from .arrival import Arrival, arrival_times
 from ..align.aligner import DEFAULT_ALIGN, AlignParams
 from .codet import containments
 from ..windows import COUNT_WINDOW, NO_WINDOW, TIME_WINDOW, parse_window
@@ -75,7 +75,6 @@ CONTAIN_ALIGN = AlignParams(max_df=1000)
 #: (chosen by argument: the aligner's word gap, the longest edit it bridges inside a copy)
 #: and the least share of its words inside them (most of it; a guard for short documents).
 DEFAULT_MAX_NEW, DEFAULT_COVERAGE = DEFAULT_ALIGN.gap, 0.5
-_HAS_WORD = re.compile(r"\w")
 
 
 @dataclass(frozen=True)
@@ -239,21 +238,19 @@ class ContainmentDetector(Params):
     # -- the input stage ---------------------------------------------------------------
     def _batches(self, docs: Iterable[Any]) -> Iterator[Batch]:
         """The input stage in batches of ``batch_docs``, each document with its arrival time in
-        ``values`` (see the module docstring): a bad time, or none under a duration window, is a rejection."""
+        ``values`` (:mod:`.arrival`: a bad time, or none under a duration window, is a rejection)."""
         run = self.last_run
         stats = self.run_stats
+        arrival = Arrival(run.window_kind)
         latest = -np.inf
 
         def admit(record: Record) -> float | Rejection:
             nonlocal latest
-            try:
-                when = record_time(record)
-            except ValueError as exc:
-                return Rejection(record.source, record.line, "invalid time", str(exc))
-            if when is None:
-                if run.window_kind == TIME_WINDOW:
-                    return Rejection(record.source, record.line, "no time", "a duration window needs a 'time' field")
-                when = float(stats.read)
+            when = arrival.time(record)
+            if isinstance(when, Rejection):
+                return when
+            if math.isnan(when):
+                when = float(stats.read)  # its place among the records read (this one counted)
             if when < latest:
                 run.counts["late"] = run.counts.get("late", 0) + 1
                 when = latest
@@ -298,16 +295,11 @@ class ContainmentDetector(Params):
         """Yield containments as documents are processed; :meth:`summary` tells about the run."""
         run = self._begin()
         run.counts.update(documents=0, containments=0)
+        if self.method == "align":
+            yield from self._aligned(lambda aligner, bar: self._read(docs, aligner, bar), progress=self.progress)
+            return
         bar = progress_bar(self.progress)
         start = time.perf_counter()
-        if self.method == "align":
-            try:
-                yield from self._aligned(docs, bar)
-            finally:
-                bar.close()
-            self.run_stats.kept = run.counts["documents"]
-            self.run_stats.seconds["total"] = time.perf_counter() - start
-            return
         batches = self._sentences(docs)
         if run.df is None:  # IDF of the input: read it all first
             held = list(batches)
@@ -393,22 +385,41 @@ class ContainmentDetector(Params):
         for i in order.tolist():
             yield Containment(ids[c[i]], ids[a[i]], float(score[i]), np.zeros((0, 2), np.int64))
 
-    def _aligned(self, docs: Iterable[Any], bar: Progress) -> Iterator[Containment]:
-        """``method="align"``: containment as coverage by aligned passages, both directions judged."""
-        run = self.last_run
-        from ..align.aligner import Aligner
+    @property
+    def reads_files(self) -> bool:
+        """Whether :meth:`stream_files` has the engine's executors read the inputs (``align`` on an engine
+        that reads: Spark's)."""
+        return self.method == "align" and self.engine != "local" and bool(self.engine.executors_read)
 
+    def stream_files(self, inputs: Sequence[str], fields: Any, prefer_html: bool) -> Iterator[Containment]:
+        """:meth:`stream` of the records of the files ``inputs``, read by the engine's executors: the
+        local rows, rejections and account, each record's time checked there (:class:`.arrival.Arrival`);
+        the driver holds one id and one arrival time per document (:func:`.arrival.arrival_times`)."""
+        run = self._begin()
+        run.counts.update(documents=0, containments=0)
+
+        def read(aligner: Any, bar: Progress) -> tuple[Sequence[str], np.ndarray]:
+            given = aligner.read_files(inputs, self.extract, run.stats, self.strict, fields, prefer_html,
+                                       admit=Arrival(run.window_kind))
+            times, places, documents = given.admitted()
+            arrived, late = arrival_times(times, places)
+            if late:
+                run.counts["late"] = late
+            return given.ids(), arrived[documents]
+
+        yield from self._aligned(read, progress=False)
+
+    def _read(self, docs: Iterable[Any], aligner: Any, bar: Progress) -> tuple[list[str], np.ndarray]:
+        """The input stage here, its documents added to ``aligner``: their ids and arrival times."""
         t = time.perf_counter()
-        params = self._aligning()
-        aligner = Aligner(params) if self.engine == "local" else self.engine.aligner(params)
         ids: list[str] = []
         times: list[float] = []
-
         for batch in self._batches(docs):
             texts = []
             for record, text, when in zip(batch.records, batch.texts, batch.values):
-                if not _HAS_WORD.search(text):  # as CoDet does: nothing to contain or be contained
-                    self.run_stats.reject(Rejection(record.source, record.line, "no words", record.id), self.strict)
+                bad = Arrival.words(record, text)
+                if bad is not None:
+                    self.run_stats.reject(bad, self.strict)
                     continue
                 ids.append(record.id)
                 times.append(when)
@@ -416,12 +427,25 @@ class ContainmentDetector(Params):
             if texts:
                 aligner.add(texts)
             bar.update(len(batch))
-        run.counts["documents"] = len(ids)
-        bar.stage("aligning the passages documents share")
-        t = self.run_stats.timed("read", t)
-        when = np.array(times, np.float64)
+        self.run_stats.timed("read", t)
+        return ids, np.array(times, np.float64)
+
+    def _aligned(self, read: Any, progress: bool) -> Iterator[Containment]:
+        """``method="align"``: containment as coverage by aligned passages, both directions judged, of the
+        documents ``read(aligner, bar)`` gives the aligner (returning their ids and arrival times)."""
+        run = self.last_run
+        from ..align.aligner import Aligner
+
+        start = time.perf_counter()
+        params = self._aligning()
+        aligner = Aligner(params) if self.engine == "local" else self.engine.aligner(params)
+        bar = progress_bar(progress)
         none = np.zeros((0, 2), np.int64)
         try:
+            ids, when = read(aligner, bar)
+            run.counts["documents"] = len(ids)
+            bar.stage("aligning the passages documents share")
+            t = time.perf_counter()
             windowed = run.window_kind != NO_WINDOW
             for p in aligner.pairs():
                 if windowed and not self._in_window(np.array([p.a]), np.array([p.b]), when)[0]:
@@ -432,9 +456,12 @@ class ContainmentDetector(Params):
                         run.counts["containments"] += 1
                         yield Containment(ids[container], ids[contained], score, none)
         finally:
+            bar.close()
             aligner.close()
         run.counts["aligned_pairs"] = aligner.counts.get("pairs", 0)
         self.run_stats.timed("align", t)
+        self.run_stats.kept = run.counts["documents"]
+        self.run_stats.seconds["total"] = time.perf_counter() - start
 
     def _in_window(self, x: np.ndarray, y: np.ndarray, times: np.ndarray) -> np.ndarray:
         """Which pairs of document indices are within the window of the later one."""

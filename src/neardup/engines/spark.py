@@ -321,16 +321,16 @@ class SparkEngine:
                 return result
 
     def read_files(self, inputs: Sequence[str], extract: str, stats: RunStats, strict: bool = False, fields: Any = None,
-                   prefer_html: bool = False, method: Method | None = None, texts: bool = True) -> Any:
-        """The input stage on the executors (:func:`.spark_input.read_inputs`): a
-        :class:`~.spark_input.SparkInput` to give :meth:`dedup` instead of text batches (and, when
-        they can, the reading tasks' sketches for ``method``: then the texts are kept only with ``texts``)."""
+                   prefer_html: bool = False, method: Method | None = None, texts: bool = True, admit: Any = None) -> Any:
+        """The input stage on the executors (:func:`.spark_input.read_inputs`, ``admit`` a job's checks of
+        each record): a :class:`~.spark_input.SparkInput` to give :meth:`dedup` instead of text batches (and,
+        when they can, the reading tasks' sketches for ``method``: then the texts are kept only with ``texts``)."""
         from ..io.readers import FIELDS
         from .spark_input import read_inputs
 
         t = time.perf_counter()
         given = read_inputs(self, inputs, extract, stats, strict, fields or FIELDS, prefer_html,
-                            split_bytes=self.split_bytes, method=method, texts=texts)
+                            split_bytes=self.split_bytes, method=method, texts=texts, admit=admit)
         stats.timed("read", t)
         return given
 

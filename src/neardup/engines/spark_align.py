@@ -45,6 +45,7 @@ from .shards import DocumentShards, filesystem_of, read_stored, sorted_parts, st
 from .spark_batches import complete_runs, each_batch, one_thread, whole_runs
 
 if TYPE_CHECKING:
+    from .spark_input import SparkInput
     from .spark_runtime import SparkRuntime
 
 #: Seed pairs one task makes at once in stage 2 (16 bytes each).
@@ -95,15 +96,16 @@ class SparkAligner:
         return bool(self.engine.executors_read)
 
     def read_files(self, inputs: Sequence[str], extract: str, stats: Any, strict: bool, fields: Any,
-                   prefer_html: bool) -> Sequence[str]:
+                   prefer_html: bool, admit: Any = None) -> "SparkInput":
         """The executors read ``inputs`` (the engine's input stage: the local rows, rejections and
-        account, into ``stats``), and those documents are aligned, every site unknown as when texts
-        are added without one (``partial``).  Returns their ids in row order (one Arrow array); the
-        read shards go when the aligner closes."""
-        given = self.engine.read_files(inputs, extract, stats, strict, fields, prefer_html)
+        account, into ``stats``; with ``admit``, each record's checks of the job, as
+        :func:`~.spark_input.read_inputs` says), and those documents are aligned, every site unknown
+        as when texts are added without one (``partial``, ``contain``).  Returns the read input (its
+        ids in row order: :meth:`~.spark_input.SparkInput.ids`); its shards go when the aligner closes."""
+        given = self.engine.read_files(inputs, extract, stats, strict, fields, prefer_html, admit=admit)
         self._stack.callback(given.close)
         self.use_input(given, sites=False)
-        return given.ids()
+        return given
 
     def pairs(self) -> Iterator[AlignedPair]:
         """Stages 0-4 on Spark; every document pair sharing a valid passage, in order of ``(a, b)``."""

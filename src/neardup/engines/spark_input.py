@@ -15,7 +15,8 @@ input file (or piece of one), never one per document:
    inside the function; each unit is read by the local readers (:func:`~neardup.io.readers.read_jsonl`
    with its range, :func:`~neardup.io.readers.read_record_file`, :func:`~neardup.io.readers.read_document_file`)
    and each record judged by the local per-record rules (:func:`~neardup.input_stage.record_problem`,
-   then :func:`~neardup.input_stage.text_of_record`: extraction and its checks); one row per item,
+   then :func:`~neardup.input_stage.text_of_record`: extraction and its checks; then a job's own,
+   ``admit``: ``contain``'s time and words, :class:`~neardup.contain.arrival.Arrival`); one row per item,
    keyed by ``(unit, pos)`` -- the global order of (file, position) -- stored as Parquet
    (``input/records``); given the method's sketching (``sketching``: a method whose sketches need
    nothing of the whole collection), the task sketches its documents there too, their sketch
@@ -55,7 +56,7 @@ from ..io.ids import ArrowIds
 from ..io.readers import FIELDS, Fields, Rejection, inputs_entries
 from ..job import MAX_LISTED_REJECTIONS, RunStats
 from .shards import read_stored, stage_writer, stored
-from .spark_records import DOCUMENT, FAILED, META, RECORDS, REJECTED, SKIPPED, Sketching, read_units
+from .spark_records import ADMITTED, DOCUMENT, FAILED, META, RECORDS, REJECTED, SKIPPED, Sketching, read_units
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -132,6 +133,10 @@ class SparkInput:
     #: ``(row, ...)``: the sketch stage's columns, when the reading tasks made them (a ``method`` given
     #: to :func:`read_inputs` that could), spread as the engine spreads the texts; else ``None``.
     sketches: Any = None
+    #: Items read (not skipped) before each unit, in the whole input's order.
+    read_before: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    #: Whether some ids were duplicates (``duplicates/``: their ``(unit, pos)``).
+    duplicates: bool = False
     stack: ExitStack = field(default_factory=ExitStack)
 
     @property
@@ -163,6 +168,27 @@ class SparkInput:
             table["row"].to_pylist(), table["id"].to_pylist(), table["unit"].to_pylist(), table["line"].to_pylist())}
         return [found[int(r)] for r in rows]
 
+    def admitted(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The records a job's ``admit`` admitted (read with one: :func:`read_inputs`), in input order:
+        each one's time (NaN: none given), its place among the items read (1 for the first, as the
+        local ``RunStats.read`` counts) and whether it is a document (else rejected after admission,
+        by ``admit.words``).  Read from the stored records by pyarrow: narrow columns, no Spark job."""
+        import pyarrow.compute as pc
+        import pyarrow.dataset as ds
+
+        table = ds.dataset(self.records_path, format="parquet").to_table(
+            columns=["unit", "pos", "kind", "time", "place"], filter=pc.field("place").is_valid())
+        unit, pos, kind, when, place = (table[c].to_numpy() for c in ("unit", "pos", "kind", "time", "place"))
+        key = unit.astype(np.int64) << 32 | pos.astype(np.int64)
+        keep = np.ones(key.shape[0], bool)
+        if self.duplicates:  # the local input stage refuses a repeated id before a job sees the record
+            dup = read_stored(f"{self.work}/duplicates", ["unit", "pos"])
+            keep = ~np.isin(key, dup["unit"].to_numpy().astype(np.int64) << 32 | dup["pos"].to_numpy().astype(np.int64))
+        order = np.argsort(key[keep], kind="stable")
+        unit, kind, when, place = (x[keep][order] for x in (unit, kind, when, place))
+        return (when.astype(np.float64), self.read_before[unit] + place.astype(np.int64),
+                kind == DOCUMENT)
+
     def line(self, unit: int, line: int) -> int | None:
         """The line (or row) in its file of item ``line`` of ``unit`` (``-1``: none)."""
         return None if line < 0 else int(line + self.lines_before[unit])
@@ -173,14 +199,17 @@ class SparkInput:
 
 def read_inputs(engine: "SparkRuntime", inputs: Sequence[str], extract: str, stats: RunStats, strict: bool = False,
                 fields: Fields = FIELDS, prefer_html: bool = False, file_ids: str = "auto",
-                split_bytes: int = SPLIT_BYTES, method: "Method | None" = None, texts: bool = True) -> SparkInput:
+                split_bytes: int = SPLIT_BYTES, method: "Method | None" = None, texts: bool = True,
+                admit: Any = None) -> SparkInput:
     """Read ``inputs`` on the executors (see the module docstring); the account goes into ``stats``
     as the local input stage would put it (with ``strict``, the first rejection raises
     :class:`~neardup.errors.InputError`); given the ``method`` to run, the reading tasks sketch the
     documents too when its sketches need nothing of the whole collection
     (:func:`~.spark_stages.early_sketching`; :attr:`SparkInput.sketches`); then, unless ``texts`` (a
     later stage reads them: the relations' aligner), the texts are not stored (:attr:`SparkInput.texts`
-    ``None``).  Close the result when done (its work folder goes)."""
+    ``None``); ``admit``: a job's own checks of each record after the input stage's
+    (:func:`~.spark_records.read_units`; what it admitted: :meth:`SparkInput.admitted`).  Close the
+    result when done (its work folder goes)."""
     units = plan(inputs, file_ids, split_bytes)
     engine.input_bytes = sum(os.path.getsize(path) for path in {u.path for u in units if u.what != "refused"})
     stack = ExitStack()
@@ -191,12 +220,12 @@ def read_inputs(engine: "SparkRuntime", inputs: Sequence[str], extract: str, sta
 
             sketching = None if method is None else early_sketching(method)
             keep_texts = texts or sketching is None
-            n, lines_before, numbered = _stages(spark, units, work, stats, strict, fields, prefer_html, extract,
-                                                sketching, keep_texts)
+            n, lines_before, numbered, read_before, dups = _stages(spark, units, work, stats, strict, fields,
+                                                                   prefer_html, extract, sketching, keep_texts, admit)
         sketches = None if sketching is None else spread(numbered.select("row", *sketching.names),
                                                          engine.shuffle_seed, engine.partitions or 8)
         return SparkInput(work, n, units, lines_before, numbered.select("row", "text") if keep_texts else None,
-                          sketches, stack)
+                          sketches, read_before, dups, stack)
     except BaseException:
         stack.close()
         raise
@@ -204,10 +233,10 @@ def read_inputs(engine: "SparkRuntime", inputs: Sequence[str], extract: str, sta
 
 def _stages(spark: Any, units: list[Unit], work: str, stats: RunStats, strict: bool, fields: Fields,
             prefer_html: bool, extract: str, sketching: Sketching | None,
-            keep_texts: bool = True) -> tuple[int, np.ndarray, Any]:
+            keep_texts: bool = True, admit: Any = None) -> tuple[int, np.ndarray, Any, np.ndarray, bool]:
     """Stages 2-4 and the account (see the module docstring); returns the rows, each unit's
-    lines before it in its file and the kept documents' stored records with their ``row`` (not
-    computed yet)."""
+    lines before it in its file, the kept documents' stored records with their ``row`` (not
+    computed yet), each unit's items read before it and whether some ids were duplicates."""
     import pandas as pd
     from pyspark.sql import Window
     from pyspark.sql import functions as F
@@ -218,9 +247,10 @@ def _stages(spark: Any, units: list[Unit], work: str, stats: RunStats, strict: b
         by_task[t].append((i, u.what, u.path, u.arg, u.start, u.end, u.detail))
     # no table of units: no job samples (or shuffles) one to range-partition it
     frame = spark.range(len(by_task), numPartitions=len(by_task))
-    schema = RECORDS if sketching is None else f"{RECORDS}, {sketching.columns}"
-    records = stored(frame.mapInPandas(read_units(prefer_html, fields, extract, by_task, sketching, keep_texts), schema),
-                     f"{work}/records")
+    schema = ", ".join([RECORDS, *([ADMITTED] if admit is not None else []),
+                        *([sketching.columns] if sketching is not None else [])])
+    records = stored(frame.mapInPandas(read_units(prefer_html, fields, extract, by_task, sketching, keep_texts, admit),
+                                       schema), f"{work}/records")
 
     # the ids: the first (unit, pos) of each id wins among the rows that name one (every other row is
     # a window of its own); then one aggregate of narrow columns: every count the account and the row
@@ -249,6 +279,12 @@ def _stages(spark: Any, units: list[Unit], work: str, stats: RunStats, strict: b
         if units[i].file == units[i - 1].file:
             lines_before[i] = lines_before[i - 1] + lines[i - 1]
     empty = _empty_ranged_files(units, held)
+    read = tally[(tally["kind"] != META) & (tally["kind"] != SKIPPED)]
+    per_unit_read = np.bincount(read["unit"].to_numpy(np.int64), read["count"].to_numpy(np.int64),
+                                minlength=len(units)).astype(np.int64)
+    for j, _ in empty:  # read (and refused) at the end of its file
+        per_unit_read[j] += 1
+    read_before = np.concatenate([[0], np.cumsum(per_unit_read)[:-1]]).astype(np.int64) if len(units) else per_unit_read
 
     rejected = records.where(F.col("kind").isin(REJECTED, FAILED)).select(
         "unit", "pos", "source", "line", "reason", "detail")
@@ -278,7 +314,7 @@ def _stages(spark: Any, units: list[Unit], work: str, stats: RunStats, strict: b
         docs = docs.drop("k").join(index, ["unit", "pos"])
     numbered = docs.join(F.broadcast(offs), "unit").withColumn("row", F.col("offset") + F.col("k"))
     stage_writer(numbered.select("row", "id", "unit", "line", "site")).parquet(f"{work}/provenance")
-    return n, lines_before, numbered
+    return n, lines_before, numbered, read_before, bool(n_dups)
 
 
 @contextmanager

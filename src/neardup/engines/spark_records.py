@@ -32,6 +32,10 @@ DOCUMENT, REJECTED, FAILED, SKIPPED, META = 0, 1, 2, 3, 4
 #: skipped item, or the unit's own row (``line``: lines read; ``k``: 1 when it held a record).
 RECORDS = ("unit int, pos int, kind byte, k int, id string, text string, source string, line long, "
            "reason string, detail string, encoding string, html_note boolean, site string, script string")
+#: With a job's own checks (``admit``), after :data:`RECORDS`: an admitted record's time (NaN: none)
+#: and its place among the items its unit read (1 for the first; skipped items not counted), null
+#: in the other rows -- a document, or a rejection that ``admit.words`` made after admitting it.
+ADMITTED = "time double, place long"
 
 
 class Sketching(NamedTuple):
@@ -48,11 +52,14 @@ class Sketching(NamedTuple):
 
 
 def read_units(prefer_html: bool, fields: Fields, extract: str, by_task: list[list[tuple]],
-               sketching: Sketching | None = None, keep_texts: bool = True) -> Any:
+               sketching: Sketching | None = None, keep_texts: bool = True, admit: Any = None) -> Any:
     """The ``mapInPandas`` function of the records stage (executors): task numbers in (``id``), the
     rows of the items of each task's units (``by_task[task]``: ``(unit, what, path, arg, start, end,
-    detail)``) out -- :data:`RECORDS`' columns, then with ``sketching`` the columns it makes of a
-    batch's documents (null in the other rows); without ``keep_texts`` the texts' column null."""
+    detail)``) out -- :data:`RECORDS`' columns, then with ``admit`` :data:`ADMITTED`'s, then with
+    ``sketching`` the columns it makes of a batch's documents (null in the other rows); without
+    ``keep_texts`` the texts' column null.  ``admit`` (a job's checks of each record that passed the
+    input stage's, as :class:`neardup.contain.arrival.Arrival`): ``admit.time(record)``, a time or a
+    rejection, then ``admit.words(record, text)``, a rejection or None."""
 
     def run(frames: Iterator["pd.DataFrame"]) -> Iterator["pd.DataFrame"]:
         import pandas as pd
@@ -64,13 +71,14 @@ def read_units(prefer_html: bool, fields: Fields, extract: str, by_task: list[li
         from ..text.scripts import document_scripts
 
         extractor = get_extractor(extract)
+        names = _NAMES if admit is None else _NAMES + _ADMITTED  # a row's last two cells: ADMITTED's
         rows: list[tuple] = []
         chars = 0
 
         def flush() -> "pd.DataFrame":
             nonlocal rows, chars
             cols = list(zip(*rows))
-            frame = pd.DataFrame({name: list(col) for name, col in zip(_NAMES, cols)})
+            frame = pd.DataFrame({name: list(col) for name, col in zip(names, cols)})
             docs = frame["kind"] == DOCUMENT
             texts = frame.loc[docs, "text"].tolist()
             if texts:
@@ -83,7 +91,8 @@ def read_units(prefer_html: bool, fields: Fields, extract: str, by_task: list[li
             if not keep_texts:
                 frame["text"] = None
             rows, chars = [], 0
-            return frame.astype({"unit": "int32", "pos": "int32", "kind": "int8", "k": "int32", "line": "int64"})
+            return frame.astype({"unit": "int32", "pos": "int32", "kind": "int8", "k": "int32", "line": "int64",
+                                 **({} if admit is None else {"time": "float64", "place": "Int64"})})
 
         for tasks in frames:
             for unit, what, path, arg, start, end, detail in (u for t in tasks["id"].tolist() for u in by_task[t]):
@@ -96,34 +105,45 @@ def read_units(prefer_html: bool, fields: Fields, extract: str, by_task: list[li
                     items = iter([read_document_file(Path(path), arg)])
                 else:
                     items = iter([Rejection(path, None, arg, detail or "")])
-                k = 0
+                k = place = 0
                 for pos, item in enumerate(items):
                     line = -1 if item.line is None else int(item.line)
                     if isinstance(item, Rejection):
                         kind = SKIPPED if item.skipped else REJECTED
+                        place += kind == REJECTED
                         rows.append((unit, pos, kind, -1, None, None, item.source, line, item.reason,
-                                     item.detail, None, False, None, None))
+                                     item.detail, None, False, None, None, None, None))
                         continue
                     assert isinstance(item, Record)
+                    place += 1
                     bad = record_problem(item, depth=False)
                     if bad is not None:
                         rows.append((unit, pos, REJECTED, -1, None, None, bad.source, line, bad.reason,
-                                     bad.detail, None, False, None, None))
+                                     bad.detail, None, False, None, None, None, None))
                         continue
                     got = text_of_record(item, extractor)
-                    if isinstance(got, Rejection):
+                    when: float | None = None  # the time ``admit`` gave (None: no admit, or not admitted)
+                    if admit is not None and not isinstance(got, Rejection):
+                        judged = admit.time(item)
+                        if isinstance(judged, Rejection):
+                            got = judged
+                        else:
+                            when = judged
+                            got = admit.words(item, got[1]) or got
+                    if isinstance(got, Rejection):  # after the id's checks: the id counts as seen
+                        at = (None, None) if when is None else (when, place)
                         rows.append((unit, pos, FAILED, -1, item.id, None, got.source, line, got.reason,
-                                     got.detail, None, False, None, None))
+                                     got.detail, None, False, None, None, *at))
                         continue
                     text = got[1]
                     rows.append((unit, pos, DOCUMENT, k, item.id, text, None, line, None, None,
-                                 item.encoding, bool(item.html_in_text), site_of(item), None))
+                                 item.encoding, bool(item.html_in_text), site_of(item), None, when, place))
                     k += 1
                     chars += len(text)
                     if len(rows) >= FLUSH_ROWS or chars >= FLUSH_CHARS:
                         yield flush()
                 rows.append((unit, 1 << 30, META, seen[0], None, None, None, seen[1], None, None, None, False,
-                             None, None))
+                             None, None, None, None))
             if rows:
                 yield flush()
 
@@ -131,6 +151,7 @@ def read_units(prefer_html: bool, fields: Fields, extract: str, by_task: list[li
 
 
 _NAMES = [part.split()[0] for part in RECORDS.split(", ")]
+_ADMITTED = [part.split()[0] for part in ADMITTED.split(", ")]
 
 
 def _spread(column: "pd.Series", at: np.ndarray, n: int) -> "pd.Series":

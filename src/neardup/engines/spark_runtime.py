@@ -36,5 +36,6 @@ class SparkRuntime(Protocol):
         """The ``(row, text)`` DataFrame of stored shards or of the input the executors read."""
 
     def read_files(self, inputs: Sequence[str], extract: str, stats: RunStats, strict: bool = False,
-                   fields: Any = None, prefer_html: bool = False, method: Any = None, texts: bool = True) -> Any:
+                   fields: Any = None, prefer_html: bool = False, method: Any = None, texts: bool = True,
+                   admit: Any = None) -> Any:
         """The input stage on the executors."""

@@ -59,7 +59,7 @@ class AlignTask(DetectorTask):
         bar = progress_bar(self.progress and not self.engine_reads())
         if self.engine_reads():
             self.ids = self.detector.read_files(job.inputs, self.extract, self.run_stats, self.strict, job.fields,
-                                                job.prefer_html)
+                                                job.prefer_html).ids()  # the engine times its reading
         else:
             ids: list[str] = []
             for batch in batches(job.records(), self.extract, self.run_stats, self.strict, batch_bytes=None,
@@ -71,8 +71,9 @@ class AlignTask(DetectorTask):
                 bar.update(len(batch))
             self.ids = ids
             bar.stage("aligning the passages documents share")
+            self.run_stats.timed("read", start)
         self.run_stats.kept = len(self.ids)
-        t = self.run_stats.timed("read", start)
+        t = time.perf_counter()
         try:
             self.run_stats.require_usable()
             yield self.table, self.rows(self.detector.pairs())
