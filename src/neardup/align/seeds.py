@@ -106,8 +106,7 @@ def pair_counts(doc: np.ndarray, groups: np.ndarray, n_docs: int) -> np.ndarray:
 
 @njit(cache=True)
 def _by_document(doc, pos, groups, starts, order, ends):
-    """:func:`by_document`'s order: a counting sort by document, then each document's records by
-    position; ``ends`` follows ``order``."""
+    """:func:`by_document`'s order (``ends`` follows it): by document, then each one's records by position."""
     fill = starts[:-1].copy()
     for g in range(groups.shape[0] - 1):
         for i in range(groups[g], groups[g + 1]):
@@ -125,15 +124,11 @@ def _by_document(doc, pos, groups, starts, order, ends):
 def by_document(doc: np.ndarray, pos: np.ndarray, groups: np.ndarray,
                 n_docs: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The shared seeds document by document: record indices in order of ``(doc, pos)`` (4 bytes
-    each while they fit), each document's first place in that order (plus the end), and, in the
-    same order, the end of each record's key group (``groups``: the groups' starts, plus the end).
-
-    The ends are found here, in the pass that reads the records group by group, because a
-    record's group is otherwise a binary search over every group for every record (in order
-    of document, so at random in ``groups``), which cost more than the sieve it serves."""
+    each while they fit), each document's first place in that order (plus the end), and in that
+    order the end of each record's key group (``groups``: their starts, plus the end), found in
+    this pass over the groups: a binary search among all groups per record cost more than the sieve."""
     starts = np.r_[0, np.cumsum(np.bincount(doc, minlength=n_docs))].astype(np.int64)
-    index = np.int32 if doc.shape[0] < 2**31 else np.int64
-    order, ends = np.empty(doc.shape[0], index), np.empty(doc.shape[0], index)
+    order, ends = (np.empty(doc.shape[0], np.int32 if doc.shape[0] < 2**31 else np.int64) for _ in range(2))
     _by_document(doc, pos, groups, starts, order, ends)
     return order, starts, ends
 
