@@ -244,7 +244,7 @@ def test_seed_pairs_are_made_only_for_documents_sharing_enough_seeds():
     al.add(texts)
     doc, pos, groups = al._shared()
     per_doc = pair_counts(doc, groups, al.documents)
-    a, b, pa, pb = sieve_pairs(doc, pos, groups, by_document(doc, pos, al.documents), 0, al.documents,
+    a, b, pa, pb = sieve_pairs(doc, pos, by_document(doc, pos, groups, al.documents), 0, al.documents,
                                int(per_doc.sum()), al.params.min_seeds)
     assert per_doc.sum() >= 60 * 59 // 2  # the phrase's seeds meet every pair
     assert set(zip(a.tolist(), b.tolist())) == {(10, 40)}

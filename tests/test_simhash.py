@@ -88,6 +88,23 @@ def test_permuted_tables_find_every_pair_within_k(words, k):
         assert np.array_equal(a, i[want]) and np.array_equal(b, j[want])  # exact, no repeats
 
 
+def test_a_wide_radius_compares_every_pair_once_with_the_tables_answer():
+    """A radius of 158 bits of 384 (andd's learned cosine threshold) leaves the best tables keys of
+    a few bits, so every pair is compared once instead: the same pairs as the tables and by brute force."""
+    import neardup.index.hamming as hamming
+
+    n, k = 300, 158
+    assert n * (n - 1) / 2 <= hamming._best_blocks(384, k, n)[1]  # the all-pairs path is taken
+    fp = brute_force_case(np.random.default_rng(9), n, 6, 200)
+    i, j = np.triu_indices(n, 1)
+    want = hamming_distances(fp, i, j) <= k
+    assert 10 < want.sum() < want.shape[0]
+    a, b = hamming_pairs(fp, k)
+    assert np.array_equal(a, i[want]) and np.array_equal(b, j[want])
+    ta, tb = hamming_pairs(fp, k, k + 1)  # the tables, asked for
+    assert np.array_equal(ta, a) and np.array_equal(tb, b)
+
+
 def test_key_collisions_neither_lose_nor_repeat_pairs(monkeypatch):
     # every key equal: each table compares all pairs, and only a pair's first table emits it
     import neardup.index.hamming as hamming

@@ -55,3 +55,19 @@ def test_merges_in_any_grouping_count_what_one_pass_counts():
             assert np.array_equal(got.keys, keys) and np.array_equal(got.counts, counts)
             assert got.keys.dtype == np.uint64 and got.counts.dtype == np.int64
             assert got.n_docs == sum(len(b) for b in batches)
+
+
+def test_lookups_in_a_large_table_answer_as_in_a_small_one(monkeypatch):
+    """A table past ``SORTED_LOOKUP`` keys looks its hashes up in sorted order: the same answers,
+    in the order asked, seen and unseen hashes, repeats, the smallest and largest keys."""
+    from neardup.stats import df as df_module
+
+    rng = np.random.default_rng(3)
+    hashes = rng.integers(0, 2**63, size=3000, dtype=np.int64).astype(np.uint64) * np.uint64(2)
+    sets = HashedSets(np.sort(hashes[:2000]), np.array([0, 1000, 2000]))
+    table = DocumentFrequencies.of(sets)
+    asked = np.concatenate([hashes[::-1], hashes[:50], [np.uint64(0), np.uint64(2**64 - 1)]]).astype(np.uint64)
+    small = table.df(asked)
+    monkeypatch.setattr(df_module, "SORTED_LOOKUP", 1)
+    assert (table.df(asked) == small).all()
+    assert small[-2:].tolist() == [0, 0] and (small[:1000] == 0).all() and (small[1000:3000] >= 1).all()

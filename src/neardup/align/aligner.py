@@ -153,7 +153,8 @@ class _Spill:
         if part is None:
             self.buffers[0].append(records)
         else:
-            order = np.argsort(part, kind="stable")
+            # as the smallest integers that hold a partition: NumPy's stable sort of those is a radix sort
+            order = np.argsort(part.astype(np.min_scalar_type(self.parts - 1)), kind="stable")
             bounds = np.searchsorted(part[order], np.arange(self.parts + 1))
             records = records[order]
             for p in range(self.parts):
@@ -268,9 +269,9 @@ class Aligner:
         per_doc = pair_counts(doc, groups, self.documents)
         self.counts.update({"documents": self.documents, "words": int(first[-1]), "shared_seeds": int(doc.shape[0]),
                             "seed_pairs": int(per_doc.sum()), "pairs": 0, "passages": 0})
-        by_doc = by_document(doc, pos, self.documents)
+        by_doc = by_document(doc, pos, groups, self.documents)
         threads = kernel_threads()  # a range per thread, the pair budget shared: memory as with one
-        yield from in_order_threads(lambda r: chain_range(doc, pos, groups, by_doc, words, *r, p),
+        yield from in_order_threads(lambda r: chain_range(doc, pos, by_doc, words, *r, p),
                                     pair_ranges(per_doc, max(self.pair_budget // threads, 1)), threads)
 
     def doc_words(self) -> np.ndarray:
@@ -328,12 +329,12 @@ def pair_ranges(per_doc: np.ndarray, budget: int) -> Iterator[tuple[int, int, in
         lo = hi
 
 
-def chain_range(doc: np.ndarray, pos: np.ndarray, groups: np.ndarray, by_doc: tuple[np.ndarray, np.ndarray],
+def chain_range(doc: np.ndarray, pos: np.ndarray, by_doc: tuple[np.ndarray, np.ndarray, np.ndarray],
                 words: np.ndarray, lo: int, hi: int, total: int, p: AlignParams) -> tuple[np.ndarray, np.ndarray]:
     """Stages 2-4 for the "a" documents ``[lo, hi)`` (``total``: their seed pairs): the seed pairs
     sieved (:func:`~.seeds.sieve_pairs`) and chained (:func:`~.seeds.chain_pairs`), ``(out, cov)``.
     Every engine chains a range through here; both kernels release the GIL."""
-    a, b, pa, pb = sieve_pairs(doc, pos, groups, by_doc, lo, hi, total, p.min_seeds)
+    a, b, pa, pb = sieve_pairs(doc, pos, by_doc, lo, hi, total, p.min_seeds)
     return chain_pairs(a, b, pa, pb, words, *p.chain_args())
 
 

@@ -105,26 +105,32 @@ def pair_counts(doc: np.ndarray, groups: np.ndarray, n_docs: int) -> np.ndarray:
 
 
 @njit(cache=True)
-def _by_document(doc, pos, starts, order):
-    """:func:`by_document`'s order: a counting sort by document, then each document's records by position."""
+def _by_document(doc, pos, groups, starts, order, ends):
+    """:func:`by_document`'s order (``ends`` follows it): by document, then each one's records by position."""
     fill = starts[:-1].copy()
-    for i in range(doc.shape[0]):
-        order[fill[doc[i]]] = i
-        fill[doc[i]] += 1
+    for g in range(groups.shape[0] - 1):
+        for i in range(groups[g], groups[g + 1]):
+            order[fill[doc[i]]] = i
+            ends[fill[doc[i]]] = groups[g + 1]
+            fill[doc[i]] += 1
     for d in range(starts.shape[0] - 1):
         lo, hi = starts[d], starts[d + 1]
         if hi - lo > 1:
-            seg = order[lo:hi].copy()
-            order[lo:hi] = seg[np.argsort(pos[seg])]
+            by_pos = np.argsort(pos[order[lo:hi]])  # positions are distinct within a document
+            order[lo:hi] = order[lo:hi].copy()[by_pos]
+            ends[lo:hi] = ends[lo:hi].copy()[by_pos]
 
 
-def by_document(doc: np.ndarray, pos: np.ndarray, n_docs: int) -> tuple[np.ndarray, np.ndarray]:
+def by_document(doc: np.ndarray, pos: np.ndarray, groups: np.ndarray,
+                n_docs: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The shared seeds document by document: record indices in order of ``(doc, pos)`` (4 bytes
-    each while they fit) and each document's first place in that order (plus the end)."""
+    each while they fit), each document's first place in that order (plus the end), and in that
+    order the end of each record's key group (``groups``: their starts, plus the end), found in
+    this pass over the groups: a binary search among all groups per record cost more than the sieve."""
     starts = np.r_[0, np.cumsum(np.bincount(doc, minlength=n_docs))].astype(np.int64)
-    order = np.empty(doc.shape[0], np.int32 if doc.shape[0] < 2**31 else np.int64)
-    _by_document(doc, pos, starts, order)
-    return order, starts
+    order, ends = (np.empty(doc.shape[0], np.int32 if doc.shape[0] < 2**31 else np.int64) for _ in range(2))
+    _by_document(doc, pos, groups, starts, order, ends)
+    return order, starts, ends
 
 
 @njit(cache=True)
@@ -148,7 +154,7 @@ def _sieve(doc, pos, order, ends, starts, lo, hi, min_seeds, n_docs, a_out, b_ou
     for a in range(lo, hi):
         t = 0
         for r in range(starts[a], starts[a + 1]):
-            x, g1 = order[r], ends[r - starts[lo]]
+            x, g1 = order[r], ends[r]
             for y in range(_later(doc, x, g1), g1):
                 b = doc[y]
                 if count[b] == 0:
@@ -165,7 +171,7 @@ def _sieve(doc, pos, order, ends, starts, lo, hi, min_seeds, n_docs, a_out, b_ou
             else:
                 at[b] = -1
         for r in range(starts[a], starts[a + 1]):
-            x, g1 = order[r], ends[r - starts[lo]]
+            x, g1 = order[r], ends[r]
             for y in range(_later(doc, x, g1), g1):
                 b = doc[y]
                 k = at[b]
@@ -177,8 +183,8 @@ def _sieve(doc, pos, order, ends, starts, lo, hi, min_seeds, n_docs, a_out, b_ou
     return n
 
 
-def sieve_pairs(doc: np.ndarray, pos: np.ndarray, groups: np.ndarray, by_doc: tuple[np.ndarray, np.ndarray],
-                lo: int, hi: int, total: int, min_seeds: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def sieve_pairs(doc: np.ndarray, pos: np.ndarray, by_doc: tuple[np.ndarray, np.ndarray, np.ndarray], lo: int,
+                hi: int, total: int, min_seeds: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Stage 2: the seed pairs ``(a, b, pa, pb)`` with ``lo <= a < hi`` of the document pairs that
     have ``min_seeds`` of them, sorted by ``(a, b, pa, pb)`` (what :func:`chain_pairs` takes);
     ``total``: how many seed pairs those ``a`` make in all (:func:`pair_counts`), ``by_doc``:
@@ -189,9 +195,8 @@ def sieve_pairs(doc: np.ndarray, pos: np.ndarray, groups: np.ndarray, by_doc: tu
     through a stock phrase) is never written, and each ``b``'s rows are written at their place,
     so nothing is sorted.  The answer of :func:`chain_pairs` is that of every seed pair sorted,
     since it skips a document pair with fewer than ``min_seeds`` seed pairs."""
-    order, starts = by_doc
+    order, starts, ends = by_doc
     a, b, pa, pb = (np.empty(total, dtype=np.int32) for _ in range(4))
-    ends = groups[np.searchsorted(groups, order[starts[lo]:starts[hi]], side="right")]  # each record's key group's end
     n = _sieve(doc, pos, order, ends, starts, lo, hi, min_seeds, starts.shape[0] - 1, a, b, pa, pb)
     return a[:n], b[:n], pa[:n], pb[:n]
 

@@ -358,9 +358,9 @@ def chained(index: Any, n: int, labels: np.ndarray, p: AlignParams,
             doc, pos, groups, rows, words = _index_arrays(frame)
             owned = np.searchsorted(rows.astype(np.int64) * blocks // n, int(frame["block"].iloc[0]) + np.arange(2))
             per_doc = pair_counts(doc, groups, rows.shape[0])
-            by_doc = by_document(doc, pos, rows.shape[0])
+            by_doc = by_document(doc, pos, groups, rows.shape[0])
             for lo, hi, total in pair_ranges(per_doc[owned[0]:owned[1]], PAIR_BUDGET):
-                out, cov = chain_range(doc, pos, groups, by_doc, words, lo + owned[0], hi + owned[0], total, p)
+                out, cov = chain_range(doc, pos, by_doc, words, lo + owned[0], hi + owned[0], total, p)
                 if out.shape[0]:
                     out = out.astype(np.int64)
                     out[:, 0], out[:, 1] = rows[out[:, 0]], rows[out[:, 1]]

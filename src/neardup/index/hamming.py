@@ -16,7 +16,10 @@ blocks are the first ``B - k`` blocks the pair agrees on, so no pair is reported
 :func:`choose_blocks` picks ``B`` for a collection of ``n`` fingerprints by Manku's
 trade-off: more blocks make longer keys (fewer fingerprints per key, about
 ``n / 2^key_bits``) but more tables; it minimizes ``tables x (n + n^2 / 2^(key_bits+1))``
-under random fingerprints.  Fingerprints are ``(n, f / 64)`` ``uint64`` arrays, bit
+under random fingerprints.  When the radius is so wide that even the best tables key on a few
+bits (a learned cosine threshold of 0.5 is 158 bits of 384), the tables compare the same pairs
+over and over, and comparing every pair once costs less: :func:`hamming_pairs` then does that,
+with the same answer.  Fingerprints are ``(n, f / 64)`` ``uint64`` arrays, bit
 ``i`` in word ``i // 64``; any ``f`` that is a multiple of 64 works (64 and 384 in the
 papers).
 """
@@ -132,6 +135,11 @@ def block_masks(bits: int, blocks: int) -> np.ndarray:
 
 def choose_blocks(bits: int, k: int, n: int) -> int:
     """Number of blocks minimizing the expected work for ``n`` random fingerprints."""
+    return _best_blocks(bits, k, n)[0]
+
+
+def _best_blocks(bits: int, k: int, n: int) -> tuple[int, float]:
+    """:func:`choose_blocks` and its expected work (fingerprints keyed plus pairs compared)."""
     best, best_cost = k + 1, float("inf")
     for blocks in range(k + 1, bits + 1):
         tables = comb(blocks, k)
@@ -142,7 +150,42 @@ def choose_blocks(bits: int, k: int, n: int) -> int:
         cost = tables * (n + n * n / 2.0 ** (key_bits + 1))
         if cost < best_cost:
             best, best_cost = blocks, cost
-    return best
+    return best, best_cost
+
+
+@njit(parallel=True, nogil=True, cache=True)
+def _all_pairs(fp, k, chunks, counts, out_a, out_b, starts):
+    """Every pair within ``k`` bits, each compared once (count, or fill at ``starts`` when
+    ``out_a`` is given); a chunk takes every ``chunks``-th fingerprint, so the chunks, of
+    rows of every length, are equal work."""
+    n = fp.shape[0]
+    write = out_a.shape[0] > 0
+    for c in prange(chunks):
+        for x in range(c, n, chunks):
+            found = 0
+            for y in range(x + 1, n):
+                if _distance(fp, x, y) <= k:
+                    if write:
+                        out_a[starts[x] + found] = x
+                        out_b[starts[x] + found] = y
+                    found += 1
+            counts[x] = found
+
+
+def _every_pair_within(fp: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`hamming_pairs` by comparing every pair once (in order of ``(a, b)``)."""
+    n = fp.shape[0]
+    chunks = min(n, 64)
+    counts = np.zeros(n, dtype=np.int64)
+    none = np.zeros(0, np.int64)
+    _all_pairs(fp, k, chunks, counts, none, none, counts)
+    starts = np.zeros(n, dtype=np.int64)
+    np.cumsum(counts[:-1], out=starts[1:])
+    out_a = np.empty(int(counts.sum()), dtype=np.int64)
+    out_b = np.empty(out_a.shape[0], dtype=np.int64)
+    if out_a.shape[0]:
+        _all_pairs(fp, k, chunks, np.zeros(n, np.int64), out_a, out_b, starts)
+    return out_a, out_b
 
 
 def check_bits(bits: int) -> None:
@@ -157,7 +200,7 @@ def hamming_pairs(
     """Index arrays ``(a, b)``, ``a < b`` sorted, of every pair within ``k`` bits.
 
     ``blocks`` (more than ``k``, at most the number of bits) defaults to
-    :func:`choose_blocks`.  With ``k`` at or above the number of bits every pair
+    :func:`choose_blocks`, or to none when comparing every pair is less work (see the module).  With ``k`` at or above the number of bits every pair
     qualifies and all pairs are returned.
     """
     fp = np.ascontiguousarray(fp, dtype=np.uint64)
@@ -169,7 +212,10 @@ def hamming_pairs(
     if k >= bits:
         a, b = np.triu_indices(n, k=1)
         return a.astype(np.int64), b.astype(np.int64)
-    blocks = choose_blocks(bits, k, n) if blocks is None else blocks
+    if blocks is None:
+        blocks, cost = _best_blocks(bits, k, n)
+        if n * (n - 1) / 2 <= cost:  # the tables' keys would be a few bits: compare every pair once
+            return _every_pair_within(fp, k)
     if not k < blocks <= bits:
         raise UserError(f"blocks must be more than k = {k} and at most {bits}, got {blocks}")
     masks = block_masks(bits, blocks)

@@ -125,8 +125,15 @@ def nfkc_candidates(cps: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """The documents of a batch of code points (``offsets``: ``n + 1`` starts) holding a character
     :func:`nfkc_origins` may have to normalize: the few to give it (one table look-up per character)."""
     kinds = nfkc_kinds()
-    marked = np.flatnonzero((kinds[np.minimum(cps, TABLE_SIZE - 1)] != 0) & (cps < TABLE_SIZE))
+    wide = np.flatnonzero(cps >= _first_kind())  # few: below it (ASCII, most of Latin-1) no kind is set
+    marked = wide[(kinds[np.minimum(cps[wide], TABLE_SIZE - 1)] != 0) & (cps[wide] < TABLE_SIZE)]
     return np.unique(np.searchsorted(offsets, marked, side="right") - 1)
+
+
+@lru_cache(maxsize=1)
+def _first_kind() -> int:
+    """The lowest code point :func:`nfkc_kinds` marks (no character below it needs normalizing)."""
+    return int(np.flatnonzero(nfkc_kinds())[0])
 
 
 def nfkc_origins(text: str) -> tuple[str, np.ndarray, np.ndarray] | None:
