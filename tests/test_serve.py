@@ -213,3 +213,20 @@ def test_docs_render_in_a_browser_with_no_network(client):
         assert page.locator(".opblock").count() >= 6
         browser.close()
     assert outside == []
+
+
+def test_a_body_that_is_not_json_says_what_to_send(client):
+    """A body sent as a form (curl -d without -H) or as text is refused with 415 naming the content type to
+    use, not a 422 about dictionaries; a body that is not UTF-8 is a 400 saying so; nothing is added."""
+    body = json.dumps({"documents": DOCS[:1]})
+    for path in ("/documents", "/query"):
+        for ctype in ("application/x-www-form-urlencoded", "text/plain"):
+            r = client.post(path, content=body, headers={"content-type": ctype})
+            assert r.status_code == 415, (path, ctype, r.text)
+            assert "application/json" in r.json()["detail"] and ctype in r.json()["detail"]
+        r = client.post(path, content=body, headers={"content-type": "application/json; charset=utf-8"})
+        assert r.status_code == 200, r.text
+    r = client.post("/documents", content='{"documents": [{"id": "é", "text": "café au lait"}]}'.encode("latin-1"),
+                    headers={"content-type": "application/json"})
+    assert r.status_code == 400 and "UTF-8" in r.json()["detail"], r.text
+    assert client.get("/health").json()["documents"] == 1

@@ -46,10 +46,12 @@ from typing import Any, AsyncIterator, Iterator
 import orjson
 import uvicorn
 from fastapi import Depends, FastAPI, HTTPException, Request
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..errors import InputError, UserError
 from ..input_stage import as_records, record_problem
@@ -309,6 +311,17 @@ def create_app(index: Index, token: str | None = None, max_body: int = 16 << 20)
         async def docs() -> Response:
             return Response(static_docs(app.openapi()), media_type="text/html")
 
+    def sends_json(request: Request) -> None:
+        """A body is JSON: one sent as a form (``curl -d`` without ``-H``) or as text is a 415 saying what to
+        send, not a validation error about dictionaries (no content type at all is read as JSON)."""
+        given = request.headers.get("content-type")
+        if given is None:
+            return
+        kind = given.split(";", 1)[0].strip().lower()
+        if kind != "application/json" and not (kind.startswith("application/") and kind.endswith("+json")):
+            raise HTTPException(415, printable(f"send the body as JSON with 'Content-Type: application/json' "
+                                               f"(this request's is {given[:100]!r})"))
+
     def may_write(request: Request) -> None:
         if token is None:
             return
@@ -323,13 +336,14 @@ def create_app(index: Index, token: str | None = None, max_body: int = 16 << 20)
         except (InputError, UserError) as exc:
             raise _http_error(exc) from None
 
-    @app.post("/documents", response_model=Results, dependencies=[Depends(may_write)],
+    @app.post("/documents", response_model=Results, dependencies=[Depends(may_write), Depends(sends_json)],
               summary="check and add documents (matches among the index and earlier documents of the batch)")
     async def add_documents(body: Documents) -> Response:
         records = await run_in_threadpool(_records, body)  # checks are linear in the body: not on the event loop
         return _out(await write("add", records))
 
-    @app.post("/query", response_model=Results, summary="check documents without adding them")
+    @app.post("/query", response_model=Results, dependencies=[Depends(sends_json)],
+              summary="check documents without adding them")
     def query(body: Documents) -> Response:
         try:
             return _out(index.query(_records(body), strict=True))
@@ -357,6 +371,16 @@ def create_app(index: Index, token: str | None = None, max_body: int = 16 << 20)
         errors = [{"loc": [printable(x) if isinstance(x, str) else x for x in e.get("loc", ())], "msg": printable(str(e.get("msg", ""))), "type": e.get("type")}
                   for e in exc.errors()]
         return JSONResponse({"detail": errors}, status_code=422)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        """FastAPI's own errors, with a body that is not UTF-8 said as such (FastAPI: "There was an error parsing
+        the body"): JSON is UTF-8, and a client sending Latin-1 should learn which byte is wrong."""
+        cause = exc.__cause__
+        if exc.status_code == 400 and isinstance(cause, UnicodeDecodeError):
+            return JSONResponse({"detail": f"request body is not UTF-8 (byte 0x{cause.object[cause.start]:02x} at "
+                                           f"offset {cause.start:,}); send JSON as UTF-8"}, status_code=400)
+        return await http_exception_handler(request, exc)
 
     @app.exception_handler(OSError)
     async def unavailable(request: Request, exc: OSError) -> Response:
