@@ -230,3 +230,64 @@ def test_a_body_that_is_not_json_says_what_to_send(client):
                     headers={"content-type": "application/json"})
     assert r.status_code == 400 and "UTF-8" in r.json()["detail"], r.text
     assert client.get("/health").json()["documents"] == 1
+
+
+def test_bodies_in_work_are_bounded_past_it_a_503_to_retry(tmp_path):
+    """Every request holds about ten times its body in memory while it is worked (parsed, sketched, queued
+    for the writer), and a connection may send up to --max-body: past four bodies' worth of bytes in work,
+    a request gets 503 with Retry-After at once instead of raising the server's memory without bound; a
+    request alone is always taken, and once the work drains the same request is."""
+    import threading
+
+    Index.create(tmp_path / "ix", method="minhash", threshold=0.5).close()
+    index = Index.open(tmp_path / "ix")
+    gate, adding = threading.Event(), threading.Event()
+    add = index.add
+
+    def held_add(*args, **kwargs):
+        adding.set()
+        gate.wait(30)
+        return add(*args, **kwargs)
+
+    index.add = held_add  # type: ignore[method-assign]
+    app = create_app(index, max_body=10_000)
+    body = lambda k: json.dumps({"documents": [{"id": f"b{k}", "text": DOCS[k]["text"][:400] + " x" * 4000}]})  # noqa: E731
+    assert all(8_000 < len(body(k)) < 10_000 for k in range(6))
+    with TestClient(app) as c:
+        answers: dict[int, int] = {}
+
+        def post(k: int) -> None:
+            answers[k] = c.post("/documents", content=body(k), headers={"content-type": "application/json"}).status_code
+
+        threads = [threading.Thread(target=post, args=(k,)) for k in range(4)]
+        for t in threads:
+            t.start()
+        assert adding.wait(30)
+        deadline = time.time() + 30
+        while app.state.bodies.bytes < 4 * 8_000 and time.time() < deadline:
+            time.sleep(0.01)
+        r = c.post("/documents", content=body(4), headers={"content-type": "application/json"})
+        assert r.status_code == 503 and r.headers["retry-after"] and "in work" in r.json()["detail"], r.text
+        assert c.get("/health").status_code == 200  # reads without a body are never refused
+        gate.set()
+        for t in threads:
+            t.join(30)
+        assert answers == {0: 200, 1: 200, 2: 200, 3: 200}
+        assert app.state.bodies.bytes == 0
+        assert c.post("/documents", content=body(4), headers={"content-type": "application/json"}).status_code == 200
+
+
+def test_chunked_bodies_count_in_work_and_release_what_they_took(client):
+    """A body without Content-Length is counted as it arrives: refused (413) or answered, the bytes it held
+    are given back, so the count of bodies in work returns to zero."""
+    data = json.dumps({"documents": DOCS[:3]}).encode()
+
+    def chunks(payload: bytes):
+        for i in range(0, len(payload), 1_000):
+            yield payload[i:i + 1_000]
+
+    assert client.post("/documents", content=chunks(data), headers={"content-type": "application/json"}).status_code == 200
+    big = json.dumps({"documents": [{"id": "big", "text": "word " * 60_000}]}).encode()
+    assert client.post("/documents", content=chunks(big), headers={"content-type": "application/json"}).status_code == 413
+    assert client.app.state.bodies.bytes == 0
+    assert client.get("/health").json()["documents"] == 3
