@@ -291,3 +291,23 @@ def test_chunked_bodies_count_in_work_and_release_what_they_took(client):
     assert client.post("/documents", content=chunks(big), headers={"content-type": "application/json"}).status_code == 413
     assert client.app.state.bodies.bytes == 0
     assert client.get("/health").json()["documents"] == 3
+
+
+def test_a_port_that_cannot_be_listened_on_is_one_line_exit_2_and_frees_the_index(tmp_path):
+    """A port in use is said in one line (exit 2) before anything claims to serve, and the index's writer lock
+    is released; a port out of range or a --max-body under 1 byte is refused as an option, not a traceback."""
+    Index.create(tmp_path / "ix").close()
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        r = subprocess.run([sys.executable, "-m", "neardup", "serve", str(tmp_path / "ix"), "--port", str(port)],
+                           env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.strip() == f"neardup: error: cannot listen on 127.0.0.1:{port} (Address already in use)", r.stderr
+    Index.open(tmp_path / "ix").close()  # the writer lock is free
+    for option, words in ((["--port", "99999"], "--port must be 0 to 65535"), (["--max-body", "0"], "--max-body")):
+        r = subprocess.run([sys.executable, "-m", "neardup", "serve", str(tmp_path / "ix"), *option],
+                           env=env, capture_output=True, text=True, timeout=120)
+        assert r.returncode == 2 and words in r.stderr and "Traceback" not in r.stderr, r.stderr

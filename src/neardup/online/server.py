@@ -37,6 +37,7 @@ import asyncio
 import contextlib
 import hmac
 import queue
+import socket
 import sys
 import threading
 from concurrent.futures import Future
@@ -462,14 +463,24 @@ def serve(path: str, host: str = "127.0.0.1", port: int = 8080, token: str | Non
     """Open the index at ``path`` for writing and serve it until SIGINT/SIGTERM."""
     if read_timeout <= 0 or max_connections < 1:
         raise UserError("--read-timeout must be positive and --max-connections at least 1")
+    if not 0 <= port <= 65535:
+        raise UserError(f"--port must be 0 to 65535 (0: any free port), got {port}")
+    if max_body < 1:
+        raise UserError(f"--max-body must be at least 1 byte, got {max_body}")
     files = raise_file_limit()
     if max_connections + 64 > files:
         raise UserError(f"--max-connections {max_connections:,} needs more open files than this process may have "
                         f"({files:,}); lower it or raise `ulimit -n`")
-    index = Index.open(path, sync=sync)
+    listener = _listen(host, port)
+    try:
+        index = Index.open(path, sync=sync)
+    except BaseException:
+        listener.close()
+        raise
     app = create_app(index, token, max_body)
     sys.setswitchinterval(0.001)  # readers wait less for the GIL behind the writer thread (default 5 ms)
-    where = f"http://{host}:{port}"
+    port = listener.getsockname()[1]
+    where = f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
     print(f"serving {path} ({len(index):,} documents, {index.method.name}) on {where}; API at {where}/docs"
           + ("" if token else "; writes need no token"), file=sys.stderr, flush=True)
     if warning := index.words_warning():
@@ -477,9 +488,25 @@ def serve(path: str, host: str = "127.0.0.1", port: int = 8080, token: str | Non
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=10,
                             http=guarded_protocol(read_timeout, max_connections), timeout_keep_alive=5)
     server = _Server(config)
-    server.run()
+    server.run(sockets=[listener])
     print(f"stopped; {path} closed", file=sys.stderr)
     return 0
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """The listening socket, bound before the index is opened or "serving" is said: an address in use (or not
+    this machine's) is one line, exit 2, never uvicorn's log after a claim to serve (as uvicorn binds it)."""
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(2048)
+    except OSError as exc:
+        sock.close()
+        where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+        raise UserError(f"cannot listen on {where} ({exc.strerror or exc})") from None
+    sock.set_inheritable(True)
+    return sock
 
 
 class _Server(uvicorn.Server):
