@@ -311,3 +311,57 @@ def test_a_port_that_cannot_be_listened_on_is_one_line_exit_2_and_frees_the_inde
         r = subprocess.run([sys.executable, "-m", "neardup", "serve", str(tmp_path / "ix"), *option],
                            env=env, capture_output=True, text=True, timeout=120)
         assert r.returncode == 2 and words in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+@pytest.mark.slow
+def test_kill_9_of_a_server_taking_concurrent_writes_loses_no_acknowledged_request_and_halves_none(tmp_path):
+    """Four clients post (group commits of several requests), the server is killed with SIGKILL at a random
+    moment, five times over the same index: it reopens clean (``check``), every acknowledged document is
+    there, and every request is in whole or not at all (a group's transaction is all or nothing)."""
+    import random
+    import threading
+
+    rng = random.Random(7)
+    path = tmp_path / "ix"
+    Index.create(path, method="minhash", threshold=0.5).close()
+    requests: list[list[str]] = []
+    acknowledged: set[str] = set()
+    serial = iter(range(10**9))
+    for run in range(5):
+        port = _free_port()
+        proc = subprocess.Popen([sys.executable, "-m", "neardup.cli", "serve", str(path), "--port", str(port)],
+                                stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+        base = f"http://127.0.0.1:{port}"
+        for _ in range(300):
+            try:
+                if httpx.get(base + "/health").status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        stop = threading.Event()
+
+        def client() -> None:
+            while not stop.is_set():
+                docs = [{"id": f"r{run}-{next(serial)}", "text": DOCS[rng.randrange(48)]["text"]} for _ in range(5)]
+                requests.append([d["id"] for d in docs])
+                try:
+                    if httpx.post(base + "/documents", json={"documents": docs}, timeout=30).status_code == 200:
+                        acknowledged.update(d["id"] for d in docs)
+                except httpx.TransportError:
+                    return
+
+        threads = [threading.Thread(target=client) for _ in range(4)]
+        for t in threads:
+            t.start()
+        time.sleep(rng.uniform(0.5, 2.0))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        stop.set()
+        for t in threads:
+            t.join(60)
+        with Index.open(path) as index:
+            assert index.check() == []
+            stored = {r[0] for r in index.store.reader().execute("SELECT id FROM docs")}
+        assert acknowledged <= stored
+        assert all(len(stored.intersection(ids)) in (0, len(ids)) for ids in requests)
+    assert len(acknowledged) >= 20, "too few writes were acknowledged for the test to mean anything"
