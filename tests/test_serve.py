@@ -340,7 +340,7 @@ def test_kill_9_of_a_server_taking_concurrent_writes_loses_no_acknowledged_reque
                 time.sleep(0.1)
         stop = threading.Event()
 
-        def client() -> None:
+        def client(stop: threading.Event = stop, run: int = run, base: str = base) -> None:
             while not stop.is_set():
                 docs = [{"id": f"r{run}-{next(serial)}", "text": DOCS[rng.randrange(48)]["text"]} for _ in range(5)]
                 requests.append([d["id"] for d in docs])

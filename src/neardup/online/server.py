@@ -28,7 +28,7 @@ dropped (:func:`guarded_protocol`); a resource the server lacks (file descriptor
 space) is a 503, never "index damaged".
 
 Length: the routes, the group-commit writer and the per-request checks belong together (the
-connection guard is in :mod:`.connections`).
+connection guard, the body budget and the listening socket are in :mod:`.connections`).
 """
 
 from __future__ import annotations
@@ -37,12 +37,10 @@ import asyncio
 import contextlib
 import hmac
 import queue
-import socket
 import sys
 import threading
 from concurrent.futures import Future
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from typing import Any, AsyncIterator, Iterator
 
 import orjson
@@ -59,7 +57,7 @@ from ..errors import InputError, UserError
 from ..input_stage import as_records, record_problem
 from ..io.records import Rejection, printable
 from ..runner import stop_signals
-from .connections import guarded_protocol, raise_file_limit
+from .connections import BodyLimit, InWork, guarded_protocol, listen, raise_file_limit
 from .index import Checked, Index
 
 #: Documents in one request at most (bodies are also limited in bytes).
@@ -190,97 +188,6 @@ class _Writer:
             done.set_result(call())
         except BaseException as exc:  # noqa: BLE001
             done.set_exception(exc)
-
-
-#: Bytes of request bodies in work at once at most, in bodies of ``--max-body`` (each costs about ten times
-#: its size while it is parsed, sketched and queued: docs/faults.md).
-BODIES_IN_WORK = 4
-
-
-@dataclass
-class _InWork:
-    """Bytes of request bodies being read or worked on now (the event loop's; one thread, no lock)."""
-
-    bytes: int = 0
-
-
-class _BodyLimit:
-    """ASGI middleware: a request body over ``limit`` bytes gets 413 before any endpoint sees it, and one that
-    would take the bytes of bodies in work past ``BODIES_IN_WORK`` bodies of ``limit`` gets 503 (Retry-After)
-    -- unless it is the only one -- so many large requests at once cannot raise the memory without bound."""
-
-    def __init__(self, app: Any, limit: int, bodies: _InWork) -> None:
-        self.app, self.limit, self.bodies = app, limit, bodies
-        self.budget = BODIES_IN_WORK * limit
-
-    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
-            return await self.app(scope, receive, send)
-        length = dict(scope.get("headers") or []).get(b"content-length")
-        if length is not None and length.isdigit():
-            size = int(length)
-            if size > self.limit:
-                return await self._refuse(scope, receive, send)
-            if not self._take(size):
-                return await self._busy(scope, receive, send)
-            try:
-                return await self.app(scope, receive, send)
-            finally:
-                self.bodies.bytes -= size
-        # no length given (chunked): read up to the limit, counted as it arrives, then replay it to the app
-        chunks, size = [], 0  # size: the bytes received, all counted in work
-        try:
-            while True:
-                message = await receive()
-                if message["type"] != "http.request":
-                    return
-                chunk = message.get("body", b"")
-                if size + len(chunk) > self.limit:
-                    return await self._refuse(scope, receive, send)
-                if not self._take(len(chunk), size):
-                    return await self._busy(scope, receive, send)
-                chunks.append(chunk)
-                size += len(chunk)
-                if not message.get("more_body"):
-                    break
-            body = b"".join(chunks)
-            sent = False
-
-            async def replay() -> dict:
-                nonlocal sent
-                if not sent:
-                    sent = True
-                    return {"type": "http.request", "body": body, "more_body": False}
-                return await receive()
-
-            return await self.app(scope, replay, send)
-        finally:
-            self.bodies.bytes -= size
-
-    def _take(self, size: int, mine: int = 0) -> bool:
-        """Count ``size`` more bytes in work (this request already holds ``mine``), unless that passes the
-        budget while other requests' bodies are in work."""
-        if size and self.bodies.bytes + size > self.budget and self.bodies.bytes > mine:
-            return False
-        self.bodies.bytes += size
-        return True
-
-    async def _refuse(self, scope: dict, receive: Any, send: Any) -> None:
-        response = JSONResponse({"detail": f"request body over {self.limit:,} bytes"}, status_code=413)
-        await response(scope, receive, send)
-
-    async def _busy(self, scope: dict, receive: Any, send: Any) -> None:
-        """503, once the body (at most ``limit`` bytes) is read and dropped chunk by chunk: a client that sends
-        its whole body before reading the answer gets the 503, not a connection reset."""
-        more, drained = True, 0
-        while more and drained <= self.limit:
-            message = await receive()
-            drained += len(message.get("body", b""))
-            more = message["type"] == "http.request" and message.get("more_body", False)
-        response = JSONResponse({"detail": f"server busy: {self.bodies.bytes:,} bytes of request bodies in work "
-                                           f"(at most {self.budget:,}); retry"},
-                                status_code=503, headers={"Retry-After": "1"})
-        await response(scope, receive, send)
 
 
 def _records(body: Documents) -> list[dict[str, Any]]:
@@ -446,8 +353,8 @@ def create_app(index: Index, token: str | None = None, max_body: int = 16 << 20)
     def health() -> dict[str, Any]:
         return {"status": "ok", "documents": len(index)}
 
-    app.state.bodies = _InWork()
-    app.add_middleware(_BodyLimit, limit=max_body, bodies=app.state.bodies)
+    app.state.bodies = InWork()
+    app.add_middleware(BodyLimit, limit=max_body, bodies=app.state.bodies)
     return app
 
 
@@ -471,7 +378,7 @@ def serve(path: str, host: str = "127.0.0.1", port: int = 8080, token: str | Non
     if max_connections + 64 > files:
         raise UserError(f"--max-connections {max_connections:,} needs more open files than this process may have "
                         f"({files:,}); lower it or raise `ulimit -n`")
-    listener = _listen(host, port)
+    listener = listen(host, port)
     try:
         index = Index.open(path, sync=sync)
     except BaseException:
@@ -491,22 +398,6 @@ def serve(path: str, host: str = "127.0.0.1", port: int = 8080, token: str | Non
     server.run(sockets=[listener])
     print(f"stopped; {path} closed", file=sys.stderr)
     return 0
-
-
-def _listen(host: str, port: int) -> socket.socket:
-    """The listening socket, bound before the index is opened or "serving" is said: an address in use (or not
-    this machine's) is one line, exit 2, never uvicorn's log after a claim to serve (as uvicorn binds it)."""
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host, port))
-        sock.listen(2048)
-    except OSError as exc:
-        sock.close()
-        where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-        raise UserError(f"cannot listen on {where} ({exc.strerror or exc})") from None
-    sock.set_inheritable(True)
-    return sock
 
 
 class _Server(uvicorn.Server):
