@@ -213,3 +213,155 @@ def test_docs_render_in_a_browser_with_no_network(client):
         assert page.locator(".opblock").count() >= 6
         browser.close()
     assert outside == []
+
+
+def test_a_body_that_is_not_json_says_what_to_send(client):
+    """A body sent as a form (curl -d without -H) or as text is refused with 415 naming the content type to
+    use, not a 422 about dictionaries; a body that is not UTF-8 is a 400 saying so; nothing is added."""
+    body = json.dumps({"documents": DOCS[:1]})
+    for path in ("/documents", "/query"):
+        for ctype in ("application/x-www-form-urlencoded", "text/plain"):
+            r = client.post(path, content=body, headers={"content-type": ctype})
+            assert r.status_code == 415, (path, ctype, r.text)
+            assert "application/json" in r.json()["detail"] and ctype in r.json()["detail"]
+        r = client.post(path, content=body, headers={"content-type": "application/json; charset=utf-8"})
+        assert r.status_code == 200, r.text
+    r = client.post("/documents", content='{"documents": [{"id": "é", "text": "café au lait"}]}'.encode("latin-1"),
+                    headers={"content-type": "application/json"})
+    assert r.status_code == 400 and "UTF-8" in r.json()["detail"], r.text
+    assert client.get("/health").json()["documents"] == 1
+
+
+def test_bodies_in_work_are_bounded_past_it_a_503_to_retry(tmp_path):
+    """Every request holds about ten times its body in memory while it is worked (parsed, sketched, queued
+    for the writer), and a connection may send up to --max-body: past four bodies' worth of bytes in work,
+    a request gets 503 with Retry-After at once instead of raising the server's memory without bound; a
+    request alone is always taken, and once the work drains the same request is."""
+    import threading
+
+    Index.create(tmp_path / "ix", method="minhash", threshold=0.5).close()
+    index = Index.open(tmp_path / "ix")
+    gate, adding = threading.Event(), threading.Event()
+    add = index.add
+
+    def held_add(*args, **kwargs):
+        adding.set()
+        gate.wait(30)
+        return add(*args, **kwargs)
+
+    index.add = held_add  # type: ignore[method-assign]
+    app = create_app(index, max_body=10_000)
+    body = lambda k: json.dumps({"documents": [{"id": f"b{k}", "text": DOCS[k]["text"][:400] + " x" * 4000}]})  # noqa: E731
+    assert all(8_000 < len(body(k)) < 10_000 for k in range(6))
+    with TestClient(app) as c:
+        answers: dict[int, int] = {}
+
+        def post(k: int) -> None:
+            answers[k] = c.post("/documents", content=body(k), headers={"content-type": "application/json"}).status_code
+
+        threads = [threading.Thread(target=post, args=(k,)) for k in range(4)]
+        for t in threads:
+            t.start()
+        assert adding.wait(30)
+        deadline = time.time() + 30
+        while app.state.bodies.bytes < 4 * 8_000 and time.time() < deadline:
+            time.sleep(0.01)
+        r = c.post("/documents", content=body(4), headers={"content-type": "application/json"})
+        assert r.status_code == 503 and r.headers["retry-after"] and "in work" in r.json()["detail"], r.text
+        assert c.get("/health").status_code == 200  # reads without a body are never refused
+        gate.set()
+        for t in threads:
+            t.join(30)
+        assert answers == {0: 200, 1: 200, 2: 200, 3: 200}
+        assert app.state.bodies.bytes == 0
+        assert c.post("/documents", content=body(4), headers={"content-type": "application/json"}).status_code == 200
+
+
+def test_chunked_bodies_count_in_work_and_release_what_they_took(client):
+    """A body without Content-Length is counted as it arrives: refused (413) or answered, the bytes it held
+    are given back, so the count of bodies in work returns to zero."""
+    data = json.dumps({"documents": DOCS[:3]}).encode()
+
+    def chunks(payload: bytes):
+        for i in range(0, len(payload), 1_000):
+            yield payload[i:i + 1_000]
+
+    assert client.post("/documents", content=chunks(data), headers={"content-type": "application/json"}).status_code == 200
+    big = json.dumps({"documents": [{"id": "big", "text": "word " * 60_000}]}).encode()
+    assert client.post("/documents", content=chunks(big), headers={"content-type": "application/json"}).status_code == 413
+    assert client.app.state.bodies.bytes == 0
+    assert client.get("/health").json()["documents"] == 3
+
+
+def test_a_port_that_cannot_be_listened_on_is_one_line_exit_2_and_frees_the_index(tmp_path):
+    """A port in use is said in one line (exit 2) before anything claims to serve, and the index's writer lock
+    is released; a port out of range or a --max-body under 1 byte is refused as an option, not a traceback."""
+    Index.create(tmp_path / "ix").close()
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        r = subprocess.run([sys.executable, "-m", "neardup", "serve", str(tmp_path / "ix"), "--port", str(port)],
+                           env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.strip() == f"neardup: error: cannot listen on 127.0.0.1:{port} (Address already in use)", r.stderr
+    Index.open(tmp_path / "ix").close()  # the writer lock is free
+    for option, words in ((["--port", "99999"], "--port must be 0 to 65535"), (["--max-body", "0"], "--max-body")):
+        r = subprocess.run([sys.executable, "-m", "neardup", "serve", str(tmp_path / "ix"), *option],
+                           env=env, capture_output=True, text=True, timeout=120)
+        assert r.returncode == 2 and words in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+@pytest.mark.slow
+def test_kill_9_of_a_server_taking_concurrent_writes_loses_no_acknowledged_request_and_halves_none(tmp_path):
+    """Four clients post (group commits of several requests), the server is killed with SIGKILL at a random
+    moment, five times over the same index: it reopens clean (``check``), every acknowledged document is
+    there, and every request is in whole or not at all (a group's transaction is all or nothing)."""
+    import random
+    import threading
+
+    rng = random.Random(7)
+    path = tmp_path / "ix"
+    Index.create(path, method="minhash", threshold=0.5).close()
+    requests: list[list[str]] = []
+    acknowledged: set[str] = set()
+    serial = iter(range(10**9))
+    for run in range(5):
+        port = _free_port()
+        proc = subprocess.Popen([sys.executable, "-m", "neardup.cli", "serve", str(path), "--port", str(port)],
+                                stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+        base = f"http://127.0.0.1:{port}"
+        for _ in range(300):
+            try:
+                if httpx.get(base + "/health").status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        stop = threading.Event()
+
+        def client(stop: threading.Event = stop, run: int = run, base: str = base) -> None:
+            while not stop.is_set():
+                docs = [{"id": f"r{run}-{next(serial)}", "text": DOCS[rng.randrange(48)]["text"]} for _ in range(5)]
+                requests.append([d["id"] for d in docs])
+                try:
+                    if httpx.post(base + "/documents", json={"documents": docs}, timeout=30).status_code == 200:
+                        acknowledged.update(d["id"] for d in docs)
+                except httpx.TransportError:
+                    return
+
+        threads = [threading.Thread(target=client) for _ in range(4)]
+        for t in threads:
+            t.start()
+        time.sleep(rng.uniform(0.5, 2.0))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        stop.set()
+        for t in threads:
+            t.join(60)
+        with Index.open(path) as index:
+            assert index.check() == []
+            stored = {r[0] for r in index.store.reader().execute("SELECT id FROM docs")}
+        assert acknowledged <= stored
+        assert all(len(stored.intersection(ids)) in (0, len(ids)) for ids in requests)
+    assert len(acknowledged) >= 20, "too few writes were acknowledged for the test to mean anything"

@@ -6,6 +6,7 @@ candidate keys in an embedded database (:mod:`.storage`); ``neardup serve``
 :mod:`.schemes`.
 """
 
-from .index import Checked, Index, Match
+from .index import Checked, Index
+from .matches import Match
 
 __all__ = ["Checked", "Index", "Match"]

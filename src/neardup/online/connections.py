@@ -1,16 +1,25 @@
-"""What uvicorn lacks against slow or many clients: a read deadline and a connection cap (issue 30).
+"""What uvicorn lacks against slow, many or large clients: a read deadline, a connection cap, a body budget.
 
 uvicorn times out only idle keep-alive connections: a client sending a header line a minute,
 or 21,000 of them, held connections and file descriptors until ``/health`` failed and the
 process ran out of descriptors.  :func:`guarded_protocol` is uvicorn's own HTTP protocol
 class with both added (``uvicorn.Config(http=...)``); :func:`raise_file_limit` lifts the
-process's open-file limit to what it may have.
+process's open-file limit to what it may have.  :class:`BodyLimit` refuses a body over
+``--max-body`` (413) and one that would take the bodies in work past their budget (503): each
+request in work holds about ten times its body.  :func:`listen` binds the server's socket before
+anything claims to serve.
 """
 
 from __future__ import annotations
 
 import contextlib
+import socket
+from dataclasses import dataclass
 from typing import Any
+
+from starlette.responses import JSONResponse
+
+from ..errors import UserError
 
 
 def raise_file_limit() -> int:
@@ -94,3 +103,110 @@ def guarded_protocol(read_timeout: float, max_connections: int) -> type:
             super().connection_lost(exc)
 
     return Guarded
+
+
+#: Bytes of request bodies in work at once at most, in bodies of ``--max-body`` (each costs about ten times
+#: its size while it is parsed, sketched and queued: docs/faults.md).
+BODIES_IN_WORK = 4
+
+
+@dataclass
+class InWork:
+    """Bytes of request bodies being read or worked on now (the event loop's; one thread, no lock)."""
+
+    bytes: int = 0
+
+
+class BodyLimit:
+    """ASGI middleware: a request body over ``limit`` bytes gets 413 before any endpoint sees it, and one that
+    would take the bytes of bodies in work past ``BODIES_IN_WORK`` bodies of ``limit`` gets 503 (Retry-After)
+    -- unless it is the only one -- so many large requests at once cannot raise the memory without bound."""
+
+    def __init__(self, app: Any, limit: int, bodies: InWork) -> None:
+        self.app, self.limit, self.bodies = app, limit, bodies
+        self.budget = BODIES_IN_WORK * limit
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        length = dict(scope.get("headers") or []).get(b"content-length")
+        if length is not None and length.isdigit():
+            size = int(length)
+            if size > self.limit:
+                return await self._refuse(scope, receive, send)
+            if not self._take(size):
+                return await self._busy(scope, receive, send)
+            try:
+                return await self.app(scope, receive, send)
+            finally:
+                self.bodies.bytes -= size
+        # no length given (chunked): read up to the limit, counted as it arrives, then replay it to the app
+        chunks, size = [], 0  # size: the bytes received, all counted in work
+        try:
+            while True:
+                message = await receive()
+                if message["type"] != "http.request":
+                    return
+                chunk = message.get("body", b"")
+                if size + len(chunk) > self.limit:
+                    return await self._refuse(scope, receive, send)
+                if not self._take(len(chunk), size):
+                    return await self._busy(scope, receive, send)
+                chunks.append(chunk)
+                size += len(chunk)
+                if not message.get("more_body"):
+                    break
+            body = b"".join(chunks)
+            sent = False
+
+            async def replay() -> dict:
+                nonlocal sent
+                if not sent:
+                    sent = True
+                    return {"type": "http.request", "body": body, "more_body": False}
+                return await receive()
+
+            return await self.app(scope, replay, send)
+        finally:
+            self.bodies.bytes -= size
+
+    def _take(self, size: int, mine: int = 0) -> bool:
+        """Count ``size`` more bytes in work (this request already holds ``mine``), unless that passes the
+        budget while other requests' bodies are in work."""
+        if size and self.bodies.bytes + size > self.budget and self.bodies.bytes > mine:
+            return False
+        self.bodies.bytes += size
+        return True
+
+    async def _refuse(self, scope: dict, receive: Any, send: Any) -> None:
+        response = JSONResponse({"detail": f"request body over {self.limit:,} bytes"}, status_code=413)
+        await response(scope, receive, send)
+
+    async def _busy(self, scope: dict, receive: Any, send: Any) -> None:
+        """503, once the body (at most ``limit`` bytes) is read and dropped chunk by chunk: a client that sends
+        its whole body before reading the answer gets the 503, not a connection reset."""
+        more, drained = True, 0
+        while more and drained <= self.limit:
+            message = await receive()
+            drained += len(message.get("body", b""))
+            more = message["type"] == "http.request" and message.get("more_body", False)
+        response = JSONResponse({"detail": f"server busy: {self.bodies.bytes:,} bytes of request bodies in work "
+                                           f"(at most {self.budget:,}); retry"},
+                                status_code=503, headers={"Retry-After": "1"})
+        await response(scope, receive, send)
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """The listening socket, bound before the index is opened or "serving" is said: an address in use (or not
+    this machine's) is one line, exit 2, never uvicorn's log after a claim to serve (as uvicorn binds it)."""
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(2048)
+    except OSError as exc:
+        sock.close()
+        where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+        raise UserError(f"cannot listen on {where} ({exc.strerror or exc})") from None
+    sock.set_inheritable(True)
+    return sock

@@ -13,7 +13,7 @@ earlier documents of the same call (in input order), then stores it.  A document
 sketched by the method's own stages (``method.finish([method.sketch(method.prepare(texts))])``,
 row by row the same as in a batch run for the online methods, :mod:`.schemes`); its
 candidates come from stored keys or postings, and are scored by ``method.score`` on a
-small :class:`Sketches` of the stored candidates plus the new documents.  So adding a
+small :class:`Sketches` of the stored candidates plus the new documents (:mod:`.checker`).  So adding a
 corpus one document at a time, or in any batches, gives ``neardup dedup``'s pairs with
 ``dedup``'s scores, and the same index.
 
@@ -31,9 +31,11 @@ An index made with ``partial=True`` (``index create --partial``) also answers ea
 document's copied passages with earlier ones, located by characters (:mod:`.passages`:
 ``neardup partial``'s aligner against the stored seeds); :attr:`Checked.partials`.
 
-Length: one class, whose check, insert and eviction steps share one transaction per batch;
-the answers and key joins live in :mod:`.matches`, the window's per-document rule in :mod:`.window`,
-storage in :mod:`.storage`.
+Length: one class, the index's life -- opening and its manifest, the input stage, the add path whose
+check, insert and eviction steps share one transaction per batch (with replacements and the window),
+query, remove and the inspections; what a batch matches (candidates, scores, relations) is in
+:mod:`.checker`, the answers and key joins in :mod:`.matches`, the window's per-document rule in
+:mod:`.window`, storage in :mod:`.storage`.
 """
 
 from __future__ import annotations
@@ -42,7 +44,6 @@ import dataclasses
 import math
 import threading
 import time
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterable, Iterator
@@ -60,9 +61,10 @@ from ..methods.base import Method, Sketches
 from ..align.aligner import AlignParams
 from ..text.normalize import FIRST_WORDS_VERSION, WORDS_VERSION
 from ..windows import TIME_WINDOW, parse_window
+from .checker import Batch, Checker
 from .layout import SketchLayout
-from .matches import CONTAINED_SHARE, Checked, Match, Partial, counted, join_keys, kernel_threads, shared_at_least
-from .passages import Seeds, find_passages, stored_seeds
+from .matches import Checked, kernel_threads
+from .passages import Seeds, stored_seeds
 from .schemes import KeyScheme, probe_sketch, scheme_for
 from .storage import SYNC_MODES, Damaged, Store, damage_named
 from .window import Held
@@ -71,20 +73,6 @@ from .window import Held
 BATCH_SIZE = 1000
 #: What adding a document whose id is already in the index does (:meth:`Index.add`).
 ON_DUPLICATE = ("reject", "skip", "replace", "fail")
-@dataclass
-class _Batch:
-    """Documents of one batch that passed the input stage: ids, times, where they came from, sketches."""
-
-    ids: list[str]
-    times: np.ndarray
-    where: list[tuple[str, int | None]]
-    sk: Sketches
-    seeds: Seeds | None = None  # an index made with --partial: words and seeds (:mod:`.passages`)
-
-    def take(self, rows: np.ndarray) -> "_Batch":
-        """The documents ``rows`` (in that order)."""
-        return _Batch([self.ids[i] for i in rows.tolist()], self.times[rows], [self.where[i] for i in rows.tolist()],
-                      self.sk.take(rows), self.seeds.take(rows) if self.seeds is not None else None)
 
 
 class Index:
@@ -123,7 +111,8 @@ class Index:
             self.partial: AlignParams | None = AlignParams(**m["partial"]) if m.get("partial") else None
             if self.partial is not None:
                 self.partial.check()
-            self.threshold = self.method.decision_threshold()
+            self.checker = Checker(self.method, self.scheme, self.layout, self.partial)
+            self.threshold = self.checker.threshold
             probe = SketchLayout.of(probe_sketch(self.method))
         except Damaged:
             raise
@@ -215,7 +204,7 @@ class Index:
 
     # -- the input stage -----------------------------------------------------------------
     def _batches(self, records: Iterable[Any], stats: RunStats, strict: bool, fields: Fields,
-                 batch_size: int) -> Iterator[_Batch]:
+                 batch_size: int) -> Iterator[Batch]:
         """Documents in batches, sketched; rejections (bad records, bad times, no words) counted."""
         def admit(record: Record) -> float | Rejection:
             try:
@@ -229,7 +218,7 @@ class Index:
             yield self._sketch(b.ids, b.texts, b.values, [b.where(i) for i in range(len(b))], stats, strict)
 
     def _sketch(self, ids: list[str], texts: list[str], times: list[float], where: list[tuple[str, int | None]],
-                stats: RunStats, strict: bool) -> _Batch:
+                stats: RunStats, strict: bool) -> Batch:
         m = self.method
         with kernel_threads(len(texts)):
             sk = m.finish([m.sketch(m.prepare(texts))])
@@ -244,115 +233,12 @@ class Index:
             ids = [ids[i] for i in keep.tolist()]
             where = [where[i] for i in keep.tolist()]
             times = [times[i] for i in keep.tolist()]
-        return _Batch(ids, np.array(times, dtype=np.float64), where, sk, seeds)
-
-    # -- matching --------------------------------------------------------------------------
-    def _feature_sizes(self, sk: Sketches) -> np.ndarray | None:
-        if "hashes" in sk.lists:
-            return sk.list_sizes()
-        sizes = sk.columns.get("sizes")
-        return None if sizes is None else sizes.astype(np.int64)
-
-    def _stored_candidates(self, db: Any, sk: Sketches) -> tuple[np.ndarray, np.ndarray]:
-        """``(row, seq)``: stored documents that may match each row of ``sk`` (exact for postings)."""
-        if self.scheme.kind == "keys":
-            keys = self.scheme.keys(self.method, sk)
-            n, slots = keys.shape
-            k_key, k_slot, k_seq = Store.key_matches(db, keys)
-            if not k_seq.size:
-                return np.zeros(0, np.int64), np.zeros(0, np.int64)
-            # join probe (row, slot, key) with found (key, slot, seq) on (key, slot)
-            probe_key = keys.ravel()
-            probe_slot = np.tile(np.arange(slots), n)
-            probe_row = np.repeat(np.arange(n), slots)
-            rows, seqs = join_keys(probe_key, probe_slot, probe_row, k_key, k_slot, k_seq)
-            return shared_at_least(rows, seqs, self.scheme.min_shared)
-        hashes, offsets = sk.lists["hashes"], sk.offsets
-        assert offsets is not None  # a posting scheme's method keeps feature lists
-        p_hash, p_seq = Store.posting_matches(db, hashes)
-        if not p_seq.size:
-            return np.zeros(0, np.int64), np.zeros(0, np.int64)
-        probe_row = np.repeat(np.arange(len(sk)), np.diff(offsets))
-        zeros = np.zeros(hashes.shape[0], np.int64)
-        rows, seqs = join_keys(hashes, zeros, probe_row, p_hash, np.zeros(p_hash.shape[0], np.int64), p_seq)
-        rows, seqs, shared = counted(rows, seqs)
-        head_seq, head_size, _ = Store.doc_heads(db, seqs)
-        stored_size = head_size[np.searchsorted(head_seq, seqs)]
-        need = self.scheme.shared_needed(self.threshold, sk.list_sizes()[rows], stored_size)
-        ok = shared >= need
-        return rows[ok], seqs[ok]
+        return Batch(ids, np.array(times, dtype=np.float64), where, sk, seeds)
 
     def _held(self, db: Any, times: np.ndarray, first: int, adding: bool) -> Held:
         """The window's rule for a batch of documents dated ``times``, numbered from ``first`` (:mod:`.window`)."""
         newest = db.execute("SELECT max(time) FROM docs").fetchone()[0] if self.window_kind == TIME_WINDOW else None
         return Held(self.window_kind, self.window_size, first, times, newest, adding)
-
-    def _check(self, db: Any, batch: _Batch, held: Held) -> list[list[tuple[int, Match]]]:
-        """Each batch document's matches as ``(order key, Match)``: the stored ones it sees, then (adding)
-        the earlier ones of the batch it sees (:class:`~.window.Held`)."""
-        sk, n, seqs = batch.sk, len(batch.sk), held.seqs
-        out: list[list[tuple[int, Match]]] = [[] for _ in range(n)]
-        sizes_new = self._feature_sizes(sk)
-        rows, cand = self._stored_candidates(db, sk)
-        if cand.size:
-            u_seq, u_ids, stored_times, u_cols, u_lists = Store.fetch(db, cand)
-            present = np.isin(cand, u_seq)  # a document removed meanwhile is no candidate
-            rows, cand = rows[present], cand[present]
-            stored = self.layout.decode(u_cols, u_lists)
-            at = np.searchsorted(u_seq, cand)
-            ok = held.sees(rows, 0, held.stop(cand, stored_times[at]), stored_times[at])
-            rows, cand, at = rows[ok], cand[ok], at[ok]
-            m = len(stored)
-            with kernel_threads(n):
-                scores = self.method.score(Sketches.concat([stored, sk]), at, m + rows)
-            hit = scores >= self.threshold
-            sizes_old = self._feature_sizes(stored)
-            for r, a, s, q in zip(rows[hit].tolist(), at[hit].tolist(), scores[hit].tolist(), cand[hit].tolist()):
-                la = None if sizes_new is None else int(sizes_new[r])
-                lb = None if sizes_old is None else int(sizes_old[a])
-                out[r].append((q, self._match(u_ids[a], s, la, lb)))
-        if held.adding and n > 1:
-            with kernel_threads(n):
-                a, b, verified = self.method.verified(sk)
-            assert verified is not None  # verified pairs are scored
-            scores = verified
-            keep = held.sees(b, held.row_start[a], held.row_stop[a], batch.times[a])
-            for x, y, s in zip(a[keep].tolist(), b[keep].tolist(), scores[keep].tolist()):
-                la = None if sizes_new is None else int(sizes_new[y])
-                lb = None if sizes_new is None else int(sizes_new[x])
-                out[y].append((int(seqs[x]), self._match(batch.ids[x], s, la, lb)))
-        return out
-
-    def _passages(self, db: Any, batch: _Batch, held: Held) -> list[list[Partial] | None]:
-        """Each batch document's copied passages with earlier ones (None per document without ``--partial``)."""
-        if self.partial is None or batch.seeds is None:
-            return [None] * len(batch.ids)
-        found = find_passages(db, batch.seeds, held, batch.ids, self.partial)
-        return [[p for _, p in f] for f in found]
-
-    def _match(self, other: str, score: float, la: int | None, lb: int | None) -> Match:
-        """A match with the shares of each side in the other (``la``: the new side's feature count)."""
-        if la is None or lb is None or not la or not lb:
-            return Match(other, score, "similar")
-        shared: float
-        if self.scheme.measure == "containment":
-            shared = round(score * min(la, lb))
-        else:  # Jaccard (exact, or the MinHash estimate): |A & B| = J (|A| + |B|) / (1 + J)
-            shared = score * (la + lb) / (1.0 + score)
-        a_in_b, b_in_a = min(shared / la, 1.0), min(shared / lb, 1.0)
-        if a_in_b >= CONTAINED_SHARE and b_in_a >= CONTAINED_SHARE:
-            relation = "duplicate"
-        elif a_in_b >= CONTAINED_SHARE:
-            relation = "contained"
-        elif b_in_a >= CONTAINED_SHARE:
-            relation = "contains"
-        else:
-            relation = "similar"
-        return Match(other, score, relation, a_in_b, b_in_a)
-
-    @staticmethod
-    def _sorted(found: list[tuple[int, Match]]) -> list[Match]:
-        return [m for _, m in sorted(found, key=lambda p: (-p[1].score, p[0]))]
 
     # -- the API -------------------------------------------------------------------------
     def add(self, records: Iterable[Any], *, fields: Fields = FIELDS, strict: bool = False,
@@ -394,7 +280,7 @@ class Index:
                 done = self._add_batch(batch, stats, strict, on_duplicate)
             yield from done
 
-    def _add_batch(self, batch: _Batch, stats: RunStats, strict: bool, on_duplicate: str = "reject") -> list[Checked]:
+    def _add_batch(self, batch: Batch, stats: RunStats, strict: bool, on_duplicate: str = "reject") -> list[Checked]:
         """Check and add one batch in one transaction.  With ``replace``, the batch is worked in pieces,
         each starting at a record that replaces a stored document: the records before it see the old
         version, it and the later ones the new one (input order, as one at a time)."""
@@ -431,7 +317,7 @@ class Index:
         self.late += late
         return done
 
-    def _add_piece(self, db: Any, batch: _Batch, now: float) -> tuple[list[Checked], int]:
+    def _add_piece(self, db: Any, batch: Batch, now: float) -> tuple[list[Checked], int]:
         """Check a batch (or a piece of one) against the documents each sees, evict, store the documents
         still held after it (inside the caller's transaction); its answers and how many were evicted."""
         n = len(batch.ids)
@@ -439,15 +325,15 @@ class Index:
             return [], 0
         first = int(self.store.manifest["next_seq"])
         held = self._held(db, batch.times, first, adding=True)
-        found = self._check(db, batch, held)
-        partials = self._passages(db, batch, held)
+        found = self.checker.check(db, batch, held)
+        partials = self.checker.passages(db, batch, held)
         evicted = self._evict(db, held) + int((~held.kept & ~held.late).sum())
         keep = np.flatnonzero(held.kept)
         if keep.size:
             kept = batch.take(keep) if keep.size < n else batch
             seqs = held.seqs[keep]
             cols, lists = self.layout.encode(kept.sk)
-            sizes = self._feature_sizes(kept.sk)
+            sizes = self.checker.feature_sizes(kept.sk)
             times = [None if math.isnan(t) else t for t in kept.times.tolist()]
             self.store.insert_docs(seqs, kept.ids, times, now,
                                    sizes if sizes is not None else np.zeros(keep.size, np.int64), cols, lists)
@@ -457,7 +343,7 @@ class Index:
                 self.store.insert_align(seqs, *kept.seeds.as_bytes(), kept.seeds.keys, seqs[row], pos)
         self.store.set_meta("next_seq", first + n)  # a late document has a seq too, as one at a time
         late = held.late.tolist()
-        return [Checked(i, self._sorted(f), not x, p, x) for i, f, p, x in zip(batch.ids, found, partials, late)], evicted
+        return [Checked(i, Checker.best_first(f), not x, p, x) for i, f, p, x in zip(batch.ids, found, partials, late)], evicted
 
     def _read_next_seq(self) -> int:
         import json
@@ -471,8 +357,8 @@ class Index:
             self._delete(np.array(seqs, dtype=np.int64))
             stats.notes["documents replaced (--on-duplicate-id replace)"] += len(seqs)
 
-    def _without(self, batch: _Batch, known: set[str], stats: RunStats, strict: bool,
-                 on_duplicate: str = "reject") -> _Batch:
+    def _without(self, batch: Batch, known: set[str], stats: RunStats, strict: bool,
+                 on_duplicate: str = "reject") -> Batch:
         keep = [i for i, d in enumerate(batch.ids) if d not in known]
         for i, d in enumerate(batch.ids):
             if d not in known:
@@ -487,7 +373,7 @@ class Index:
             else:
                 stats.reject(Rejection(*batch.where[i], "duplicate id", f"{d} is already in the index"), strict)
         rows = np.array(keep, dtype=np.int64)
-        return _Batch([batch.ids[i] for i in keep], batch.times[keep], [batch.where[i] for i in keep],
+        return Batch([batch.ids[i] for i in keep], batch.times[keep], [batch.where[i] for i in keep],
                       batch.sk.take(rows), batch.seeds.take(rows) if batch.seeds is not None else None)
 
     def _index_rows(self, seqs: np.ndarray, sk: Sketches, insert: bool) -> None:
@@ -540,12 +426,12 @@ class Index:
                     batch.times = np.where(np.isnan(batch.times), time.time(), batch.times)
                 held = self._held(db, batch.times, next_seq, adding=False)
                 with kernel_threads(len(batch.ids)):
-                    found = self._check(db, batch, held)
-                    partials = self._passages(db, batch, held)
+                    found = self.checker.check(db, batch, held)
+                    partials = self.checker.passages(db, batch, held)
             finally:
                 db.execute("COMMIT")
             stats.kept += len(batch.ids)
-            yield from (Checked(i, self._sorted(f), False, p) for i, f, p in zip(batch.ids, found, partials))
+            yield from (Checked(i, Checker.best_first(f), False, p) for i, f, p in zip(batch.ids, found, partials))
 
     @damage_named
     def remove(self, ids: Iterable[str] | str) -> list[str]:

@@ -28,7 +28,7 @@ dropped (:func:`guarded_protocol`); a resource the server lacks (file descriptor
 space) is a 503, never "index damaged".
 
 Length: the routes, the group-commit writer and the per-request checks belong together (the
-connection guard is in :mod:`.connections`).
+connection guard, the body budget and the listening socket are in :mod:`.connections`).
 """
 
 from __future__ import annotations
@@ -46,16 +46,18 @@ from typing import Any, AsyncIterator, Iterator
 import orjson
 import uvicorn
 from fastapi import Depends, FastAPI, HTTPException, Request
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..errors import InputError, UserError
 from ..input_stage import as_records, record_problem
 from ..io.records import Rejection, printable
 from ..runner import stop_signals
-from .connections import guarded_protocol, raise_file_limit
+from .connections import BodyLimit, InWork, guarded_protocol, listen, raise_file_limit
 from .index import Checked, Index
 
 #: Documents in one request at most (bodies are also limited in bytes).
@@ -188,49 +190,6 @@ class _Writer:
             done.set_exception(exc)
 
 
-class _BodyLimit:
-    """ASGI middleware: a request body over ``limit`` bytes gets 413 before any endpoint sees it."""
-
-    def __init__(self, app: Any, limit: int) -> None:
-        self.app, self.limit = app, limit
-
-    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
-            return await self.app(scope, receive, send)
-        length = dict(scope.get("headers") or []).get(b"content-length")
-        if length is not None and length.isdigit() and int(length) <= self.limit:
-            return await self.app(scope, receive, send)
-        if length is not None and length.isdigit():
-            return await self._refuse(scope, receive, send)
-        # no length given (chunked): read up to the limit, then replay it to the app
-        chunks, size = [], 0
-        while True:
-            message = await receive()
-            if message["type"] != "http.request":
-                return
-            chunks.append(message.get("body", b""))
-            size += len(chunks[-1])
-            if size > self.limit:
-                return await self._refuse(scope, receive, send)
-            if not message.get("more_body"):
-                break
-        body = b"".join(chunks)
-        sent = False
-
-        async def replay() -> dict:
-            nonlocal sent
-            if not sent:
-                sent = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
-        return await self.app(scope, replay, send)
-
-    async def _refuse(self, scope: dict, receive: Any, send: Any) -> None:
-        response = JSONResponse({"detail": f"request body over {self.limit:,} bytes"}, status_code=413)
-        await response(scope, receive, send)
-
-
 def _records(body: Documents) -> list[dict[str, Any]]:
     """The request's documents, each checked before any work is spent on it (and before it may join a
     group commit): a record the input stage would refuse -- no text, an id too long or holding a lone
@@ -309,6 +268,17 @@ def create_app(index: Index, token: str | None = None, max_body: int = 16 << 20)
         async def docs() -> Response:
             return Response(static_docs(app.openapi()), media_type="text/html")
 
+    def sends_json(request: Request) -> None:
+        """A body is JSON: one sent as a form (``curl -d`` without ``-H``) or as text is a 415 saying what to
+        send, not a validation error about dictionaries (no content type at all is read as JSON)."""
+        given = request.headers.get("content-type")
+        if given is None:
+            return
+        kind = given.split(";", 1)[0].strip().lower()
+        if kind != "application/json" and not (kind.startswith("application/") and kind.endswith("+json")):
+            raise HTTPException(415, printable(f"send the body as JSON with 'Content-Type: application/json' "
+                                               f"(this request's is {given[:100]!r})"))
+
     def may_write(request: Request) -> None:
         if token is None:
             return
@@ -323,13 +293,14 @@ def create_app(index: Index, token: str | None = None, max_body: int = 16 << 20)
         except (InputError, UserError) as exc:
             raise _http_error(exc) from None
 
-    @app.post("/documents", response_model=Results, dependencies=[Depends(may_write)],
+    @app.post("/documents", response_model=Results, dependencies=[Depends(may_write), Depends(sends_json)],
               summary="check and add documents (matches among the index and earlier documents of the batch)")
     async def add_documents(body: Documents) -> Response:
         records = await run_in_threadpool(_records, body)  # checks are linear in the body: not on the event loop
         return _out(await write("add", records))
 
-    @app.post("/query", response_model=Results, summary="check documents without adding them")
+    @app.post("/query", response_model=Results, dependencies=[Depends(sends_json)],
+              summary="check documents without adding them")
     def query(body: Documents) -> Response:
         try:
             return _out(index.query(_records(body), strict=True))
@@ -358,6 +329,16 @@ def create_app(index: Index, token: str | None = None, max_body: int = 16 << 20)
                   for e in exc.errors()]
         return JSONResponse({"detail": errors}, status_code=422)
 
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        """FastAPI's own errors, with a body that is not UTF-8 said as such (FastAPI: "There was an error parsing
+        the body"): JSON is UTF-8, and a client sending Latin-1 should learn which byte is wrong."""
+        cause = exc.__cause__
+        if exc.status_code == 400 and isinstance(cause, UnicodeDecodeError):
+            return JSONResponse({"detail": f"request body is not UTF-8 (byte 0x{cause.object[cause.start]:02x} at "
+                                           f"offset {cause.start:,}); send JSON as UTF-8"}, status_code=400)
+        return await http_exception_handler(request, exc)
+
     @app.exception_handler(OSError)
     async def unavailable(request: Request, exc: OSError) -> Response:
         """A resource the server lacks (file descriptors, disk space): 503, said as what it is, never "damaged"."""
@@ -372,7 +353,8 @@ def create_app(index: Index, token: str | None = None, max_body: int = 16 << 20)
     def health() -> dict[str, Any]:
         return {"status": "ok", "documents": len(index)}
 
-    app.add_middleware(_BodyLimit, limit=max_body)
+    app.state.bodies = InWork()
+    app.add_middleware(BodyLimit, limit=max_body, bodies=app.state.bodies)
     return app
 
 
@@ -388,14 +370,24 @@ def serve(path: str, host: str = "127.0.0.1", port: int = 8080, token: str | Non
     """Open the index at ``path`` for writing and serve it until SIGINT/SIGTERM."""
     if read_timeout <= 0 or max_connections < 1:
         raise UserError("--read-timeout must be positive and --max-connections at least 1")
+    if not 0 <= port <= 65535:
+        raise UserError(f"--port must be 0 to 65535 (0: any free port), got {port}")
+    if max_body < 1:
+        raise UserError(f"--max-body must be at least 1 byte, got {max_body}")
     files = raise_file_limit()
     if max_connections + 64 > files:
         raise UserError(f"--max-connections {max_connections:,} needs more open files than this process may have "
                         f"({files:,}); lower it or raise `ulimit -n`")
-    index = Index.open(path, sync=sync)
+    listener = listen(host, port)
+    try:
+        index = Index.open(path, sync=sync)
+    except BaseException:
+        listener.close()
+        raise
     app = create_app(index, token, max_body)
     sys.setswitchinterval(0.001)  # readers wait less for the GIL behind the writer thread (default 5 ms)
-    where = f"http://{host}:{port}"
+    port = listener.getsockname()[1]
+    where = f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
     print(f"serving {path} ({len(index):,} documents, {index.method.name}) on {where}; API at {where}/docs"
           + ("" if token else "; writes need no token"), file=sys.stderr, flush=True)
     if warning := index.words_warning():
@@ -403,7 +395,7 @@ def serve(path: str, host: str = "127.0.0.1", port: int = 8080, token: str | Non
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=10,
                             http=guarded_protocol(read_timeout, max_connections), timeout_keep_alive=5)
     server = _Server(config)
-    server.run()
+    server.run(sockets=[listener])
     print(f"stopped; {path} closed", file=sys.stderr)
     return 0
 

@@ -3,7 +3,7 @@
 Why a module of its own: an index adds a batch in one transaction, but its answers must be
 those of adding the documents one at a time (docs/commands.md), so the window's rule is
 worked out per document of the batch -- vectorised, with no Python loop over documents --
-and :meth:`.index.Index._check` and :func:`.passages.find_passages` both ask it.
+and :meth:`.checker.Checker.check` and :func:`.passages.find_passages` both ask it.
 
 **Time window** of ``w`` seconds.  Let ``H(i)`` be the newest time among the documents the
 index held before the batch and the batch's documents up to ``i`` (a running maximum;
