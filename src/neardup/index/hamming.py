@@ -148,7 +148,7 @@ def choose_blocks(bits: int, k: int, n: int) -> int:
 def check_bits(bits: int) -> None:
     """Reject fingerprint lengths that are not a positive multiple of 64."""
     if bits < 64 or bits % 64:
-        raise UserError(f"fingerprint bits must be a positive multiple of 64, got {bits}")
+        raise UserError(f"bits must be a positive multiple of 64 (fingerprint bits), got {bits}")
 
 
 def hamming_pairs(
