@@ -47,3 +47,15 @@ def test_the_digest_is_of_what_was_read(tmp_path, capsys):
         assert main(["eval", str(data), "--no-relations", "--json"]) == 0
         digests.append(json.loads(capsys.readouterr().out)["run"]["dataset"]["digest"])
     assert digests[0] != digests[1]
+
+
+def test_an_output_option_eval_would_ignore_is_refused(tmp_path, capsys):
+    """`eval --partials FILE -o DIR` wrote nothing and said nothing."""
+    found = tmp_path / "partials.jsonl"
+    found.write_text("")
+    truth = tmp_path / "truth.jsonl"
+    truth.write_text("")
+    for option in (["-o", str(tmp_path / "e")], ["--plot", str(tmp_path / "p")]):
+        assert main(["eval", str(SAMPLE), "--truth", str(truth), "--partials", str(found), *option]) == 2
+        assert f"{option[0]} is for a method's evaluation" in capsys.readouterr().err
+    assert not (tmp_path / "e").exists() and not (tmp_path / "p").exists()

@@ -93,6 +93,9 @@ def run(args: argparse.Namespace) -> int:
     from ..io.writers import check_outputs_apart
 
     if args.containments or args.partials:
+        if args.output or args.plot:  # they were ignored: a run that writes nothing it was asked to
+            raise UserError(f"{'-o' if args.output else '--plot'} is for a method's evaluation; with --containments "
+                            "or --partials eval prints its JSON on stdout (redirect it to a file)")
         return _eval_located(args)
     check_outputs_apart([args.dataset, *filter(None, (args.tune_on, args.truth, args.pairs))],
                         files=[args.plot, args.output])
