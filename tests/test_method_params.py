@@ -42,3 +42,22 @@ def test_a_batch_size_that_is_not_a_number_is_refused_when_made():
     for bad in ("big", 0, 2.5, True):
         with pytest.raises(UserError, match="batch_bytes must be"):
             Deduplicator(batch_bytes=bad)
+
+
+#: Knobs whose every whole value is fine (a seed), or whose 0 is (skip none, no common phrase).
+_ANY_WHOLE = {"seed"}
+_ZERO_IS_FINE = {"skip_top", "common_df"}
+
+
+@pytest.mark.parametrize("method,param", [
+    (name, p) for name, cls in sorted(REGISTRY.items()) for p, v in sorted(cls().get_params().items())
+    if type(v) is int and p not in _ANY_WHOLE])
+def test_a_count_out_of_range_is_refused_naming_the_knob_and_value(method, param):
+    """The knob as `neardup methods` lists it, and the value: `chain length must ...` did not say which
+    option (--chain), `min_terms and top_terms ...` neither which nor the value, and andd took
+    num_samples=0."""
+    from neardup.errors import UserError
+
+    bad = -1 if param in _ZERO_IS_FINE else 0
+    with pytest.raises(UserError, match=rf"^{param}\b.* got {bad}$"):
+        REGISTRY[method](**{param: bad})

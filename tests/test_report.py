@@ -26,7 +26,7 @@ def built(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("report")
     for command, name in (("dedup", "d"), ("contain", "c"), ("partial", "p")):
         assert main([command, str(SAMPLE), "-o", str(tmp / name), "--quiet"]) == 0
-    assert main(["eval", str(SAMPLE), "--plot", str(tmp / "e"), "--json"]) == 0
+    assert main(["eval", str(SAMPLE), "--plot", str(tmp / "e"), "-o", str(tmp / "e"), "--json"]) == 0
     report = tmp / "report.html"
     assert main(["report", str(tmp / "d"), str(tmp / "c"), str(tmp / "p"), str(tmp / "e"), "-o", str(report)]) == 0
     return tmp, report
@@ -176,6 +176,14 @@ def test_the_report_in_headless_chromium(built):
         page.click("mark.span-a >> nth=0")  # linked: the copy on the other side is focused
         assert page.locator("mark.span-b.focus").count() == 1
         page.screenshot(path=str(tmp / "partial.png"))
+        # the histograms: the eval's scores and the dedup run's scores and coverage by relation, drawn as SVG
+        page.click("#nav-plots")
+        page.wait_for_selector("svg.histogram")
+        assert page.locator("svg.histogram").count() == 4 and page.locator("svg.histogram rect.bar").count() > 0
+        assert page.locator("svg.histogram line.mark").count() >= 4  # thresholds, min_coverage, default and chosen
+        page.screenshot(path=str(tmp / "histograms.png"), full_page=True)
+        page.click("#nav-summary")
+        assert "sha256:" in page.locator(".run").inner_text() and page.locator("#evaluation-table tr").count() == 2
         browser.close()
     assert errors == []
     assert opened < 3.0
@@ -336,3 +344,48 @@ def test_a_pair_beyond_the_highlighting_cap_says_so_not_zero_passages(tmp_path, 
         page.wait_for_selector("mark.span-a")
         assert "shared passage" in page.locator("#passages").inner_text()
         browser.close()
+
+
+def test_the_report_draws_histograms_of_the_eval_and_of_the_dedup_run(built):
+    tmp, report = built
+    data = _data(report)
+    evaluation = json.loads((tmp / "e" / "eval.json").read_text())
+    assert data["evaluations"] == evaluation["reports"] and data["evaluations"][0]["run"]["dataset"]["digest"]
+    titles = [p["title"] for p in data["pictures"]]
+    assert any(t.startswith("scores of the") for t in titles) and sum("coverage" in t for t in titles) == 2
+    pairs = [json.loads(line) for line in (tmp / "d" / "pairs.jsonl").read_text().splitlines()]
+    by_relation = data["pictures"][0]["counts"]
+    assert {r: sum(c) for r, c in by_relation.items()} == {
+        r: sum(p["relation"] == r for p in pairs) for r in {p["relation"] for p in pairs}}
+    scores = next(p for p in data["pictures"] if p["title"].startswith("ffp on"))
+    assert sum(map(sum, scores["counts"].values())) == evaluation["reports"][0]["pairs"]
+    assert set(scores["marks"]) == {"default threshold", "chosen threshold"}
+
+
+def test_a_report_of_100k_pairs_bins_them(tmp_path):
+    """The histograms embed counts, not points: 100,000 pairs make a page of the same size as 100."""
+    import random
+
+    rng = random.Random(3)
+    sizes = {}
+    for n in (100, 100_000):
+        out = tmp_path / str(n)
+        out.mkdir()
+        (out / "summary.json").write_text(GOOD_OUTPUTS["summary.json"].replace('"method": "ffp"',
+                                                                               '"threshold": 0.3, "min_coverage": 0.5'))
+        rows = [{"a": f"a{k}", "b": f"b{k}", "score": rng.random(), "relation": rng.choice(["duplicate", "shares"]),
+                 "coverage_a": rng.random(), "coverage_b": rng.random()} for k in range(n)]
+        (out / "pairs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+        assert main(["report", str(out), "-o", str(out / "r.html")]) == 0
+        pictures = _data(out / "r.html")["pictures"]
+        assert [sum(map(sum, p["counts"].values())) for p in pictures] == [n, n, n]
+        assert pictures[1]["marks"] == {"min_coverage": 0.5} and pictures[0]["marks"] == {"threshold": 0.3}
+        sizes[n] = len(json.dumps(pictures))
+    assert sizes[100_000] < 2 * sizes[100]  # more digits in the counts, no more numbers
+
+
+def test_a_damaged_eval_json_is_named(tmp_path, capsys):
+    (tmp_path / "e").mkdir()
+    (tmp_path / "e" / "eval.json").write_text('{"reports": [{"method": "ffp"}], "pictures": [{"title": "x"}]}')
+    assert main(["report", str(tmp_path / "e"), "-o", str(tmp_path / "r.html")]) == 2
+    assert "eval.json: 'pictures' must be a list of histograms" in capsys.readouterr().err

@@ -76,6 +76,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         CLOCK.start()
     argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser(argv[0] if argv else None).parse_args(argv)
+    args.command_line = argv  # as typed: what eval records of how it was run
     kernels = args.kernels
     func = _after_start_up(args.func, kernels) if program else args.func
     if getattr(args, "workers", None) is not None:  # the input stage's extraction processes, for this command

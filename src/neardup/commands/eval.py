@@ -13,7 +13,7 @@ from ..cluster import CLUSTERINGS
 from ..errors import UserError
 from ..methods import REGISTRY, method_defaults
 from ..relations import DEFAULT_MIN_COVERAGE
-from .present import eval_table, plot_inputs, plots_cover, splits_table
+from .present import eval_table, plot_inputs, plots_cover, splits_table, threshold_marks
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -45,6 +45,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     p.add_argument("--cluster", choices=CLUSTERINGS, default=CLUSTERINGS[0],
                    help=f"how B-cubed clusters are made from the pairs, as in dedup ({CLUSTERINGS[0]})")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument("-o", "--output", metavar="DIR",
+                   help="write DIR/eval.json: the reports as --json prints them (each with its run record) and "
+                        "each method's scores of same-story and different-story pairs, binned, for neardup report")
     p.add_argument("--plot", metavar="DIR", help="write thresholds.png, pr.png, scores.png, roc.png and, with "
                                                   "--learning-curve, learning_curve.png into DIR")
     p.add_argument("--min-coverage", type=float, default=DEFAULT_MIN_COVERAGE, metavar="C",
@@ -85,12 +88,17 @@ def run(args: argparse.Namespace) -> int:
     from ..evaluate.copies import aligned_coverage
     from ..evaluate.curves import learning_curve
     from ..evaluate.harness import evaluate
+    from ..evaluate import provenance
     from ..evaluate.labeled import load_labeled
     from ..io.writers import check_outputs_apart
 
     if args.containments or args.partials:
+        if args.output or args.plot:  # they were ignored: a run that writes nothing it was asked to
+            raise UserError(f"{'-o' if args.output else '--plot'} is for a method's evaluation; with --containments "
+                            "or --partials eval prints its JSON on stdout (redirect it to a file)")
         return _eval_located(args)
-    check_outputs_apart([args.dataset, *filter(None, (args.tune_on, args.truth, args.pairs))], files=[args.plot])
+    check_outputs_apart([args.dataset, *filter(None, (args.tune_on, args.truth, args.pairs))],
+                        files=[args.plot, args.output])
 
     names = args.compare.split(",") if args.compare is not None else [args.method]
     for name in names:
@@ -105,6 +113,7 @@ def run(args: argparse.Namespace) -> int:
         if labeled is not None:
             for line in labeled.stats.rejection_report(source):
                 print(line, file=sys.stderr)
+    run_record = provenance.run_record(args, data, tune)
     coverage = aligned_coverage(data, min_coverage=args.min_coverage) if args.relations else None
     reports, curves = [], {}
     for name in names:
@@ -116,8 +125,11 @@ def run(args: argparse.Namespace) -> int:
         if args.learning_curve:
             report["learning_curve"] = learning_curve(data, name, params, args.learning_curve, args.splits or 5,
                                                       args.split_seed)
+        report["run"] = run_record
         reports.append(report)
         curves[name] = scored
+    if args.output:
+        _write_output(args.output, reports, curves)
     if args.plot:
         from ..evaluate.plots import write_learning_curves, write_plots
 
@@ -144,6 +156,22 @@ def run(args: argparse.Namespace) -> int:
                 for row in r["learning_curve"]:
                     print(f"  {row['documents']:>5} documents: {row['max_f1']:.3f} +- {row['max_f1_std']:.3f} ({row['runs']} splits)")
     return 0
+
+
+def _write_output(folder: str, reports: list[dict[str, Any]], scored: dict[str, Any]) -> None:
+    """``folder/eval.json``: the ``reports`` and the pictures of their scores (written whole)."""
+    from pathlib import Path
+
+    from ..io.writers import atomic_file
+    from ..report.pictures import eval_pictures
+
+    marks = {r["method"]: threshold_marks(r, scored[r["method"]]) for r in reports}
+    out = Path(folder)
+    out.mkdir(parents=True, exist_ok=True)
+    with atomic_file(out / "eval.json") as tmp:
+        Path(tmp).write_text(_json({"reports": reports, "pictures": eval_pictures(reports, scored, marks)}) + "\n",
+                             encoding="utf-8")
+    print(f"wrote {out / 'eval.json'}", file=sys.stderr)
 
 
 def _eval_located(args: argparse.Namespace) -> int:

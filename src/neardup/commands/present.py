@@ -23,12 +23,18 @@ def plot_inputs(scored: dict, reports: list[dict], args: argparse.Namespace):
     for report in reports:
         name, sc = report["method"], scored[report["method"]]
         curves[name] = (sc.scores, sc.labels)
-        default = method_defaults(name).get("threshold")
-        if default is None and sc.method is not None:  # andd: its model's recorded threshold
-            default = sc.method.method.decision_threshold()
-        marks[name] = {"default": default, "chosen": report.get("recommended_threshold", report["threshold"])}
+        marks[name] = threshold_marks(report, sc)
         bcubed[name] = (grid, bcubed_curve(sc.scores, sc.i, sc.j, len(sc.data.ids), sc.clusters, args.cluster, grid))
     return curves, marks, bcubed
+
+
+def threshold_marks(report: dict, scored) -> dict[str, float | None]:
+    """The thresholds a picture of ``report``'s scores marks: the method's default and the chosen one
+    (the recommended threshold of ``--folds``, else the one the table reports)."""
+    default = method_defaults(report["method"]).get("threshold")
+    if default is None and scored.method is not None:  # andd: its model's recorded threshold
+        default = scored.method.method.decision_threshold()
+    return {"default": default, "chosen": report.get("recommended_threshold", report["threshold"])}
 
 
 def plots_cover(report: dict, name: str, learns: bool = False) -> str:

@@ -2,14 +2,17 @@
 
 A *case* is one true copy: a character span in document ``a`` and one in ``b`` (a
 simulator's ``partial`` record).  A *detection* is one reported passage of a pair (a span
-in each document).  Both sides of a case or detection count, as in PAN:
+in each document).  Both sides of a case or detection count, as in PAN, and a detection
+*detects* a case when it overlaps the case on both sides (a passage of ``a`` matched to
+the wrong place in ``b`` detects nothing; PAN's ``s ⊓ r`` is empty then):
 
-* macro recall: over cases, the share of the case's characters that detections of its
-  pair cover, averaged;
+* macro recall: over cases, the share of the case's characters that the detections
+  detecting it cover, averaged;
 * macro precision: over detections of pairs that have cases, the share of the
-  detection's characters that cases cover, averaged (detections of other pairs -- a
-  containment, a shared quote the truth does not list -- are counted apart, not judged);
-* granularity: over detected cases, how many detections overlap each, averaged (1 is
+  detection's characters that the cases it detects cover, averaged (detections of other
+  pairs -- a containment, a shared quote the truth does not list -- are counted apart,
+  not judged: PAN's denominator counts them);
+* granularity: over detected cases, how many detections detect each, averaged (1 is
   best: one copy, one passage);
 * plagdet = F1 / log2(1 + granularity);
 * located: cases with a detection whose spans overlap the case's with IoU >= 0.5 on both
@@ -44,6 +47,11 @@ def _iou(x: Span, y: Span) -> float:
     return inter / union if union else 0.0
 
 
+def _detects(detection: tuple[Span, Span], case: tuple[Span, Span]) -> bool:
+    """PAN's "r detects s": the two overlap in document ``a`` and in document ``b``."""
+    return all(min(d[1], c[1]) > max(d[0], c[0]) for d, c in zip(detection, case))
+
+
 def pan_measures(cases: Iterable[Mapping[str, Any]], detections: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     """PAN measures of ``detections`` (``partials.jsonl`` rows: ``a``, ``b``, ``spans`` with
     ``a_chars``/``b_chars``) against ``cases`` (``a``, ``b``, ``a_chars``, ``b_chars``)."""
@@ -60,25 +68,25 @@ def pan_measures(cases: Iterable[Mapping[str, Any]], detections: Iterable[Mappin
         case_pairs.setdefault((a, b), []).append((sa, sb))
     recall, located, gran = [], 0, []
     for a, b, sa, sb in listed:
-        dets = by_pair.get((a, b), [])
+        dets = [d for d in by_pair.get((a, b), []) if _detects(d, (sa, sb))]
         hit = _covered(sa, [d[0] for d in dets]) + _covered(sb, [d[1] for d in dets])
         recall.append(hit / max(sa[1] - sa[0] + sb[1] - sb[0], 1))
-        overlapping = [d for d in dets if _covered(sa, [d[0]]) or _covered(sb, [d[1]])]
-        if overlapping:
-            gran.append(len(overlapping))
+        if dets:
+            gran.append(len(dets))
         located += any(_iou(d[0], sa) >= 0.5 and _iou(d[1], sb) >= 0.5 for d in dets)
     precision, unjudged = [], 0
     seen: set[tuple[str, str]] = set()
     for (a, b), dets in by_pair.items():
-        if (b, a) in seen:  # each pair once, in the orientation its cases use
+        if (b, a) in seen:  # each pair once
             continue
         seen.add((a, b))
-        truth = case_pairs.get((a, b)) or [(y, x) for x, y in case_pairs.get((b, a), [])]
+        truth = case_pairs.get((a, b), []) + [(y, x) for x, y in case_pairs.get((b, a), [])]  # copies either way
         if not truth:
             unjudged += len(dets)
             continue
         for da, db in dets:
-            inside = _covered(da, [t[0] for t in truth]) + _covered(db, [t[1] for t in truth])
+            detected = [t for t in truth if _detects((da, db), t)]
+            inside = _covered(da, [t[0] for t in detected]) + _covered(db, [t[1] for t in detected])
             precision.append(inside / max(da[1] - da[0] + db[1] - db[0], 1))
     r = sum(recall) / len(recall) if recall else math.nan
     p = sum(precision) / len(precision) if precision else math.nan

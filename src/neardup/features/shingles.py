@@ -56,7 +56,7 @@ def _batch_shingles(buf, offsets, table, k, seed):
 def check_shingle_size(k: int) -> None:
     """Reject shingle sizes below one."""
     if k < 1:
-        raise UserError(f"shingle size must be at least 1, got {k}")
+        raise UserError(f"shingle_size must be at least 1, got {k}")
 
 
 def word_shingles(texts: Sequence[str], k: int, seed: int = 0) -> tuple[HashedSets, np.ndarray]:

@@ -112,9 +112,9 @@ def spot_strings(
 def check_spot_params(distance: int, chain: int) -> None:
     """Reject a spot distance or chain length below one."""
     if distance < 1:
-        raise UserError(f"spot distance must be at least 1, got {distance}")
+        raise UserError(f"distance (the spot distance d) must be at least 1, got {distance}")
     if chain < 1:
-        raise UserError(f"chain length must be at least 1, got {chain}")
+        raise UserError(f"chain (the chain length c) must be at least 1, got {chain}")
 
 
 @njit(inline="always", cache=True)

@@ -191,7 +191,7 @@ def _every_pair_within(fp: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
 def check_bits(bits: int) -> None:
     """Reject fingerprint lengths that are not a positive multiple of 64."""
     if bits < 64 or bits % 64:
-        raise UserError(f"fingerprint bits must be a positive multiple of 64, got {bits}")
+        raise UserError(f"bits must be a positive multiple of 64 (fingerprint bits), got {bits}")
 
 
 def hamming_pairs(

@@ -157,6 +157,8 @@ class ANDDMethod(Method):
         super().__init__(threshold, seed)  # None until the model is known: see weighting()
         check_bits(bits)
         check_shingle_size(shingle_size)
+        if num_samples < 1:  # refused whatever the similarity, as bits is
+            raise UserError(f"num_samples must be at least 1, got {num_samples}")
         self.check_choices(similarity=similarity, objective=objective)
         self.model = str(model)
         self.shingle_size = shingle_size

@@ -150,11 +150,12 @@ class IMatchMethod(Method):
         if idf_min > idf_max:
             raise UserError(f"idf_min ({idf_min}) exceeds idf_max ({idf_max})")
         if idf_scale != "idf" and not 0.0 <= idf_min <= idf_max <= 1.0:
-            raise UserError(f"{idf_scale} bounds must be within [0, 1], got {idf_min}, {idf_max}")
+            raise UserError(f"idf_min and idf_max must be within [0, 1] on idf_scale {idf_scale}, got {idf_min} and {idf_max}")
         if not 0.0 <= lexicon_drop < 1.0:
             raise UserError(f"lexicon_drop must be in [0, 1), got {lexicon_drop}")
-        if min_terms < 1 or skip_top < 0 or top_terms < 1:
-            raise UserError("min_terms and top_terms must be at least 1, skip_top at least 0")
+        for knob, value, least in (("min_terms", min_terms, 1), ("top_terms", top_terms, 1), ("skip_top", skip_top, 0)):
+            if value < least:
+                raise UserError(f"{knob} must be at least {least}, got {value}")
         check_stats_path(stats)
         self.stats = stats
         self.selection = selection

@@ -2,7 +2,7 @@
 
 The report reads output folders (what each holds tells what it is: ``clusters.jsonl``
 from ``dedup``, ``containments.jsonl`` from ``contain``, ``partials.jsonl`` from
-``partial``, PNG plots from ``eval --plot``), re-reads the inputs their ``summary.json``
+``partial``, ``eval.json`` from ``eval --output``, PNG plots from ``eval --plot``), re-reads the inputs their ``summary.json``
 names through the same input stage (so texts are the ones the detectors saw), and writes
 one HTML file with everything inline: no CDN, no server, works offline.
 
@@ -10,7 +10,9 @@ The page is rendered by a little JavaScript from JSON embedded in it (Jinja2 wri
 shell): clusters by size, 50 to a page, the representative first and each member's score
 to it; a pair opens side by side with its shared passages highlighted and linked (click
 one to scroll to its copy); containments with their direction; located partial copies
-highlighted at exactly the character spans of ``partials.jsonl``.  Texts are embedded
+highlighted at exactly the character spans of ``partials.jsonl``; an evaluation's measures
+and the run it records; histograms (:mod:`.pictures`) of an evaluation's scores and of a
+``dedup`` run's scores and coverage by relation, binned here and drawn as SVG.  Texts are embedded
 only up to a budget (:data:`TEXT_BUDGET` characters, largest clusters first), so a report
 of 100,000 documents stays small; pairs beyond it list ids and scores, and ``neardup
 explain`` shows them.
@@ -29,6 +31,7 @@ from ..errors import UserError
 from ..explain import shared_passages
 from ..input_stage import Progress, progress_bar
 from ..io.readers import FIELDS, Fields, read_inputs
+from .pictures import dedup_pictures
 
 #: Characters of document text embedded at most (largest clusters first).
 TEXT_BUDGET = 8_000_000
@@ -46,6 +49,17 @@ def _span(v: Any) -> bool:
     return isinstance(v, list) and len(v) == 2 and all(type(x) is int for x in v)
 
 
+def _picture(v: Any) -> bool:
+    """``v`` is a histogram as :mod:`.pictures` makes them (the page draws it as it is)."""
+    numbers = _NUMBER[1]
+    return (isinstance(v, dict) and isinstance(v.get("title"), str) and isinstance(v.get("x"), str)
+            and isinstance(v.get("edges"), list) and len(v["edges"]) >= 2 and all(numbers(e) for e in v["edges"])
+            and isinstance(v.get("counts"), dict) and all(
+                isinstance(c, list) and len(c) == len(v["edges"]) - 1 and all(type(n) is int for n in c)
+                for c in v["counts"].values())
+            and isinstance(v.get("marks"), dict) and all(numbers(m) for m in v["marks"].values()))
+
+
 # What the report reads of each output, so a damaged one is the user's to fix (one line naming the
 # file, the line and the field) rather than a traceback while the page is made.
 _STR = "a string", lambda v: isinstance(v, str)
@@ -57,7 +71,8 @@ _ROWS: dict[str, dict[str, _Field]] = {
                  "representative": (*_STR, True),
                  "removed": ("a list of objects with an id", lambda v: isinstance(v, list) and all(
                      isinstance(r, dict) and isinstance(r.get("id"), str) for r in v), False)},
-    "pairs": {"a": (*_STR, True), "b": (*_STR, True), "score": (*_NUMBER, True), "relation": (*_STR, False)},
+    "pairs": {"a": (*_STR, True), "b": (*_STR, True), "score": (*_NUMBER, True), "relation": (*_STR, False),
+              "coverage_a": (*_NUMBER, False), "coverage_b": (*_NUMBER, False)},
     "containments": {"container": (*_STR, True), "contained": (*_STR, True), "score": (*_NUMBER, False)},
     "partials": {"a": (*_STR, True), "b": (*_STR, True), "coverage_a": (*_NUMBER, False),
                  "spans": ("a list of {a_chars: [start, end], b_chars: [start, end]}", lambda v: isinstance(v, list)
@@ -68,7 +83,12 @@ _SUMMARY: dict[str, _Field] = {
     "inputs": ("a list of file names", _STRINGS[1], True), "documents": (*_OBJECT, False),
     "parameters": (*_OBJECT, False), "read_as": (*_OBJECT, False), "warnings": (*_STRINGS, False),
 }
-_PARAMETERS: dict[str, _Field] = {"extract": (*_STR, False)}
+_PARAMETERS: dict[str, _Field] = {"extract": (*_STR, False), "threshold": (*_NUMBER, False),
+                                  "min_coverage": (*_NUMBER, False)}
+_EVAL: dict[str, _Field] = {"reports": ("a list of objects with a method", lambda v: isinstance(v, list) and all(
+                                isinstance(r, dict) and isinstance(r.get("method"), str) for r in v), True),
+                            "pictures": ("a list of histograms {title, x, edges, counts, marks}", lambda v: isinstance(
+                                v, list) and all(_picture(x) for x in v), True)}
 _READ_AS: dict[str, _Field] = {"id_field": (*_STR, False), "text_field": (*_STR, False),
                                "html_field": (*_STR, False), "html": ("true or false", lambda v: isinstance(v, bool), False)}
 
@@ -115,13 +135,18 @@ def _parquet(path: Path, fields: dict[str, _Field]) -> list[dict[str, Any]]:
     return [_checked(row, fields, f"{path}: row {number}") for number, row in enumerate(rows, start=1)]
 
 
+def _json_file(path: Path, what: str) -> Any:
+    """The JSON document ``path`` holds (``what`` it should be, for the error if it holds none)."""
+    try:
+        return json.loads(path.read_bytes())
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise UserError(f"{path}: not {what} ({getattr(exc, 'msg', exc)}): damaged or cut short?") from None
+
+
 def _summary(path: Path) -> dict[str, Any]:
     """A job's ``summary.json``, checked for what the report reads of it (the inputs to read again, how
     they were read, what the summary table shows)."""
-    try:
-        s = json.loads(path.read_bytes())
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise UserError(f"{path}: not a JSON summary ({getattr(exc, 'msg', exc)}): damaged or cut short?") from None
+    s = _json_file(path, "a JSON summary")
     _checked(s, _SUMMARY, str(path))
     _checked(s.get("parameters") or {}, _PARAMETERS, f"{path}: parameters")
     _checked(s.get("read_as") or {}, _READ_AS, f"{path}: read_as")
@@ -135,7 +160,8 @@ def collect(folders: Sequence[str | Path]) -> dict[str, Any]:
     that is not what the report reads raises :class:`UserError` naming it (and its line).
     """
     found: dict[str, Any] = {"summaries": {}, "clusters": [], "pairs": [], "containments": [], "partials": [],
-                             "plots": {}, "inputs": [], "extract": None, "read_as": None}
+                             "plots": {}, "evaluations": [], "pictures": [], "inputs": [], "extract": None,
+                             "read_as": None}
     holder: dict[str, Path] = {}  # which folder gave each kind of output (one of each: cluster numbers, plot names)
 
     def one_of_each(kind: str, folder: Path) -> None:
@@ -160,6 +186,12 @@ def collect(folders: Sequence[str | Path]) -> dict[str, Any]:
                 one_of_each(key, folder)
                 found[key] += _parquet(folder / f"{key}.parquet", _ROWS[key])
                 known = True
+        if (folder / "eval.json").exists():
+            one_of_each("an evaluation (eval.json)", folder)
+            evaluation = _checked(_json_file(folder / "eval.json", "a JSON evaluation"), _EVAL, str(folder / "eval.json"))
+            found["evaluations"] += evaluation["reports"]
+            found["pictures"] += evaluation["pictures"]
+            known = True
         for png in sorted(folder.glob("*.png")):
             one_of_each(f"the plot {png.name}", folder)
             found["plots"][png.name] = "data:image/png;base64," + base64.b64encode(png.read_bytes()).decode()
@@ -168,13 +200,15 @@ def collect(folders: Sequence[str | Path]) -> dict[str, Any]:
         if summary.exists():
             s = _summary(summary)
             found["summaries"][str(folder)] = {k: s[k] for k in _SHOWN if k in s}
+            if (folder / "pairs.jsonl").exists() or (folder / "pairs.parquet").exists():
+                found["pictures"] += dedup_pictures(found["pairs"], s.get("parameters") or {})
             found["inputs"] += [i for i in s["inputs"] if i not in found["inputs"]]
             found["extract"] = found["extract"] or (s.get("parameters") or {}).get("extract")
             found["read_as"] = found["read_as"] or s.get("read_as")
             known = True
         if not known:
             raise UserError(f"{folder}: holds no neardup outputs (summary.json, pairs/clusters/containments/"
-                            "partials .jsonl or .parquet, or plots)")
+                            "partials .jsonl or .parquet, eval.json, or plots)")
     return found
 
 
@@ -317,6 +351,8 @@ def build_report(folders: Sequence[str | Path], out: str | Path, prefer_html: bo
         "views": views,
         "texts": texts,
         "plots": found["plots"],
+        "evaluations": found["evaluations"],
+        "pictures": found["pictures"],
         "shown": shown(found, texts, views, budget),
     }
     env = Environment(loader=PackageLoader("neardup", "report"), autoescape=select_autoescape(["html", "j2"]))
