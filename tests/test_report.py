@@ -389,3 +389,14 @@ def test_a_damaged_eval_json_is_named(tmp_path, capsys):
     (tmp_path / "e" / "eval.json").write_text('{"reports": [{"method": "ffp"}], "pictures": [{"title": "x"}]}')
     assert main(["report", str(tmp_path / "e"), "-o", str(tmp_path / "r.html")]) == 2
     assert "eval.json: 'pictures' must be a list of histograms" in capsys.readouterr().err
+
+
+def test_untyped_pairs_are_drawn_as_pairs_not_by_relation():
+    """A ``--no-relations`` run's pairs have no relation: one group, and no "by relation" in the title."""
+    from neardup.report.pictures import dedup_pictures
+
+    pairs = [{"a": "x", "b": "y", "score": 0.4}, {"a": "x", "b": "z", "score": 0.9}]
+    (picture,) = dedup_pictures(pairs, {"threshold": 0.3})
+    assert picture["title"] == "scores of the 2 pairs listed" and list(picture["counts"]) == ["pairs"]
+    typed = dedup_pictures([dict(pairs[0], relation="shares"), pairs[1]], {})[0]
+    assert typed["title"].endswith(", by relation") and set(typed["counts"]) == {"shares", "untyped"}

@@ -59,11 +59,13 @@ def dedup_pictures(pairs: Sequence[Mapping[str, Any]], parameters: Mapping[str, 
     if not pairs:
         return []
     scores = np.array([p["score"] for p in pairs], dtype=np.float64)
-    relation = np.array([p.get("relation") or "-" for p in pairs])
-    by = {name: relation == name for name in sorted(np.unique(relation).tolist(), key=_relation_order)}
+    relation = np.array([p.get("relation") or "" for p in pairs])
+    typed = bool(relation.any())  # not with --no-relations: one group, named as what it is
+    by = ({name or "untyped": relation == name for name in sorted(np.unique(relation).tolist(), key=_relation_order)}
+          if typed else {"pairs": np.ones(len(pairs), bool)})
     threshold = parameters.get("threshold")
-    pictures = [histogram(scores, by, f"scores of the {len(pairs):,} pairs listed, by relation", "score",
-                          {"threshold": threshold if isinstance(threshold, (int, float)) else None})]
+    pictures = [histogram(scores, by, f"scores of the {len(pairs):,} pairs listed" + (", by relation" if typed else ""),
+                          "score", {"threshold": threshold if isinstance(threshold, (int, float)) else None})]
     if all(isinstance(p.get("coverage_a"), (int, float)) and isinstance(p.get("coverage_b"), (int, float))
            for p in pairs):
         cov = np.array([(p["coverage_a"], p["coverage_b"]) for p in pairs], dtype=np.float64)
