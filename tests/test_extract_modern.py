@@ -196,3 +196,100 @@ def test_a_paywall_box_and_a_newsletter_platforms_widget_are_dropped():
               "new posts and support my work.</p><form><input type='email'><button>Subscribe</button></form></div>")
     text = extract(_page(_story(_ps(PARAS[:3]) + widget + _ps(PARAS[3:])))).text
     assert all(p in text for p in PARAS) and "Thanks for reading" not in text
+
+
+# The second sweep (extract2): leftovers of the first, CMS families and pages in other languages.
+
+
+def test_a_labelled_list_of_linked_headlines_inside_the_body_is_dropped():
+    more = ("<div class='inline-box'><h3>More coverage</h3><ul><li><a href='/a'>Drought map: which towns face limits</a></li>"
+            "<li><a href='/b'>How the 1976 drought changed the valley</a></li><li><a href='/c'>Opinion: water is not free"
+            "</a></li></ul></div>")
+    text = extract(_page(_story(_ps(PARAS[:3]) + more + _ps(PARAS[3:])))).text
+    assert all(p in text for p in PARAS)
+    assert "More coverage" not in text and "Drought map" not in text and "Opinion: water" not in text
+    # one linked source under a label is not a list
+    source = "<h3>Related</h3><p><a href='/report'>The council's report on the flood barrier, in full</a></p>"
+    assert "in full" in extract(_page(_story(_ps(PARAS[:3]) + source + _ps(PARAS[3:])))).text
+
+
+def test_a_second_copy_of_the_body_in_a_sibling_element_is_dropped():
+    copies = f"<div class='body mobile-only'>{_ps(PARAS)}</div><div class='body desktop-only'>{_ps(PARAS)}</div>"
+    text = extract(_page(_story(copies))).text
+    assert all(text.count(p) == 1 for p in PARAS)
+    # a paragraph quoted again elsewhere on the page is not a copy of the body
+    quoted = _ps(PARAS) + f"<blockquote><p>{PARAS[1]}</p></blockquote>"
+    assert extract(_page(_story(quoted))).text.count(PARAS[1]) == 2
+
+
+LANG_PARAS = {
+    "de": ["Der Wasserverband hat am Dienstag mitgeteilt, dass der Stausee oberhalb des Tals den niedrigsten Stand "
+           "seit Beginn der Aufzeichnungen erreicht hat.", "Landwirte im unteren Tal wurden bereits aufgefordert, die "
+           "Bewässerung um ein Drittel zu reduzieren, und mehrere Obstbauern gießen ihre Bäume nicht mehr.",
+           "Der Bürgermeister nannte die Einschränkungen schmerzhaft, aber notwendig, und bat die Haushalte, kürzer zu "
+           "duschen und keine Autos mehr zu waschen."],
+    "ja": ["地域の水道局は火曜日、谷の上流にある貯水池の水位が、記録が始まった1911年以来最低の水準まで下がったと発表した。",
+           "下流の農家にはすでに灌漑を三分の一減らすよう要請されており、いくつかの果樹園は若い木への水やりを完全にやめた。",
+           "大学の水文学者は、土壌が深くまで乾いているため、雨の多い冬でも貯水池の半分しか回復しないと警告している。"],
+    "ar": ["أعلنت هيئة المياه الإقليمية يوم الثلاثاء أن الخزان الواقع فوق الوادي انخفض إلى أدنى مستوى له منذ بدء التسجيلات عام 1911.",
+           "وطُلب من المزارعين في الوادي السفلي خفض الري بمقدار الثلث، وتوقفت عدة بساتين عن ري أشجارها الصغيرة تماما.",
+           "وحذر علماء المياه في الجامعة من أن شتاء ممطرا لن يملأ سوى نصف الخزان لأن التربة جفت بعمق كبير."],
+}
+LANG_FRAME = {  # byline, dateline, recirculation line of each language
+    "de": ("Von Anna Schmidt", "Berlin, 01.07.2025, 10:02 Uhr · Lesezeit: 3 Min.",
+           "Lesen Sie auch: <a href='/x'>Dürre im Tal: Diese Gemeinden sind betroffen</a>"),
+    "ja": ("<span>山田太郎</span>", "2025年7月1日 10時02分", "関連記事：<a href='/x'>干ばつ、最も影響を受けた地域は</a>"),
+    "ar": ("بقلم أحمد علي", "نشر في: 01 يوليو 2025 - 10:02 صباحا", "اقرأ أيضا: <a href='/x'>الجفاف: البلدات الأكثر تضررا</a>"),
+}
+
+
+def test_bylines_datelines_and_recirculation_lines_of_other_languages_are_dropped():
+    for lang, paras in LANG_PARAS.items():
+        byline, dateline, also = LANG_FRAME[lang]
+        html = _page(_story(f"<div class='byline'>{byline}</div><p>{dateline}</p>" + _ps(paras[:2])
+                            + f"<p>{also}</p>" + _ps(paras[2:]), "Stausee"), "Stausee")
+        text = extract(html).text
+        assert text == "\n\n".join(paras), lang
+
+
+def test_credit_lines_of_other_languages_are_told_by_shape():
+    from neardup.extract.credits import credit_kind
+    for line in ("Par Marie Dubois", "Por María García", "Von Anna Schmidt und Max Muster", "记者 王伟",
+                 "Submitted by jroe on Tue, 07/01/2025 - 10:02"):
+        assert credit_kind(line) == "byline", line
+    for line in ("Publié le 1er juillet 2025 à 10h02, mis à jour à 12h15", "Madrid, 01 jul 2025 - 10:02 CEST",
+                 "01.07.2025 10:02 | Son Güncelleme: 01.07.2025 12:15", "01.07.2025, 10:02 · Обновлено: 12:15",
+                 "1 июля 2025, 10:02", "Oct 18, 2019 · 8 min read", "5 min read"):
+        assert credit_kind(line) == "timestamp", line
+    for line in ("Von Montag an gelten neue Regeln", "Von Berlin nach Hamburg", "Por la mañana llovió", "Read",
+                 "Robert Nord, MAI", "Paris, the city of light", "Por Homme",
+                 "Chandigarh, January 2", "News Update, 27/11/00, 14:22", "• Monarch"):
+        assert credit_kind(line) is None, line
+
+
+def test_the_models_learn_from_the_english_credit_shapes_only():
+    from neardup.extract.credits import credit_lines
+    lines = ["Von Anna Schmidt", "5 min read", "By Jane Roe", "Jan 9 2007"]
+    assert credit_lines(lines).tolist() == [True, True, True, True]
+    assert credit_lines(lines, learned=True).tolist() == [False, False, True, True]  # the shipped model's labels
+
+
+def test_a_state_blob_whose_teaser_feed_outweighs_the_article_yields_the_article():
+    teasers = [{"headline": "Another story", "summary": f"A short summary of the other story number {i} that readers "
+                "may want to click on today."} for i in range(14)]
+    data = {"props": {"pageProps": {"article": {"content": [{"type": "p", "value": p} for p in STORY]},
+                                    "feed": {"items": teasers}}}}
+    assert state_body(data) == STORY
+    html = SHELL.format(head="", tail=f'<script id="__NEXT_DATA__" type="application/json">{json.dumps(data)}</script>')
+    assert all(p in extract(html).text for p in STORY) and "other story" not in extract(html).text
+    assert state_body({"feed": teasers}) != []  # a page of teasers only still yields them
+
+
+def test_a_nuxt2_payload_function_is_read_as_the_state():
+    blocks = ",".join(json.dumps({"type": "paragraph", "text": p}) for p in STORY)
+    payload = ('window.__NUXT__=(function(a,b,c,d){return {layout:"default",data:[{article:{title:"Council budget",'
+               f'body:[{blocks}],section:a,author:b,hidden:void 0}}}}],state:{{user:c,flags:d}}}}}}'
+               '("news","Jane Roe",null,false));')
+    out = extract(SHELL.format(head="", tail=f"<script>{payload}</script>"))
+    assert out.text == "\n\n".join(STORY)
+    assert declared_body("<script>window.__NUXT__=(function(a){return {x:a}}(1));</script>") == []

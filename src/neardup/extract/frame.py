@@ -11,7 +11,8 @@ decoding and whatever the model says:
   -- unless the page is a gallery, whose captions are its story (:func:`gallery_captions`);
 * **the site's boxes**: blocks inside an element whose class/id names a newsletter, subscription,
   promotion, related/recommended/popular/trending list, teaser, sponsor, disclaimer, share bar,
-  author or comment box, navigation or ad (:data:`FRAME_KEYWORDS`), or inside an ``<aside>``,
+  author or comment box, navigation or ad (:data:`FRAME_KEYWORDS`), or a byline, dateline or timestamp
+  (:data:`CREDIT_KEYWORDS`: only its short lines, not a heading or a sentence), or inside an ``<aside>``,
   ``<nav>`` or ``<footer>`` (:data:`FRAME_TAGS`), or whose class/id value holds ``paywall``,
   ``regwall`` or ``subscription`` anywhere (:data:`FRAME_NAMES`: a paywall's box under a truncated
   story, a platform's subscription widget), when that element holds under
@@ -26,19 +27,29 @@ decoding and whatever the model says:
   :mod:`.mainbody`'s minor runs take it -- and never the article (a page wrapper whose class records
   the visitor's consent holds the headline, or the article and all but a few kept words);
 * **recirculation lines**: a short block that opens with a label such as "Also read:", "Related:",
-  "Lesen Sie auch:", "Lire aussi :" and whose rest is mostly link text (:data:`RECIRCULATION`);
+  "Lesen Sie auch:", "Lire aussi :", "Читайте также:", "اقرأ أيضا:" and whose rest is mostly link text
+  (:data:`RECIRCULATION`), or, in a script written without spaces ("関連記事：", "相关阅读："), is one short
+  run of characters (:func:`spaceless_headline`);
+* **labelled lists of links**: a block that is such a label alone ("More coverage", "Mehr zum Thema",
+  "İlgili Haberler") and the :data:`LIST_LINKS`+ blocks of link text right after it
+  (:func:`labelled_lists`: a box of linked headlines set between a story's paragraphs, named by no
+  class);
+* **a second copy of the body**: the kept blocks of an element that repeat, text for text, those of
+  an earlier sibling element (:func:`repeated_copies`: templates that print the body twice, one copy
+  for phones and one for desktops, a style sheet hiding one);
 * **calls to sign up and affiliate notices**: short blocks holding phrases such as "by signing up",
   "to your inbox", "subscribe for free" (a newsletter platform's box under every post), "we may earn a
   commission", "become a paid subscriber" (:data:`CALLS`).
 
 The word lists are short and hold only phrases that introduce the frame (English first, with the
-common German, French, Spanish, Portuguese, Polish, Italian and Dutch recirculation labels); the tag
-and class/id rules hold no words of a language.  Chosen by leave-one-collection-out over seven
-collections with fixed fold models (``bench/bench_extract.py``; see ``docs/results.md``): each rule
+common German, French, Spanish, Portuguese, Polish, Italian, Dutch, Turkish, Arabic, Japanese, Chinese
+and Russian recirculation labels); the tag and class/id rules hold no words of a language.  Chosen by
+leave-one-collection-out over seven collections with fixed fold models (``bench/bench_extract.py``; see ``docs/results.md``): each rule
 raised the mean and WCXB's 2025-26 pages.  The older collections' gold sometimes counts captions
 (Readability's tests) and "Related:" lines (Dragnet's blogs) as content; the modern pages' gold, and
 readers, do not.  A broader call-to-action list (any "newsletter", "follow us on") and dropping
-every repeated block were tried and lost more on the older collections than they gained.
+every repeated block were tried and lost more on the older collections than they gained (a copy is
+now only a whole sibling element's text).
 """
 
 from __future__ import annotations
@@ -60,6 +71,14 @@ author and comment boxes, navigation, ads.  Each group was added only when leave
 with fixed fold models kept every collection at or above (``caption`` was not: CleanPortalEval's
 gold keeps the text of its ``caption`` elements)."""
 FRAME_BITS = np.uint64(sum(1 << KEYWORDS.index(w) for w in FRAME_KEYWORDS))
+CREDIT_KEYWORDS = ("byline", "dateline", "timestamp")
+"""Class/id keywords of the boxes of a story's credit lines (a byline of a bare name, "山田太郎", which
+:mod:`.credits` cannot tell by its shape): their short lines are dropped (:data:`CREDIT_LINE_WORDS`)."""
+CREDIT_BITS = np.uint64(sum(1 << KEYWORDS.index(w) for w in CREDIT_KEYWORDS))
+CREDIT_LINE_WORDS = 6
+"""In such a box (under :data:`FRAME_ELEMENT_SHARE` of the kept words) only a line is dropped: a block of at
+most this many words that is no heading (a headline set in a ``title-byline`` box) and does not end as a
+sentence does (a lede set in an ``article-byline`` box)."""
 FRAME_TAGS = ("aside", "nav", "footer")
 """HTML5's elements of what is not the article -- tangential content, navigation, a section's footer
 (its author, tags, share links) -- boxes of the frame like a :data:`FRAME_KEYWORDS` class/id, under the
@@ -86,17 +105,37 @@ _NOT_CONSENT = np.zeros(len(TAGS) + 1, dtype=bool)  # by tag id: what a consent 
 _NOT_CONSENT[[TAG_ID[t] for t in ("h1", "article", "main")]] = True
 RECIRCULATION_WORDS = 40
 """A recirculation line has at most this many words, and at least half of those after its label in links."""
-RECIRCULATION = re.compile(
-    r"^\W{0,3}(?:also read|read also|read more|more|related|related reading|related articles?|related stories|"
+_LABELS = (
+    r"(?:also read|read also|read more|more|related|related reading|related articles?|related stories|"
     r"related posts?|related content|related coverage|see also|further reading|recommended|recommended reading|"
     r"don'?t miss|you may also like|you might also like|must read|"
     r"lesen sie auch|lesen sie mehr|mehr zum thema|auch interessant|das könnte sie auch interessieren|"
     r"lire aussi|à lire aussi|a lire aussi|voir aussi|leia também|leia mais|lee también|lea también|"
-    r"te puede interesar|czytaj też|czytaj także|zobacz też|leggi anche|lees ook)\s*[:»>|\-–—]\s",
-    re.I | re.M,
+    r"te puede interesar|czytaj też|czytaj także|zobacz też|leggi anche|lees ook|"
+    r"more coverage|more on this story|read next|"
+    r"ilgili haber(?:ler)?|bunlar da ilginizi çekebilir|اقرأ أيضا|اقرأ أيضاً|اقرأ المزيد|أخبار ذات صلة|"
+    r"関連記事|関連ニュース|あわせて読みたい|相关阅读|相关新闻|延伸阅读|推荐阅读|相關閱讀|相關新聞|"
+    r"читайте также|читайте ещё|читайте еще|смотрите также|по теме|"
+    r"sur le même sujet|noticias relacionadas|artículos relacionados|notícias relacionadas|weitere artikel)"
 )
+"""The labels of the site's links to its other stories, in English and the common languages of the news."""
+RECIRCULATION = re.compile(rf"^\W{{0,3}}{_LABELS}(?:\s*[:»>|\-–—]\s|\s*：\s*)", re.I | re.M)
 """The label opening a recirculation line ("Also read: <linked headline>"); multi-line, so that it
 matches at the start of each of the block texts joined by newlines (a block's text has none)."""
+SPACELESS_CHARS = 40
+"""The longest headline after a recirculation label in a script written without spaces."""
+_SPACELESS = re.compile("[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+LIST_HEAD = re.compile(rf"^\W{{0,3}}(?!see also|further reading){_LABELS}[^\w\n]{{0,3}}$", re.I | re.M)
+"""A block that is a label alone ("More coverage", "Mehr zum Thema", "İlgili Haberler"): the head of
+a list of linked headlines when the blocks after it are links (:data:`LIST_LINKS`); not "See also" or
+"Further reading", which head a reference work's own section of links."""
+LIST_HEAD_WORDS = 6
+"""A list's head has at most this many words."""
+LIST_LINKS = 2
+"""A labelled list drops its head and the linked blocks right after it when there are at least this
+many of them (every word of each in a link): one link under a label may be a story's source."""
+LIST_AFTER_WORDS = 30
+"""... and when at least this many words of kept text that is not links follow the list (the story goes on)."""
 CALL_WORDS = 60
 """A call to sign up or an affiliate notice has at most this many words."""
 CALLS = re.compile(
@@ -196,9 +235,78 @@ def gallery_captions(page: Page, keep: np.ndarray) -> np.ndarray:
     return prose if int(words[prose].sum()) > body else none
 
 
+def spaceless_headline(text: str) -> bool:
+    """Whether ``text`` is one run of at most :data:`SPACELESS_CHARS` characters, written in a script
+    without spaces between words (``関連記事：<headline>``): the links of such a line cannot be told by
+    its words (a run of characters is one word, counted in a link only when the link holds all of it),
+    so the rest of a recirculation label is taken as the linked headline by its shape."""
+    return 0 < len(text) <= SPACELESS_CHARS and not any(c.isspace() for c in text) and bool(_SPACELESS.search(text))
+
+
+def labelled_lists(page: Page, keep: np.ndarray) -> np.ndarray:
+    """The kept blocks of ``page`` that make a labelled list of links set inside the story: a short block
+    that is a label alone (:data:`LIST_HEAD`) and the :data:`LIST_LINKS`+ kept blocks right after it whose
+    every word is in a link, followed by :data:`LIST_AFTER_WORDS`+ words of kept text that is not links
+    ("More coverage" and three linked headlines between a story's paragraphs).  A list at the story's end
+    is left to the other rules: older collections' gold counts a blog's "Related posts:" under the post."""
+    out = np.zeros(len(page), dtype=bool)
+    kept = np.flatnonzero(keep)
+    words, links = page.words[kept], page.link_words[kept]
+    linked = np.append((words > 0) & (links >= words), False)  # a sentinel ends the last run
+    after = np.concatenate((np.cumsum((words * ~linked[:-1])[::-1])[::-1], [0]))  # prose words from each on
+    for at in np.searchsorted(kept, _matching(page.texts, kept[words <= LIST_HEAD_WORDS], LIST_HEAD)).tolist():
+        end = at + 1 + int(np.argmin(linked[at + 1:]))  # the first kept block after the links
+        if end - at - 1 >= LIST_LINKS and after[end] >= LIST_AFTER_WORDS:
+            out[kept[at:end]] = True
+    return out
+
+
+COPY_WORDS = 30
+"""A copy of the body has at least this many kept words (:func:`repeated_copies`)."""
+COPY_NAMES = ("mobile", "desktop", "tablet", "hidden", "visible")
+"""Lower-case parts of the class/id values that show an element on one kind of screen and hide it on another
+(``mobile-only``, ``body--desktop``, ``hidden-xs``, ``visible-lg``): one of two copies carries one
+(:func:`repeated_copies`).  Not "show" or "none": they are parts of other names ("slideshow")."""
+
+
+def repeated_copies(page: Page, keep: np.ndarray) -> np.ndarray:
+    """The kept blocks of ``page`` inside an element whose kept blocks repeat, text for text, those of an
+    earlier sibling element of :data:`COPY_WORDS`+ kept words, when one of the two has a class/id naming
+    the screens it is shown on (:data:`COPY_NAMES`): a template's second copy of the body (one for phones,
+    one for desktops, the other hidden by a style sheet), which a reader sees once.  Only such sibling
+    elements are compared: a paragraph or quote that repeats another elsewhere on the page, and a page
+    printed twice (whose old collections' gold counts both copies), are kept."""
+    out = np.zeros(len(page), dtype=bool)
+    el = page.elements
+    held, _ = _kept_under(page, keep)
+    count = np.concatenate(([0], np.cumsum(np.bincount(page.container[keep], minlength=len(el)))))
+    blocks = count[el.end + 1] - count[:-1]
+    cand = np.flatnonzero((held >= COPY_WORDS) & (el.parent >= 0))
+    if len(cand) < 2:
+        return out
+    key = np.stack((el.parent[cand], held[cand].astype(np.int64), blocks[cand]))
+    order = np.lexsort(key[::-1])
+    same = (key[:, order[1:]] == key[:, order[:-1]]).all(axis=0)
+    if not same.any():
+        return out
+    cont = page.container
+    kept = np.flatnonzero(keep)
+
+    def texts(e: int) -> list[str]:
+        return [page.texts[i] for i in kept[(cont[kept] >= e) & (cont[kept] <= el.end[e])].tolist()]
+
+    pairs = np.sort(np.stack((cand[order[:-1][same]], cand[order[1:][same]])), axis=0)
+    named = el.naming(COPY_NAMES, pairs.ravel()).reshape(pairs.shape) != 0
+    for first, second in pairs[:, named.any(axis=0)].T.tolist():
+        if texts(first) == texts(second):
+            out |= below(page, np.array([second]))[cont] & keep
+    return out
+
+
 def frame_labels(page: Page, keep: np.ndarray) -> np.ndarray:
     """``keep`` without the frame blocks of the module docstring: captions, blocks of small
-    recirculation and sign-up boxes, recirculation lines, calls to sign up; a new array.  When that
+    recirculation and sign-up boxes, short lines of credit boxes, recirculation lines, calls to sign
+    up, labelled lists of links, a second copy of the body; a new array.  When that
     would drop every kept block, ``keep`` is returned as it is (the page is then all frame to these
     rules, and the model's reading is the better guess)."""
     out = keep.copy()
@@ -207,6 +315,7 @@ def frame_labels(page: Page, keep: np.ndarray) -> np.ndarray:
     el = page.elements
     cont = page.container
     held, total = _kept_under(page, keep)
+    words, links = page.words, page.link_words
     named, consent = named_boxes(page, held, total)
     drop = np.concatenate((np.flatnonzero(el.tag == TAG_ID["figcaption"]), consent))
     boxes = np.union1d(np.flatnonzero(((el.keywords & FRAME_BITS) != 0) | _FRAME_TAG[el.tag]), named)
@@ -214,14 +323,21 @@ def frame_labels(page: Page, keep: np.ndarray) -> np.ndarray:
         drop = np.concatenate((drop, boxes[held[boxes] < FRAME_ELEMENT_SHARE * total]))
     if len(drop):
         out &= ~below(page, drop)[cont]
-    words, links = page.words, page.link_words
-    lines = np.flatnonzero(out & (words <= RECIRCULATION_WORDS) & (links > 0))
-    for i in _matching(page.texts, lines, RECIRCULATION).tolist():
+    credit = np.flatnonzero((el.keywords & CREDIT_BITS) != 0)
+    if len(credit):
+        boxed = below(page, credit[held[credit] < FRAME_ELEMENT_SHARE * total])[cont]
+        for i in np.flatnonzero(out & boxed & (words <= CREDIT_LINE_WORDS) & ~page.is_heading()).tolist():
+            out[i] = page.texts[i].rstrip().endswith((".", "!", "?", "\u3002"))  # a sentence is kept
+    short = (words <= RECIRCULATION_WORDS) & ((links > 0) | (words <= 2))  # linked, or a spaceless script's line
+    for i in _matching(page.texts, np.flatnonzero(out & short), RECIRCULATION).tolist():
         m = RECIRCULATION.match(page.texts[i])
         label = len(m.group(0).split()) if m else 0
-        if words[i] > label and 2 * links[i] >= words[i] - label:
+        rest = page.texts[i][m.end():] if m else ""
+        if (words[i] > label and 2 * links[i] >= words[i] - label) or spaceless_headline(rest):
             out[i] = False
     out[_matching(page.texts, np.flatnonzero(out & (words <= CALL_WORDS)), CALLS, CALLS_HELD)] = False
+    out &= ~labelled_lists(page, out)
+    out &= ~repeated_copies(page, out)
     if not out.any():
         return keep
     return out | gallery_captions(page, out)

@@ -5,7 +5,8 @@ Pages of the 2020s often carry their article twice: as HTML, and as data -- the 
 renders the page from (Next.js's ``__NEXT_DATA__``, Nuxt's ``__NUXT_DATA__``, ``window.__INITIAL_STATE__``
 and the like).  A page saved before its scripts ran may hold the article *only* as data: the
 ``<body>`` is an empty shell, or a teaser with a "subscribe to read" box.  :func:`declared_body`
-reads the article from the data, and :func:`.extractor.extract` uses it when the blocks kept from
+reads the article from the data (Nuxt 2's payload, a JavaScript object literal returned by a function
+rather than JSON, is read with its keys quoted: :func:`_assigned_literal`), and :func:`.extractor.extract` uses it when the blocks kept from
 the visible HTML hold less than :data:`FALLBACK_SHARE` of its words (structured data never
 replaces a visible article: it is often truncated, and sites put other stories' bodies in it).
 
@@ -14,7 +15,9 @@ the parsed JSON that reads like prose (:data:`MIN_WORDS`+ words; an HTML string 
 its text first) is grouped by its key path with list positions left out (``props.pageProps.
 article.body[*].text``), and the group with the most words is the article, its strings in
 document order being its paragraphs.  A story's paragraphs share one path; a related-stories
-list shares one too, but its teasers are short, and the article outweighs it.
+list shares one too, but its teasers are short, and the article outweighs it -- unless the feed is long
+and the article short, so a path through a key naming summaries or other stories (:data:`SUMMARY_KEYS`)
+is taken only when no other path holds an article's words.
 """
 
 from __future__ import annotations
@@ -30,6 +33,12 @@ MIN_WORDS = 8
 """A JSON string of fewer words is not a paragraph (labels, names, slugs, dates)."""
 MIN_BODY_WORDS = 50
 """Structured data with fewer words in its body is no article."""
+SUMMARY_KEYS = frozenset(
+    "summary description excerpt teaser teasers dek standfirst subtitle subheadline abstract snippet blurb "
+    "related recommended recommendations feed teaserfeed latest popular trending mostread".split())
+"""Keys (case ignored) that name a story's summary or a list of other stories: a key path through one is
+the body only when no other path holds :data:`MIN_BODY_WORDS`+ words (a feed of 15 teasers outweighs a
+short article on the page's state, :func:`state_body`)."""
 FALLBACK_SHARE = 0.3
 """The declared body replaces the extraction when the extraction holds less than this share of
 the declared body's words."""
@@ -115,6 +124,40 @@ def _assigned_json(html: str, start: int):
     return value
 
 
+_IIFE = re.compile(r"\(\s*function\s*\([\w$,\s]*\)\s*\{\s*return\s*(?=\{)")
+"""Nuxt 2's payload: ``window.__NUXT__=(function(a,b,...){return {...}}(...))``, a JavaScript object
+literal whose repeated values are the function's parameters."""
+_JS_TOKENS = re.compile(
+    r"""("(?:[^"\\]|\\.)*")|(?<=[{,])(\s*)([A-Za-z_$][\w$]*)(?=\s*:)|(?<=[:\[,])(\s*)(void\s+0|[A-Za-z_$][\w$]*)(?=\s*[,}\]])""")
+"""A string (kept as it is), an unquoted key, or a bare name as a value (a parameter, ``void 0``)."""
+
+
+def _js_token(m: re.Match[str]) -> str:
+    if m.group(1) is not None:
+        return m.group(1)
+    if m.group(3) is not None:
+        return f'{m.group(2)}"{m.group(3)}"'
+    name = m.group(5)
+    return m.group(4) + (name if name in ("true", "false", "null") else "null")
+
+
+def _assigned_literal(html: str, start: int):
+    """The object literal a Nuxt 2 payload returns (:data:`_IIFE`) at ``html[start:]``, read as JSON: keys
+    quoted, and the parameters, whose values are the call's arguments, read as null (they hold the
+    values repeated in the payload, short strings and flags, not an article's paragraphs); None when
+    it is no such literal or does not parse."""
+    m = _IIFE.match(html, start)
+    if not m:
+        return None
+    end = html.find("</script", m.end())
+    text = _JS_TOKENS.sub(_js_token, html[m.end(): end if end >= 0 else len(html)])
+    try:
+        value, _ = json.JSONDecoder().raw_decode(text)
+    except ValueError:
+        return None
+    return value
+
+
 def state_body(data) -> list[str]:
     """The article paragraphs of a parsed JSON state blob: the strings of the key path whose
     prose strings hold the most words (see the module docstring); [] when none."""
@@ -126,7 +169,9 @@ def state_body(data) -> list[str]:
                 groups.setdefault(path, []).extend(paras)
     if not groups:
         return []
-    best = max(groups.values(), key=lambda paras: sum(_words(p) for p in paras))
+    weight = {path: sum(_words(p) for p in paras) for path, paras in groups.items()}
+    bodies = [path for path in groups if weight[path] >= MIN_BODY_WORDS and not SUMMARY_KEYS & {k.lower() for k in path}]
+    best = groups[max(bodies or groups, key=weight.__getitem__)]
     seen: set[str] = set()
     out = []
     for p in best:  # frameworks repeat a string (a summary beside the body, a cache beside the props)
@@ -153,7 +198,7 @@ def declared_body(html: str) -> list[str]:
     if sum(map(_words, best)) >= MIN_BODY_WORDS:
         return best
     blobs = [_loads(m.group(1).strip()) for m in _STATE.finditer(html)]
-    blobs += [_assigned_json(html, start) for start in _assignments(html)]
+    blobs += [_assigned_json(html, start) or _assigned_literal(html, start) for start in _assignments(html)]
     for data in blobs:
         if data is None:
             continue
