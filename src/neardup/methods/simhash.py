@@ -49,7 +49,8 @@ class SimHashMethod(Method):
     name = "simhash"
     summary = "Share of equal bits of IDF-weighted SimHash fingerprints; Manku's permuted tables (Charikar)."
     param_help = {
-        "threshold": "similarity at or above which a pair is a near-duplicate",
+        "threshold": "share of equal bits (1 - Hamming distance / bits) at or above which a pair is a near-duplicate; "
+                     "Manku's distance 3 of 64 bits is 0.953125",
         "bits": "fingerprint bits f, a multiple of 64",
         "shingle_size": "words per shingle, k",
         "weighting": "feature weight: idf, tf x idf, or uniform",
