@@ -117,7 +117,9 @@ def test_fused_text_sketch_equals_sketch_of_shingle_sets(articles):
     ("minhash", dict(min_shared=0), "at least 1"),
     ("minhash", dict(candidates="supershingles", supershingles=6, min_shared=10), "no pair could be a candidate"),
     ("minhash", dict(bands=4, rows=32, min_shared=5), "no pair could be a candidate"),
-    ("minhash", dict(bands=0, rows=32), "at least 1"),
+    ("minhash", dict(bands=0, rows=32), "bands must be at least 1, got 0"),
+    ("minhash", dict(bands=-1), "bands must be at least 1, got -1"),  # its range before the pair rule
+    ("minhash", dict(rows=4), r"give both bands and rows \(bands x rows at most num_perm = 128\)"),
     ("minhash", dict(num_perm=0), "num_perm must be at least 1"),
     ("minhash", dict(supershingles=6), "add --candidates supershingles"),
     ("minhash", dict(candidates="supershingles", bands=4, rows=32), "leave them out"),

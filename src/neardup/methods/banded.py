@@ -28,13 +28,13 @@ def check_banding(values: int, values_name: str, supershingles: int | None, min_
         raise UserError(f"{values_name} must be at least 1, got {values}")
     if supershingles is not None and not 1 <= supershingles <= values:
         raise UserError(f"supershingles must be between 1 and {values_name} ({values}), got {supershingles}")
+    for name, value in (("bands", bands), ("rows", rows)):
+        if value is not None and value < 1:
+            raise UserError(f"{name} must be at least 1, got {value}")
     if (bands is None) != (rows is None):
-        raise UserError("give both bands and rows, or neither")
-    if bands is not None and rows is not None:
-        if bands < 1 or rows < 1:
-            raise UserError(f"bands and rows must be at least 1, got {bands} and {rows}")
-        if bands * rows > values:
-            raise UserError(f"bands x rows = {bands * rows} exceeds {values_name} = {values}")
+        raise UserError(f"give both bands and rows (bands x rows at most {values_name} = {values}), or neither")
+    if bands is not None and rows is not None and bands * rows > values:
+        raise UserError(f"bands x rows = {bands * rows} exceeds {values_name} = {values}")
     if min_shared is not None:
         groups = supershingles if supershingles is not None else bands
         if min_shared < 1:
