@@ -16,7 +16,6 @@ import hashlib
 import platform
 import shlex
 from importlib import metadata
-from pathlib import Path
 from typing import Any
 
 import orjson
@@ -49,10 +48,10 @@ def _extractor(name: str) -> dict[str, Any]:
     """The extractor, and for the shipped model its file and digest (a retrained model is another)."""
     if name != "model":
         return {"name": name}
-    from ..extract.model import DEFAULT_MODEL
+    from ..extract.model import DEFAULT_MODEL, default_model_path
 
-    path = Path(__file__).resolve().parents[1] / "data" / DEFAULT_MODEL
-    return {"name": name, "model": DEFAULT_MODEL, "digest": f"sha256:{hashlib.sha256(path.read_bytes()).hexdigest()}"}
+    digest = hashlib.sha256(default_model_path().read_bytes()).hexdigest()
+    return {"name": name, "model": DEFAULT_MODEL, "digest": f"sha256:{digest}"}
 
 
 def run_record(args: argparse.Namespace, data: LabeledSet, tune: LabeledSet | None) -> dict[str, Any]:

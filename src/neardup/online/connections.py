@@ -206,7 +206,11 @@ def listen(host: str, port: int) -> socket.socket:
         sock.listen(2048)
     except OSError as exc:
         sock.close()
-        where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-        raise UserError(f"cannot listen on {where} ({exc.strerror or exc})") from None
+        raise UserError(f"cannot listen on {address(host, port)} ({exc.strerror or exc})") from None
     sock.set_inheritable(True)
     return sock
+
+
+def address(host: str, port: int) -> str:
+    """``host:port`` as a URL writes it (an IPv6 host in brackets)."""
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"

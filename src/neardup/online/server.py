@@ -57,7 +57,7 @@ from ..errors import InputError, UserError
 from ..input_stage import as_records, record_problem
 from ..io.records import Rejection, printable
 from ..runner import stop_signals
-from .connections import BodyLimit, InWork, guarded_protocol, listen, raise_file_limit
+from .connections import BodyLimit, InWork, address, guarded_protocol, listen, raise_file_limit
 from .index import Checked, Index
 
 #: Documents in one request at most (bodies are also limited in bytes).
@@ -387,7 +387,7 @@ def serve(path: str, host: str = "127.0.0.1", port: int = 8080, token: str | Non
     app = create_app(index, token, max_body)
     sys.setswitchinterval(0.001)  # readers wait less for the GIL behind the writer thread (default 5 ms)
     port = listener.getsockname()[1]
-    where = f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+    where = f"http://{address(host, port)}"
     print(f"serving {path} ({len(index):,} documents, {index.method.name}) on {where}; API at {where}/docs"
           + ("" if token else "; writes need no token"), file=sys.stderr, flush=True)
     if warning := index.words_warning():
