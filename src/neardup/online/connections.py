@@ -5,8 +5,8 @@ or 21,000 of them, held connections and file descriptors until ``/health`` faile
 process ran out of descriptors.  :func:`guarded_protocol` is uvicorn's own HTTP protocol
 class with both added (``uvicorn.Config(http=...)``); :func:`raise_file_limit` lifts the
 process's open-file limit to what it may have.  :class:`BodyLimit` refuses a body over
-``--max-body`` (413) and one that would take the bodies in work past their budget (503): each
-request in work holds about ten times its body.  :func:`listen` binds the server's socket before
+``--max-body`` (413) and one that would take the bodies in work past their budget (503): a request
+in work holds several times its body (docs/faults.md, "Used as a crawl pipeline uses it").  :func:`listen` binds the server's socket before
 anything claims to serve.
 """
 
@@ -105,8 +105,8 @@ def guarded_protocol(read_timeout: float, max_connections: int) -> type:
     return Guarded
 
 
-#: Bytes of request bodies in work at once at most, in bodies of ``--max-body`` (each costs about ten times
-#: its size while it is parsed, sketched and queued: docs/faults.md).
+#: Bytes of request bodies in work at once at most, in bodies of ``--max-body`` (each costs several times
+#: its size while it is parsed, sketched and queued: docs/faults.md has the measured figure).
 BODIES_IN_WORK = 4
 
 
